@@ -1,0 +1,110 @@
+"""One translation function for every user-visible string (English and Japanese).
+
+Message ids are the English texts themselves (as with gettext), with
+``str.format`` placeholders: ``_("Seat {number}", number=3)``.  The shell's
+catalogue lives in ``gamenight/locale/<lang>.toml``; a game brings its own in
+``GameInfo.translations`` and translates with ``translator(game_id)``, which
+looks in the game's catalogue first and the shell's second.
+
+The language comes from the config (``[general] language``), else from
+``GAMENIGHT_LANG``, ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` or ``LANG``;
+anything starting with ``ja`` means Japanese, everything else English.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+
+__all__ = [
+    "LANGUAGES",
+    "detect_language",
+    "get_language",
+    "gettext",
+    "register_catalogue",
+    "set_language",
+    "translator",
+]
+
+LANGUAGES = ("en", "ja")
+_LOCALE_DIR = Path(__file__).with_name("locale")
+_language = "en"
+_catalogues: dict[str, dict[str, dict[str, str]]] = {}
+"""domain -> language -> message id -> text."""
+
+
+def detect_language(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The language to use: the configured one if valid, else from the environment."""
+    if configured:
+        code = configured.strip().lower()[:2]
+        if code in LANGUAGES:
+            return code
+    env = os.environ if environ is None else environ
+    for variable in ("GAMENIGHT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(variable, "")
+        if value:
+            return "ja" if value.lower().startswith("ja") else "en"
+    return "en"
+
+
+def set_language(language: str) -> None:
+    """Switch every translation to ``language`` (``"en"`` or ``"ja"``)."""
+    global _language
+    if language not in LANGUAGES:
+        raise ValueError(f"unsupported language {language!r} (supported: {', '.join(LANGUAGES)})")
+    _language = language
+
+
+def get_language() -> str:
+    """The current language code."""
+    return _language
+
+
+@cache
+def _core_catalogue(language: str) -> dict[str, str]:
+    path = _LOCALE_DIR / f"{language}.toml"
+    if not path.exists():
+        return {}
+    with path.open("rb") as handle:
+        return {str(key): str(value) for key, value in tomllib.load(handle).items()}
+
+
+def register_catalogue(domain: str, catalogues: Mapping[str, Mapping[str, str]]) -> None:
+    """Add ``{language: {message id: text}}`` for ``domain`` (a game id)."""
+    target = _catalogues.setdefault(domain, {})
+    for language, messages in catalogues.items():
+        target.setdefault(language, {}).update(messages)
+
+
+def load_catalogue_file(path: Path) -> dict[str, str]:
+    """Read a ``<lang>.toml`` catalogue (flat ``"English" = "translation"`` pairs)."""
+    with path.open("rb") as handle:
+        return {str(key): str(value) for key, value in tomllib.load(handle).items()}
+
+
+def gettext(message: str, domain: str | None = None, **values: object) -> str:
+    """Translate ``message`` into the current language and fill its placeholders."""
+    text = None
+    if _language != "en":
+        if domain is not None:
+            text = _catalogues.get(domain, {}).get(_language, {}).get(message)
+        if text is None:
+            text = _core_catalogue(_language).get(message)
+    if text is None:
+        text = message
+    return text.format(**values) if values else text
+
+
+def translator(domain: str | None = None) -> Callable[..., str]:
+    """A ``_`` function bound to ``domain``: ``_ = translator("yatzy")``."""
+
+    def translate(message: str, **values: object) -> str:
+        return gettext(message, domain, **values)
+
+    return translate
+
+
+_ = translator()

@@ -1,0 +1,239 @@
+"""The match runner's engine: one game in progress, without any UI.
+
+A :class:`Match` holds the game, its seats, options, the current state, the
+action log and the seeded RNG for chance.  The Textual screens and the
+headless arena both drive games through it, so a game played in the room and
+one played by ``gamenight arena`` follow exactly the same path.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gamenight.sdk import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    Bot,
+    BotContext,
+    GameInfo,
+    IllegalAction,
+    Interlude,
+    Outcome,
+)
+
+__all__ = ["LogEntry", "Match", "SeatConfig"]
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """Who sits in a seat: a name, and a bot id (``None`` for a human)."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def is_human(self) -> bool:
+        """True when a person plays this seat."""
+        return self.bot is None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One applied action: who took it (a seat or ``CHANCE``) and what."""
+
+    seat: int
+    action: Action
+
+
+@dataclass
+class Match:
+    """A game in progress, plus running totals over the games of a session.
+
+    ``seed`` seeds chance (and the bots' RNGs), so a match is reproducible.
+    Use :meth:`apply` for every action, human, bot or chance alike.
+    """
+
+    game: GameInfo
+    seats: list[SeatConfig]
+    options: dict[str, Any]
+    seed: int = 0
+    state: Any = None
+    log: list[LogEntry] = field(default_factory=list)
+    totals: list[float] = field(default_factory=list)
+    games_played: int = 0
+    acknowledged: str = ""
+    _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        count = len(self.seats)
+        if not self.game.min_seats <= count <= self.game.max_seats:
+            raise ValueError(
+                f"{self.game.id} takes {self.game.min_seats}-{self.game.max_seats} seats, not {count}"
+            )
+        self.options = self.game.parse_options(self.options)
+        if not self.totals:
+            self.totals = [0.0] * count
+        if self.state is None:
+            self.start_game()
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def start_game(self) -> None:
+        """Begin a (new) game with the same seats and options.
+
+        Each game of a session gets its own chance seed derived from the
+        match seed and the game number, so "play again" is reproducible too.
+        """
+        self.rng = random.Random(f"{self.seed}:{self.games_played}:chance")
+        self.state = self.game.rules.new_game(len(self.seats), self.options)
+        self.log = []
+        self.acknowledged = ""
+        self._bots = {}
+
+    def record_result(self) -> Outcome:
+        """Add the finished game's scores to the running totals and return them."""
+        outcome = self.outcome()
+        for seat, score in enumerate(outcome.scores):
+            self.totals[seat] += score
+        self.games_played += 1
+        return outcome
+
+    # -- queries -------------------------------------------------------------
+
+    @property
+    def rules(self):  # noqa: ANN201 - the game's own Rules subclass
+        """The game's rules object."""
+        return self.game.rules
+
+    def to_move(self) -> int:
+        """The seat to move, :data:`CHANCE` or :data:`TERMINAL`."""
+        return self.rules.to_move(self.state)
+
+    @property
+    def over(self) -> bool:
+        """True when the game has ended."""
+        return self.to_move() == TERMINAL
+
+    def outcome(self) -> Outcome:
+        """The finished game's result."""
+        return self.rules.outcome(self.state)
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions of the seat to move."""
+        return self.rules.legal_actions(self.state)
+
+    def view(self, seat: int) -> Any:
+        """What ``seat`` may see now."""
+        return self.rules.view(self.state, seat)
+
+    def pending_interlude(self) -> Interlude | None:
+        """An end-of-hand pause that the players have not confirmed yet."""
+        interlude = self.rules.interlude(self.state)
+        if interlude is None or interlude.key == self.acknowledged:
+            return None
+        return interlude
+
+    def acknowledge(self, interlude: Interlude) -> None:
+        """The players saw ``interlude``: play may go on."""
+        self.acknowledged = interlude.key
+
+    def human_to_move(self) -> bool:
+        """True when a person must act now (not a bot, chance or the end)."""
+        seat = self.to_move()
+        return seat >= 0 and self.seats[seat].is_human
+
+    def bot_to_move(self) -> bool:
+        """True when a bot must act now."""
+        seat = self.to_move()
+        return seat >= 0 and not self.seats[seat].is_human
+
+    # -- acting --------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` for whoever is to move; raises :class:`IllegalAction`."""
+        seat = self.to_move()
+        if seat == TERMINAL:
+            raise IllegalAction("The game is over.")
+        self.state = self.rules.apply(self.state, action)
+        self.log.append(LogEntry(seat, action))
+
+    def apply_chance(self) -> Action:
+        """Draw and apply the pending chance outcome; return it."""
+        if self.to_move() != CHANCE:
+            raise IllegalAction("No chance outcome is pending.")
+        action = self.rules.sample_chance(self.state, self.rng)
+        self.apply(action)
+        return action
+
+    def run_chance(self) -> None:
+        """Apply chance outcomes until a seat must act, a pause or the end."""
+        while self.to_move() == CHANCE and self.pending_interlude() is None:
+            self.apply_chance()
+
+    def bot(self, seat: int) -> Bot:
+        """The bot playing ``seat`` (built on first use, kept for the game)."""
+        if seat not in self._bots:
+            bot_id = self.seats[seat].bot
+            if bot_id is None:
+                raise ValueError(f"seat {seat} is played by a person")
+            spec = self.game.bot(bot_id)
+            self._bots[seat] = spec.factory(self.rules, seat, self.options)
+        return self._bots[seat]
+
+    def bot_context(self, seat: int, should_stop=lambda: False) -> BotContext:  # noqa: ANN001
+        """A fresh context for the bot in ``seat`` (its RNG follows the log length)."""
+        rng = random.Random(f"{self.seed}:{self.games_played}:{seat}:{len(self.log)}")
+        return BotContext(seat=seat, rng=rng, options=self.options, should_stop=should_stop)
+
+    def bot_choice(self, should_stop=lambda: False) -> Action:  # noqa: ANN001
+        """Ask the bot to move for its seat -- from that seat's view only.
+
+        Thread-safe for reading: it works on the current state value, which is
+        immutable, and does not apply the action.
+        """
+        seat = self.to_move()
+        view = self.rules.view(self.state, seat)
+        legal = self.rules.legal_actions(self.state)
+        return self.bot(seat).choose(view, legal, self.bot_context(seat, should_stop))
+
+    def replay(self, entries: Sequence[LogEntry | tuple[int, str]]) -> None:
+        """Start afresh and apply a logged game; stops at the first bad entry.
+
+        Raises :class:`IllegalAction` naming the move number and the reason;
+        the match is then left at the state before that entry.
+        """
+        self.start_game()
+        for number, entry in enumerate(entries, start=1):
+            seat, action = (entry.seat, entry.action) if isinstance(entry, LogEntry) else entry
+            if self.to_move() != seat:
+                raise IllegalAction(
+                    f"move {number}: the log says seat {seat} acts, but it is {self.to_move()}'s turn"
+                )
+            try:
+                self.apply(action)
+            except IllegalAction as error:
+                raise IllegalAction(f"move {number} ({action!r}): {error}") from None
+
+
+def play_headless(
+    game: GameInfo,
+    seats: Sequence[SeatConfig],
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    max_actions: int = 1_000_000,
+) -> Match:
+    """Play one whole game with bots in every seat; return the finished match."""
+    match = Match(game, list(seats), dict(options or {}), seed=seed)
+    for _ in range(max_actions):
+        seat = match.to_move()
+        if seat == TERMINAL:
+            return match
+        if seat == CHANCE:
+            match.apply_chance()
+        else:
+            match.apply(match.bot_choice())
+    raise RuntimeError(f"{game.id}: the game did not end within {max_actions} actions")

@@ -1,0 +1,195 @@
+"""Finding and loading plugins: entry points in the group ``gamenight``.
+
+Each entry point is loaded on its own inside ``try``: a plugin that fails to
+import, or whose hook raises, is recorded with its error and the others still
+load (pluggy's own ``load_setuptools_entrypoints`` stops at the first failure).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from gamenight import hookspecs
+from gamenight.i18n import register_catalogue
+from gamenight.sdk import BotSpec, GameInfo
+
+ENTRY_POINT_GROUP = "gamenight"
+
+__all__ = ["ENTRY_POINT_GROUP", "PluginRecord", "Registry", "load_registry"]
+
+
+@dataclass
+class PluginRecord:
+    """One plugin as found: where it came from, what it added, what went wrong."""
+
+    name: str
+    distribution: str = ""
+    version: str = ""
+    games: list[str] = field(default_factory=list)
+    bots: list[str] = field(default_factory=list)
+    themes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def error(self) -> str | None:
+        """All errors joined, or ``None`` when the plugin loaded cleanly."""
+        return "; ".join(self.errors) if self.errors else None
+
+    def as_json(self) -> dict[str, Any]:
+        """The record as ``gamenight plugins --json`` prints it."""
+        return {
+            "name": self.distribution or self.name,
+            "entry_point": self.name,
+            "version": self.version,
+            "games": self.games,
+            "bots": self.bots,
+            "themes": self.themes,
+            "error": self.error,
+        }
+
+
+@dataclass
+class Registry:
+    """Everything the plugins registered: games (with extra bots merged) and themes."""
+
+    games: dict[str, GameInfo] = field(default_factory=dict)
+    themes: list[Any] = field(default_factory=list)
+    """Theme sources: paths to TOML files or mappings, in registration order."""
+    plugins: list[PluginRecord] = field(default_factory=list)
+
+    def game(self, game_id: str) -> GameInfo:
+        """The game called ``game_id``; ``KeyError`` listing the known ones otherwise."""
+        try:
+            return self.games[game_id]
+        except KeyError:
+            known = ", ".join(sorted(self.games)) or "none"
+            raise KeyError(f"no game {game_id!r} (installed: {known})") from None
+
+    @property
+    def failures(self) -> list[PluginRecord]:
+        """Plugins that failed in any way."""
+        return [record for record in self.plugins if record.errors]
+
+
+def _short_error(error: BaseException) -> str:
+    frame = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+    where = f" ({Path(frame[0].filename).name}:{frame[0].lineno})" if frame else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    unique: dict[str, importlib.metadata.EntryPoint] = {}
+    for entry in found:  # an editable install can list the same entry point twice
+        unique.setdefault(entry.name, entry)
+    return sorted(unique.values(), key=lambda entry: entry.name)
+
+
+def load_registry(
+    extra_plugins: Mapping[str, object] | None = None,
+    entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
+) -> Registry:
+    """Load every plugin and collect what it registers.
+
+    ``extra_plugins`` (name -> module or object with hookimpls) are registered
+    after the entry points; tests use it to add a plugin without installing.
+    """
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    records: dict[str, PluginRecord] = {}
+
+    for entry in _entry_points() if entry_points is None else entry_points:
+        dist = getattr(entry, "dist", None)
+        record = PluginRecord(
+            name=entry.name,
+            distribution=dist.metadata["Name"] if dist is not None else "",
+            version=dist.version if dist is not None else "",
+        )
+        records[entry.name] = record
+        try:
+            manager.register(entry.load(), name=entry.name)
+        except Exception as error:  # noqa: BLE001 - any import failure is reported, not raised
+            record.errors.append(f"failed to load: {_short_error(error)}")
+    for name, plugin in (extra_plugins or {}).items():
+        records[name] = PluginRecord(name=name, distribution=name)
+        try:
+            manager.register(plugin, name=name)
+        except Exception as error:  # noqa: BLE001
+            records[name].errors.append(f"failed to register: {_short_error(error)}")
+
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as error:
+        plugin_name = manager.get_name(error.plugin) if error.plugin else None
+        if plugin_name in records:
+            records[plugin_name].errors.append(f"unknown hook: {error}")
+            manager.unregister(name=plugin_name)
+
+    registry = Registry(plugins=list(records.values()))
+    extra_bots: list[tuple[str, str, BotSpec]] = []
+
+    def call(hook_name: str, register_for) -> None:  # noqa: ANN001
+        hook = getattr(manager.hook, hook_name)
+        for impl in reversed(hook.get_hookimpls()):  # registration order
+            record = records.get(impl.plugin_name) or PluginRecord(name=impl.plugin_name)
+            try:
+                impl.function(register=register_for(record))
+            except Exception as error:  # noqa: BLE001 - a raising hook is reported, not fatal
+                record.errors.append(f"{hook_name} failed: {_short_error(error)}")
+
+    def game_registrar(record: PluginRecord):  # noqa: ANN202
+        def register(info: GameInfo) -> None:
+            if not isinstance(info, GameInfo):
+                raise TypeError(f"register_games expects a GameInfo, got {type(info).__name__}")
+            if info.id in registry.games:
+                raise ValueError(f"game id {info.id!r} is already registered")
+            registry.games[info.id] = info
+            register_catalogue(info.id, info.translations)
+            record.games.append(info.id)
+
+        return register
+
+    def bot_registrar(record: PluginRecord):  # noqa: ANN202
+        def register(game_id: str, spec: BotSpec) -> None:
+            if not isinstance(spec, BotSpec):
+                raise TypeError(f"register_bots expects a BotSpec, got {type(spec).__name__}")
+            extra_bots.append((record.name, game_id, spec))
+            record.bots.append(f"{game_id}:{spec.id}")
+
+        return register
+
+    def theme_registrar(record: PluginRecord):  # noqa: ANN202
+        def register(source: Path | str | Mapping[str, Any]) -> None:
+            registry.themes.append(source)
+            if isinstance(source, Mapping):
+                record.themes.append(str(source.get("name", "?")))
+            else:
+                record.themes.append(Path(source).stem)
+
+        return register
+
+    call("register_games", game_registrar)
+    call("register_bots", bot_registrar)
+    call("register_themes", theme_registrar)
+
+    for plugin_name, game_id, spec in extra_bots:
+        record = records.get(plugin_name)
+        info = registry.games.get(game_id)
+        if info is None:
+            if record is not None:
+                record.errors.append(f"bot {spec.id!r} is for unknown game {game_id!r}")
+            continue
+        if any(bot.id == spec.id for bot in info.bots):
+            if record is not None:
+                record.errors.append(f"bot {spec.id!r} already exists for {game_id!r}")
+            continue
+        registry.games[game_id] = dataclasses.replace(info, bots=(*info.bots, spec))
+    return registry

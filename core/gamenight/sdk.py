@@ -1,0 +1,365 @@
+"""The gamenight SDK: everything a game plugin implements, in one module.
+
+A game is a :class:`GameInfo` registered from a pluggy hook (see
+:mod:`gamenight.hookspecs`).  It bundles:
+
+* a :class:`Rules` object -- pure, deterministic, UI-free.  A state is an
+  immutable value: :meth:`Rules.apply` returns a *new* state and raises
+  :class:`IllegalAction` (changing nothing) for an action that is not legal.
+* chance made explicit: when :meth:`Rules.to_move` returns :data:`CHANCE`, the
+  runner asks :meth:`Rules.sample_chance` for an outcome drawn from its seeded
+  RNG and applies it like any action.  A game is therefore fully determined by
+  its options and its action log (chance outcomes included), which is what a
+  save file holds.
+* per-seat views: :meth:`Rules.view` returns only what one seat may see.  Bots
+  get nothing else, so no bot can peek at hidden cards.
+* bots (:class:`Bot`, registered as :class:`BotSpec`) of several strengths.
+* options (variants) with defaults (:class:`Option`).
+* a screen factory (imported lazily, so rules and arena never import Textual),
+  and the rules as Markdown for the help screen.
+
+Actions cross the SDK boundary as short strings (:data:`Action`): they are what
+the log stores, what the arena passes around and what a bot returns.  A game
+may use richer objects internally; it only has to speak strings here.
+
+Minimal example (a complete, if dull, game)::
+
+    from gamenight.sdk import GameInfo, Outcome, Rules, IllegalAction
+
+    class NimRules(Rules):
+        def new_game(self, seats, options):
+            return (21, 0)               # (sticks left, seat to move)
+        def to_move(self, state):
+            return TERMINAL if state[0] == 0 else state[1]
+        def legal_actions(self, state):
+            return [str(n) for n in (1, 2, 3) if n <= state[0]]
+        def apply(self, state, action):
+            self.check_legal(state, action)
+            return (state[0] - int(action), 1 - state[1])
+        def view(self, state, seat):
+            return state                 # perfect information
+        def outcome(self, state):
+            loser = 1 - state[1]         # took the last stick
+            return Outcome.from_scores([0 if s == loser else 1 for s in (0, 1)])
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
+    from textual.screen import Screen
+
+    from gamenight.match import Match
+
+__all__ = [
+    "Action",
+    "Bot",
+    "BotContext",
+    "BotSpec",
+    "CHANCE",
+    "GameInfo",
+    "IllegalAction",
+    "Interlude",
+    "Option",
+    "Outcome",
+    "Rules",
+    "TERMINAL",
+    "View",
+]
+
+Action = str
+"""An action as it crosses the SDK boundary: a short, printable string."""
+
+View = Any
+"""Whatever a game's :meth:`Rules.view` returns for one seat (any value)."""
+
+CHANCE = -1
+"""Returned by :meth:`Rules.to_move` when the next action is a chance outcome."""
+
+TERMINAL = -2
+"""Returned by :meth:`Rules.to_move` when the game is over."""
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal in the given state.
+
+    The message is shown to the player as it is, so make it say *why*
+    ("You may only play 25 or 50 under a Speed Limit"), already translated.
+    Raising it must leave the state unchanged -- states are immutable.
+    """
+
+
+@dataclass(frozen=True)
+class Option:
+    """A variant or setting of a game, chosen on the setup screen.
+
+    ``kind`` is ``"bool"``, ``"int"`` or ``"choice"``.  For ``"choice"``,
+    ``choices`` lists ``(value, label)`` pairs; for ``"int"``, ``minimum`` and
+    ``maximum`` bound the value.  ``label`` and ``description`` are English
+    message ids, translated through the plugin's catalogue.
+    """
+
+    key: str
+    label: str
+    default: bool | int | str
+    kind: str = "bool"
+    description: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, text: str | bool | int) -> bool | int | str:
+        """Turn a value from the command line, a save or the UI into a valid value.
+
+        Raises ``ValueError`` with a clear message when it is not valid.
+        """
+        if self.kind == "bool":
+            if isinstance(text, bool):
+                return text
+            lowered = str(text).strip().lower()
+            if lowered in {"1", "true", "yes", "on"}:
+                return True
+            if lowered in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError(f"option {self.key!r} takes true or false, not {text!r}")
+        if self.kind == "int":
+            try:
+                value = int(text)
+            except (TypeError, ValueError):
+                raise ValueError(f"option {self.key!r} takes a whole number, not {text!r}") from None
+            if self.minimum is not None and value < self.minimum:
+                raise ValueError(f"option {self.key!r} must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise ValueError(f"option {self.key!r} must be at most {self.maximum}")
+            return value
+        values = [value for value, _label in self.choices]
+        if str(text) not in values:
+            raise ValueError(f"option {self.key!r} takes one of {', '.join(values)}, not {text!r}")
+        return str(text)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game.
+
+    ``scores`` has one number per seat.  ``winners`` lists the winning seats
+    (several on a tie; a tie counts as a shared win).  Games whose winner is
+    not simply the top score (a tie-break, a match to 5000) build it directly.
+    ``lines`` optionally itemises the scores for the end dialog:
+    ``(label, (value per seat...))`` rows, labels as English message ids.
+    """
+
+    scores: tuple[float, ...]
+    winners: tuple[int, ...]
+    lines: tuple[tuple[str, tuple[float, ...]], ...] = ()
+
+    @classmethod
+    def from_scores(
+        cls,
+        scores: Sequence[float],
+        lines: Sequence[tuple[str, Sequence[float]]] = (),
+    ) -> Outcome:
+        """An outcome where the highest score wins (ties share the win)."""
+        best = max(scores)
+        return cls(
+            scores=tuple(scores),
+            winners=tuple(i for i, s in enumerate(scores) if s == best),
+            lines=tuple((label, tuple(values)) for label, values in lines),
+        )
+
+    def win_share(self, seat: int) -> float:
+        """1 for a sole winner, 1/k for one of k tied winners, else 0."""
+        return 1.0 / len(self.winners) if seat in self.winners else 0.0
+
+
+@dataclass(frozen=True)
+class Interlude:
+    """A pause inside a game: the end of a hand, a deal or a play.
+
+    When :meth:`Rules.interlude` returns one, the runner stops driving bots and
+    chance until the players confirm (the screen shows ``title`` and the
+    itemised ``lines`` like an end dialog, with totals so far).  Continuing is
+    not an action: it only releases the pause, so the log stays the same.
+    """
+
+    title: str
+    scores: tuple[float, ...]
+    lines: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    key: str = ""
+    """Identifies this pause, so a resumed game does not show it twice."""
+
+
+class Rules:
+    """The pure rules engine of one game.  Subclass it and fill in the methods.
+
+    Contract:
+
+    * deterministic: the same options and actions give the same states;
+    * states are immutable values (tuples, frozen dataclasses, ...);
+    * :meth:`apply` validates: an illegal action raises :class:`IllegalAction`;
+    * no Textual (or any UI) import in the rules module;
+    * fast: bots and the arena call these methods millions of times.
+    """
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> Any:
+        """The initial state for ``seats`` seats with the given options."""
+        raise NotImplementedError
+
+    def to_move(self, state: Any) -> int:
+        """The seat whose turn it is, :data:`CHANCE` or :data:`TERMINAL`."""
+        raise NotImplementedError
+
+    def legal_actions(self, state: Any) -> list[Action]:
+        """The legal actions of the seat to move (empty at chance/terminal)."""
+        raise NotImplementedError
+
+    def apply(self, state: Any, action: Action) -> Any:
+        """The state after ``action``; raises :class:`IllegalAction` if illegal.
+
+        Chance outcomes are applied here too and must be validated (a die
+        reading 7 or a deck with a card twice is illegal).
+        """
+        raise NotImplementedError
+
+    def view(self, state: Any, seat: int) -> View:
+        """What ``seat`` may see: its own hidden cards, never anyone else's."""
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> Outcome:
+        """The result; only called when :meth:`to_move` is :data:`TERMINAL`."""
+        raise NotImplementedError
+
+    # -- chance ------------------------------------------------------------
+
+    def sample_chance(self, state: Any, rng: random.Random) -> Action:
+        """Draw a chance outcome (a roll, a shuffle) with ``rng``.
+
+        Only called when :meth:`to_move` is :data:`CHANCE`.  Games without
+        chance never get here.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no chance actions")
+
+    # -- optional hooks with sensible defaults ------------------------------
+
+    def interlude(self, state: Any) -> Interlude | None:
+        """A pause to show before play goes on (end of a hand), or ``None``."""
+        return None
+
+    def describe_action(self, state: Any, action: Action, seat: int) -> str:
+        """A short human sentence for the log ("Urd plays 7♠"), translated.
+
+        ``state`` is the state *before* the action; ``seat`` the seat that
+        took it (or :data:`CHANCE`).  The default is the action string itself.
+        """
+        return action
+
+    def current_scores(self, state: Any) -> tuple[float, ...] | None:
+        """Running scores of the game in progress, if it has them."""
+        return None
+
+    def check_legal(self, state: Any, action: Action) -> None:
+        """Raise :class:`IllegalAction` unless ``action`` is legal now.
+
+        A convenience for :meth:`apply` implementations whose legal actions
+        are cheap to list.
+        """
+        if action not in self.legal_actions(state):
+            raise IllegalAction(f"{action!r} is not a legal action now")
+
+
+@dataclass
+class BotContext:
+    """What a bot gets besides its view: its seat, an RNG and a stop signal.
+
+    ``should_stop()`` turns true when the runner no longer wants an answer
+    (the screen closed, the time budget ran out): long searches check it and
+    return their best move so far.  ``rng`` is the bot's own seeded RNG, so
+    bot games are reproducible.
+    """
+
+    seat: int
+    rng: random.Random
+    options: Mapping[str, Any] = field(default_factory=dict)
+    should_stop: Callable[[], bool] = lambda: False
+    time_budget: float = 2.0
+    """Seconds the bot should aim to answer within."""
+
+
+class Bot(Protocol):
+    """A computer player.  It sees only its own seat's view."""
+
+    def choose(self, view: View, legal: Sequence[Action], ctx: BotContext) -> Action:
+        """Pick one of ``legal`` from what ``view`` shows."""
+        ...
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A named bot for a game, as listed on the setup screen and in the arena.
+
+    ``factory(rules, seat, options)`` builds a fresh bot for one game.
+    ``strength`` orders bots from weakest (0) up; the setup screen offers the
+    strongest by default.  ``label``/``description`` are English message ids.
+    """
+
+    id: str
+    label: str
+    factory: Callable[[Rules, int, Mapping[str, Any]], Bot]
+    strength: int = 0
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Everything the room needs to list, set up, play and explain a game.
+
+    ``screen`` is ``factory(match) -> textual Screen``; import your Textual
+    module inside it so that headless use never imports Textual.
+    ``help`` is ``{language: markdown}`` (at least ``"en"``).
+    ``translations`` is ``{language: {english message id: text}}`` for the
+    strings of this game; :func:`gamenight.i18n.translator` reads it.
+    ``seat_names`` are the default names of the seats, in order, used when
+    the config has none (``[<id>] player.N``).
+    """
+
+    id: str
+    title: str
+    description: str
+    rules: Rules
+    min_seats: int
+    max_seats: int
+    default_seats: int
+    bots: tuple[BotSpec, ...] = ()
+    options: tuple[Option, ...] = ()
+    screen: Callable[[Match], Screen] | None = None
+    help: Mapping[str, str] = field(default_factory=dict)
+    translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    seat_names: tuple[str, ...] = ()
+    version: str = "0"
+    commands: tuple[tuple[str, str, str], ...] = ()
+    """Per-game command palette entries: ``(label, help, screen action)``."""
+
+    def default_options(self) -> dict[str, Any]:
+        """Every option at its default value."""
+        return {option.key: option.default for option in self.options}
+
+    def parse_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; unknown keys or bad values raise ``ValueError``."""
+        known = {option.key: option for option in self.options}
+        result = self.default_options()
+        for key, value in given.items():
+            if key not in known:
+                raise ValueError(f"{self.id} has no option {key!r} (known: {', '.join(known) or 'none'})")
+            result[key] = known[key].parse(value)
+        return result
+
+    def bot(self, bot_id: str) -> BotSpec:
+        """The bot called ``bot_id``; ``KeyError`` with the known ids if none."""
+        for spec in self.bots:
+            if spec.id == bot_id:
+                return spec
+        raise KeyError(f"{self.id} has no bot {bot_id!r} (known: {', '.join(b.id for b in self.bots)})")

@@ -28,12 +28,12 @@ __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
 
 @hookspec
-def register_games(register) -> None:  # noqa: ANN001
+def register_games(register) -> None:
     """Call ``register(game_info)`` once for every :class:`gamenight.sdk.GameInfo` you add."""
 
 
 @hookspec
-def register_bots(register) -> None:  # noqa: ANN001
+def register_bots(register) -> None:
     """Call ``register(game_id, bot_spec)`` to add a :class:`gamenight.sdk.BotSpec` to any game.
 
     This is how a third party ships a stronger bot for a built-in game.
@@ -41,7 +41,7 @@ def register_bots(register) -> None:  # noqa: ANN001
 
 
 @hookspec
-def register_themes(register) -> None:  # noqa: ANN001
+def register_themes(register) -> None:
     """Call ``register(path)`` with a theme TOML file, or ``register(mapping)`` with its table.
 
     The table holds the arguments of ``textual.theme.Theme`` (``name``,

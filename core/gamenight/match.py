@@ -85,10 +85,9 @@ class Match:
     def start_game(self) -> None:
         """Begin a (new) game with the same seats and options.
 
-        Each game of a session gets its own chance seed derived from the
-        match seed and the game number, so "play again" is reproducible too.
+        Chance is seeded from the match seed, the game number and the log
+        length, so "play again" and a resumed save are reproducible too.
         """
-        self.rng = random.Random(f"{self.seed}:{self.games_played}:chance")
         self.state = self.game.rules.new_game(len(self.seats), self.options)
         self.log = []
         self.acknowledged = ""
@@ -105,7 +104,7 @@ class Match:
     # -- queries -------------------------------------------------------------
 
     @property
-    def rules(self):  # noqa: ANN201 - the game's own Rules subclass
+    def rules(self):
         """The game's rules object."""
         return self.game.rules
 
@@ -165,7 +164,8 @@ class Match:
         """Draw and apply the pending chance outcome; return it."""
         if self.to_move() != CHANCE:
             raise IllegalAction("No chance outcome is pending.")
-        action = self.rules.sample_chance(self.state, self.rng)
+        rng = random.Random(f"{self.seed}:{self.games_played}:{len(self.log)}:chance")
+        action = self.rules.sample_chance(self.state, rng)
         self.apply(action)
         return action
 
@@ -184,12 +184,12 @@ class Match:
             self._bots[seat] = spec.factory(self.rules, seat, self.options)
         return self._bots[seat]
 
-    def bot_context(self, seat: int, should_stop=lambda: False) -> BotContext:  # noqa: ANN001
+    def bot_context(self, seat: int, should_stop=lambda: False) -> BotContext:
         """A fresh context for the bot in ``seat`` (its RNG follows the log length)."""
         rng = random.Random(f"{self.seed}:{self.games_played}:{seat}:{len(self.log)}")
         return BotContext(seat=seat, rng=rng, options=self.options, should_stop=should_stop)
 
-    def bot_choice(self, should_stop=lambda: False) -> Action:  # noqa: ANN001
+    def bot_choice(self, should_stop=lambda: False) -> Action:
         """Ask the bot to move for its seat -- from that seat's view only.
 
         Thread-safe for reading: it works on the current state value, which is

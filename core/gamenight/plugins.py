@@ -116,13 +116,13 @@ def load_registry(
         records[entry.name] = record
         try:
             manager.register(entry.load(), name=entry.name)
-        except Exception as error:  # noqa: BLE001 - any import failure is reported, not raised
+        except Exception as error:
             record.errors.append(f"failed to load: {_short_error(error)}")
     for name, plugin in (extra_plugins or {}).items():
         records[name] = PluginRecord(name=name, distribution=name)
         try:
             manager.register(plugin, name=name)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             records[name].errors.append(f"failed to register: {_short_error(error)}")
 
     try:
@@ -136,16 +136,16 @@ def load_registry(
     registry = Registry(plugins=list(records.values()))
     extra_bots: list[tuple[str, str, BotSpec]] = []
 
-    def call(hook_name: str, register_for) -> None:  # noqa: ANN001
+    def call(hook_name: str, register_for) -> None:
         hook = getattr(manager.hook, hook_name)
         for impl in reversed(hook.get_hookimpls()):  # registration order
             record = records.get(impl.plugin_name) or PluginRecord(name=impl.plugin_name)
             try:
                 impl.function(register=register_for(record))
-            except Exception as error:  # noqa: BLE001 - a raising hook is reported, not fatal
+            except Exception as error:
                 record.errors.append(f"{hook_name} failed: {_short_error(error)}")
 
-    def game_registrar(record: PluginRecord):  # noqa: ANN202
+    def game_registrar(record: PluginRecord):
         def register(info: GameInfo) -> None:
             if not isinstance(info, GameInfo):
                 raise TypeError(f"register_games expects a GameInfo, got {type(info).__name__}")
@@ -157,7 +157,7 @@ def load_registry(
 
         return register
 
-    def bot_registrar(record: PluginRecord):  # noqa: ANN202
+    def bot_registrar(record: PluginRecord):
         def register(game_id: str, spec: BotSpec) -> None:
             if not isinstance(spec, BotSpec):
                 raise TypeError(f"register_bots expects a BotSpec, got {type(spec).__name__}")
@@ -166,7 +166,7 @@ def load_registry(
 
         return register
 
-    def theme_registrar(record: PluginRecord):  # noqa: ANN202
+    def theme_registrar(record: PluginRecord):
         def register(source: Path | str | Mapping[str, Any]) -> None:
             registry.themes.append(source)
             if isinstance(source, Mapping):

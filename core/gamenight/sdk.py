@@ -56,18 +56,18 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.match import Match
 
 __all__ = [
+    "CHANCE",
+    "TERMINAL",
     "Action",
     "Bot",
     "BotContext",
     "BotSpec",
-    "CHANCE",
     "GameInfo",
     "IllegalAction",
     "Interlude",
     "Option",
     "Outcome",
     "Rules",
-    "TERMINAL",
     "View",
 ]
 
@@ -340,6 +340,8 @@ class GameInfo:
     translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     seat_names: tuple[str, ...] = ()
     version: str = "0"
+    perfect_information: bool = False
+    """True when no seat has hidden information (hot-seat play needs no hand-over)."""
     commands: tuple[tuple[str, str, str], ...] = ()
     """Per-game command palette entries: ``(label, help, screen action)``."""
 

@@ -1,0 +1,52 @@
+"""A question with two answers; dismisses with ``True`` (yes) or ``False`` (no)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label
+
+from gamenight.i18n import _
+
+
+class YesNoDialog(ModalScreen[bool]):
+    """Ask a yes/no question.  ``y``/``n``, Escape (= no) and the mouse all work."""
+
+    DEFAULT_CSS = """
+    YesNoDialog { align: center middle; }
+    YesNoDialog > Vertical {
+        width: auto; max-width: 70; height: auto; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    YesNoDialog Label { width: auto; max-width: 64; margin-bottom: 1; }
+    YesNoDialog Horizontal { width: auto; height: auto; }
+    YesNoDialog Button { margin: 0 1; min-width: 10; }
+    """
+
+    BINDINGS = [
+        Binding("y", "answer(True)", show=False),
+        Binding("n", "answer(False)", show=False),
+        Binding("escape", "answer(False)", show=False),
+    ]
+
+    def __init__(self, question: str, yes: str | None = None, no: str | None = None) -> None:
+        super().__init__()
+        self.question = question
+        self.yes_label = yes or _("Yes")
+        self.no_label = no or _("No")
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.question, id="question")
+            with Horizontal():
+                yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
+                yield Button(f"{self.no_label} (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

@@ -1,0 +1,59 @@
+"""Where saves live: a folder of TOML files plus one autosave per game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gamenight.match import Match
+from gamenight.saves import default_save_name, load_match, safe_file_name, save_match
+
+__all__ = ["SaveStore"]
+
+AUTOSAVE_PREFIX = "autosave-"
+
+
+@dataclass
+class SaveStore:
+    """A save folder.  Names given by people are reduced to safe file names."""
+
+    folder: Path
+
+    def path_for(self, name: str) -> Path:
+        """The file a save name refers to (an existing absolute path is kept)."""
+        candidate = Path(name)
+        if candidate.is_absolute():
+            return candidate
+        return self.folder / safe_file_name(name)
+
+    def suggest_name(self, match: Match) -> str:
+        """A fresh default name for ``match``."""
+        return default_save_name(match.game.id)
+
+    def save(self, match: Match, name: str) -> Path:
+        """Save ``match`` under ``name``; returns the path written."""
+        return save_match(match, self.path_for(name))
+
+    def autosave_path(self, game_id: str) -> Path:
+        """The autosave file of ``game_id``."""
+        return self.folder / f"{AUTOSAVE_PREFIX}{safe_file_name(game_id)}"
+
+    def autosave(self, match: Match) -> None:
+        """Write the autosave of ``match`` (atomically)."""
+        save_match(match, self.autosave_path(match.game.id))
+
+    def clear_autosave(self, game_id: str) -> None:
+        """Remove the autosave of a finished game."""
+        self.autosave_path(game_id).unlink(missing_ok=True)
+
+    def list(self) -> list[Path]:
+        """Save files, newest first (autosaves included)."""
+        if not self.folder.is_dir():
+            return []
+        files = [path for path in self.folder.glob("*.toml") if path.is_file()]
+        return sorted(files, key=lambda path: path.stat().st_mtime, reverse=True)
+
+    def load(self, registry, path: Path) -> Match:
+        """Load a save (see :func:`gamenight.saves.load_match`)."""
+        match = load_match(registry, path)
+        return match

@@ -1,0 +1,1 @@
+"""The shell's screens: lobby, setup, settings, help, plugins."""

@@ -1,0 +1,1 @@
+"""The Textual side of gamenight: the app shell's screens and the game screen base."""

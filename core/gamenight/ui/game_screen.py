@@ -1,0 +1,460 @@
+"""The base class of every game's screen: turns, bots, chance, pauses, the end.
+
+A game's screen subclasses :class:`GameScreen`, composes its table in
+:meth:`GameScreen.compose_table` and redraws it in :meth:`GameScreen.refresh_view`.
+A person's move goes through :meth:`GameScreen.submit`; everything else --
+chance outcomes, bots thinking in a worker thread with a visible indicator,
+pacing so a person can follow, end-of-hand pauses, the end dialog with
+running totals and "play again", saving, the help screen -- is done here.
+
+Which seat's view to draw is :attr:`GameScreen.view_seat`: the only person at
+the table, or in hot-seat play the person to move (with a hand-over prompt
+in games with hidden information), or seat 0 when only bots play.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.cells import cell_len
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
+from gamenight.i18n import _, translator
+from gamenight.match import Match
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude
+
+__all__ = ["GameScreen", "StatusLine", "pad_cells"]
+
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class StatusLine(Horizontal):
+    """The bottom line: the last message (errors in red) and the thinking indicator."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; dock: bottom; background: $panel; }
+    StatusLine #message { width: 1fr; padding: 0 1; }
+    StatusLine #message.error { color: $text-error; text-style: bold; }
+    StatusLine #thinking { width: auto; padding: 0 1; color: $text-accent; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="message", markup=False)
+        yield Static("", id="thinking")
+
+    def show(self, text: str, error: bool = False) -> None:
+        """Show ``text``; errors are highlighted."""
+        message = self.query_one("#message", Static)
+        message.update(text)
+        message.set_class(error, "error")
+
+    def thinking(self, text: str) -> None:
+        """Show (or with ``""`` hide) the thinking indicator."""
+        self.query_one("#thinking", Static).update(text)
+
+
+class GameScreen(Screen):
+    """Base class for a game's table.  Subclass, compose, redraw, submit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", _("Help")),
+        Binding("ctrl+s", "save", _("Save")),
+        Binding("escape", "leave", _("Leave")),
+    ]
+
+    DEFAULT_CSS = """
+    GameScreen #title-bar { height: 1; dock: top; background: $primary; color: $text; padding: 0 1; }
+    """
+
+    class BotMoved(Message):
+        """Posted by the bot worker with its choice (thread-safe)."""
+
+        def __init__(self, token: int, action: Action | None, error: str | None = None) -> None:
+            super().__init__()
+            self.token = token
+            self.action = action
+            self.error = error
+
+    def __init__(self, match: Match) -> None:
+        super().__init__()
+        self.match = match
+        self.t = translator(match.game.id)
+        """The game's translation function, for the subclass's strings."""
+        self.recent: deque[str] = deque(maxlen=50)
+        """Sentences describing the latest actions, newest last."""
+        self.save_path: Path | None = None
+        self._bot_token = 0
+        self._thinking_since = 0.0
+        self._spin = 0
+        self._handover_seat: int | None = None
+        self._dialog_open = False
+        self._view_seat = self._initial_view_seat()
+
+    # -- to be provided by the game ----------------------------------------
+
+    def compose_table(self) -> ComposeResult:
+        """Yield the game's widgets (everything between title and status lines)."""
+        yield from ()
+
+    def refresh_view(self) -> None:
+        """Redraw the table from ``self.match`` for :attr:`view_seat`."""
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        """Called after every applied action with its description (for logs)."""
+
+    def title_text(self) -> str:
+        """The title bar's text; the default is the game's title and the player to move."""
+        seat = self.match.to_move()
+        title = self.t(self.match.game.title)
+        if seat >= 0:
+            return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
+        return title
+
+    # -- seats and views ---------------------------------------------------
+
+    @property
+    def view_seat(self) -> int:
+        """The seat whose view the table shows."""
+        return self._view_seat
+
+    @property
+    def view(self) -> Any:
+        """The current view of :attr:`view_seat`."""
+        return self.match.view(self._view_seat)
+
+    def _initial_view_seat(self) -> int:
+        humans = [i for i, seat in enumerate(self.match.seats) if seat.is_human]
+        return humans[0] if humans else 0
+
+    @property
+    def humans(self) -> list[int]:
+        """The seats played by people."""
+        return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
+
+    def seat_name(self, seat: int) -> str:
+        """A seat's name (``"Table"`` for chance)."""
+        return _("Table") if seat == CHANCE else self.match.seats[seat].name
+
+    # -- composition ---------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title-bar")
+        yield from self.compose_table()
+        yield StatusLine()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.12, self._tick)
+        self.call_after_refresh(self.advance)
+
+    def on_screen_resume(self) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.query_one("#title-bar", Static).update(self.title_text())
+        self.refresh_view()
+
+    def message(self, text: str, error: bool = False) -> None:
+        """Show a message on the status line; errors ring the bell."""
+        self.query_one(StatusLine).show(text, error)
+        if error:
+            self.app.bell()
+
+    # -- acting --------------------------------------------------------------
+
+    def submit(self, action: Action) -> bool:
+        """Apply a person's move.  Returns False (with a message) if refused.
+
+        Refused when it is not a person's turn in this screen -- e.g. a key
+        pressed while a bot thinks is ignored, never applied to the bot's
+        turn -- or when the rules reject it (nothing changes then).
+        """
+        if not self.match.human_to_move() or self._dialog_open:
+            seat = self.match.to_move()
+            if seat >= 0:
+                self.message(_("Wait: {name} is thinking.", name=self.seat_name(seat)), error=True)
+            return False
+        seat = self.match.to_move()
+        if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
+            return False
+        try:
+            self._apply(action)
+        except IllegalAction as error:
+            self.message(str(error), error=True)
+            return False
+        self.advance()
+        return True
+
+    def _apply(self, action: Action) -> None:
+        seat = self.match.to_move()
+        text = self.match.rules.describe_action(self.match.state, action, seat)
+        self.match.apply(action)
+        self.recent.append(text)
+        self.on_action(seat, action, text)
+        if seat != CHANCE and text:
+            self.message(text)
+        self.autosave()
+
+    def advance(self) -> None:
+        """Drive the game until a person must act, a pause or the end."""
+        if self._dialog_open or not self.is_attached:
+            return
+        drew_chance = False
+        while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
+            before = self.match.state
+            action = self.match.apply_chance()
+            text = self.match.rules.describe_action(before, action, CHANCE)
+            self.recent.append(text)
+            self.on_action(CHANCE, action, text)
+            drew_chance = True
+        if drew_chance:
+            self.autosave()
+        self._redraw()
+        interlude = self.match.pending_interlude()
+        if interlude is not None:
+            self.show_interlude(interlude)
+            return
+        seat = self.match.to_move()
+        if seat == TERMINAL:
+            self.show_end()
+            return
+        if self.match.bot_to_move():
+            self._start_bot()
+        else:
+            self._human_turn(seat)
+
+    def _human_turn(self, seat: int) -> None:
+        if seat == self._view_seat:
+            return
+        if len(self.humans) > 1 and not self.match.game.perfect_information:
+            self._handover(seat)
+            return
+        self._view_seat = seat
+        self._redraw()
+
+    def _handover(self, seat: int) -> None:
+        """Hot-seat with hidden cards: hide the table until the next person is ready."""
+        self._dialog_open = True
+        self._view_seat = seat
+        self.refresh_view()
+
+        def ready(_answer: None) -> None:
+            self._dialog_open = False
+            self._redraw()
+
+        self.app.push_screen(
+            MessageDialog(_("Hand over"), _("Pass the keyboard to {name}, then press OK.",
+                                            name=self.seat_name(seat))),
+            ready,
+        )
+
+    # -- bots ----------------------------------------------------------------
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds a bot's move is held back so people can follow it."""
+        return float(getattr(self.app, "bot_delay", 0.5))
+
+    def _start_bot(self) -> None:
+        self._bot_token += 1
+        self._thinking_since = time.monotonic()
+        self._think(self._bot_token, self.match.state)
+
+    @work(thread=True, exclusive=True, group="bot", exit_on_error=False)
+    def _think(self, token: int, state: Any) -> None:
+        worker = get_current_worker()
+        started = time.monotonic()
+        try:
+            action = self.match.bot_choice(should_stop=lambda: worker.is_cancelled)
+        except Exception as error:
+            self.post_message(self.BotMoved(token, None, f"{type(error).__name__}: {error}"))
+            return
+        remaining = self.bot_delay - (time.monotonic() - started)
+        while remaining > 0 and not worker.is_cancelled:
+            time.sleep(min(remaining, 0.05))
+            remaining -= 0.05
+        if not worker.is_cancelled:
+            self.post_message(self.BotMoved(token, action))
+
+    def on_game_screen_bot_moved(self, event: BotMoved) -> None:
+        if event.token != self._bot_token or not self.match.bot_to_move():
+            return  # a stale answer (the game moved on, or was reloaded)
+        self._thinking_since = 0.0
+        self.query_one(StatusLine).thinking("")
+        if event.action is None:
+            self.message(_("The bot failed: {error}", error=event.error), error=True)
+            return
+        try:
+            self._apply(event.action)
+        except IllegalAction as error:
+            self.message(_("The bot chose an illegal move: {error}", error=error), error=True)
+            return
+        self.advance()
+
+    def _tick(self) -> None:
+        status = self.query_one(StatusLine)
+        if self._thinking_since and self.match.bot_to_move():
+            self._spin = (self._spin + 1) % len(_SPINNER)
+            name = self.seat_name(self.match.to_move())
+            status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
+        else:
+            status.thinking("")
+
+    @property
+    def bot_thinking(self) -> bool:
+        """True while a bot's worker is deciding."""
+        return bool(self._thinking_since) and self.match.bot_to_move()
+
+    # -- pauses and the end --------------------------------------------------
+
+    def result_table(self, lines, scores, winners=(), totals=None) -> ResultTable:
+        """A :class:`ResultTable` for this match's seat names."""
+        return ResultTable([s.name for s in self.match.seats], lines, scores, totals, winners, self.t)
+
+    def show_interlude(self, interlude: Interlude) -> None:
+        """Show an end-of-hand pause; override for a game-specific prompt."""
+        self._dialog_open = True
+
+        def chosen(choice: str | None) -> None:
+            self._dialog_open = False
+            if choice == "save":
+                self.action_save(then_leave=True)
+                return
+            self.match.acknowledge(interlude)
+            self.advance()
+
+        self.app.push_screen(
+            ResultDialog(
+                self.t(interlude.title), "",
+                self.result_table(interlude.lines, interlude.scores),
+                [("continue", _("Continue"), "c"), ("save", _("Save and leave"), "s")],
+            ),
+            chosen,
+        )
+
+    def show_end(self) -> None:
+        """Record the result and show the end dialog (play again / leave)."""
+        outcome = self.match.record_result()
+        self.clear_autosave()
+        names = [self.match.seats[w].name for w in outcome.winners]
+        if len(names) == 1:
+            headline = _("{name} wins!", name=names[0])
+        else:
+            headline = _("A tie between {names}.", names=", ".join(names))
+        self._dialog_open = True
+
+        def chosen(choice: str | None) -> None:
+            self._dialog_open = False
+            if choice == "again":
+                self.play_again()
+            else:
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            ResultDialog(
+                _("Game over"), headline,
+                self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
+                [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")],
+            ),
+            chosen,
+        )
+
+    def play_again(self) -> None:
+        """Start a new game with the same seats; running totals carry over."""
+        self.match.start_game()
+        self.recent.clear()
+        self.save_path = None
+        self._view_seat = self._initial_view_seat()
+        self.on_new_game()
+        self.advance()
+
+    def on_new_game(self) -> None:
+        """Called when "play again" starts a fresh game (reset widgets here)."""
+
+    # -- saving, help, leaving -------------------------------------------------
+
+    def _saves(self):
+        return getattr(self.app, "saves", None)
+
+    def autosave(self) -> None:
+        """Keep an autosave of the game in progress (used after a crash or disconnect)."""
+        saves = self._saves()
+        if saves is not None and not self.match.over:
+            try:
+                saves.autosave(self.match)
+            except OSError as error:
+                self.message(_("Autosave failed: {reason}", reason=error.strerror), error=True)
+
+    def clear_autosave(self) -> None:
+        """Drop the autosave of a finished game."""
+        saves = self._saves()
+        if saves is not None:
+            saves.clear_autosave(self.match.game.id)
+
+    def action_save(self, then_leave: bool = False) -> None:
+        """Save to the file the game came from, or ask for a name."""
+        saves = self._saves()
+        if saves is None:
+            self.message(_("Saving is not available here."), error=True)
+            return
+
+        def write(name: str | None) -> None:
+            if not name:
+                self.message(_("Not saved."))
+                return
+            try:
+                path = saves.save(self.match, name)
+            except OSError as error:
+                self.message(_("Could not save: {reason}", reason=error.strerror or error), error=True)
+                return
+            self.save_path = path
+            self.message(_("Saved to {path}", path=path))
+            if then_leave:
+                self.app.pop_screen()
+
+        if self.save_path is not None:
+            write(str(self.save_path))
+        else:
+            self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self.match)), write)
+
+    def action_help(self) -> None:
+        """Show the game's rules."""
+        from gamenight.screens.help_screen import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.match.game))
+
+    def action_leave(self) -> None:
+        """Leave the table (asks first while a game is in progress)."""
+        if self.match.over:
+            self.app.pop_screen()
+            return
+
+        def answer(leave: bool | None) -> None:
+            if leave:
+                self.workers.cancel_group(self, "bot")
+                self._bot_token += 1
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            YesNoDialog(_("Leave this game? It stays in the autosave and can be resumed from the lobby.")),
+            answer,
+        )
+
+    def on_unmount(self) -> None:
+        self.workers.cancel_group(self, "bot")
+
+
+def pad_cells(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (wide characters count 2)."""
+    return text + " " * max(0, width - cell_len(text))

@@ -1,0 +1,396 @@
+"""Yatzy rules engine (RULES.md §3): pure, deterministic, no UI.
+
+A turn is spelt out as actions, with chance explicit:
+
+* ``roll:HHHHH`` -- the seat rolls; ``H`` is ``1`` for a die it holds and ``0``
+  for a die it rolls (the first roll of a turn is ``roll:00000``);
+* ``dice:31462`` -- the chance outcome: the five dice after that roll
+  (held dice must keep their faces);
+* ``score:<box>`` -- the seat scores the dice in one open box (``score:full_house``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import random
+from collections.abc import Mapping, Sequence
+from functools import partial
+from itertools import compress
+from typing import Any, NamedTuple
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+
+_ = translator("yatzy")
+
+BOXES: tuple[str, ...] = (
+    "ones",
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "three_kind",
+    "four_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "yatzy",
+    "chance",
+)
+"""Box ids in score-sheet order; an action names a box by its id."""
+
+BOX_LABELS: tuple[str, ...] = (
+    "Ones",
+    "Twos",
+    "Threes",
+    "Fours",
+    "Fives",
+    "Sixes",
+    "Three of a kind",
+    "Four of a kind",
+    "Full house",
+    "Small straight",
+    "Large straight",
+    "Yatzy",
+    "Chance",
+)
+"""English message ids of the boxes' names, in :data:`BOXES` order."""
+
+UPPER = range(6)
+LOWER = range(6, 13)
+THREE_KIND, FOUR_KIND, FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT, YATZY, CHANCE_BOX = range(6, 13)
+BOX_INDEX = {name: index for index, name in enumerate(BOXES)}
+
+UPPER_BONUS = 35
+UPPER_BONUS_THRESHOLD = 63
+YATZY_SCORE = 50
+YATZY_BONUS = 100
+ROUNDS = 13
+MAX_ROLLS = 3
+MIN_SEATS, MAX_SEATS = 1, 8
+
+FIRST_ROLL = "roll:00000"
+REROLL_ACTIONS: tuple[str, ...] = tuple(
+    "roll:" + format(mask, "05b")
+    for mask in range(31)  # 11111 (hold everything) is no roll at all
+)
+SCORE_ACTIONS: tuple[str, ...] = tuple("score:" + name for name in BOXES)
+
+_FACES = "123456"
+_ALL_BOXES = tuple(range(13))
+_HELD_POSITIONS: dict[str, tuple[int, ...]] = {
+    mask: tuple(i for i, hold in enumerate(mask) if hold == "1") for mask in (format(bits, "05b") for bits in range(32))
+}
+_is_none = partial(operator.is_, None)
+Dice = tuple[int, ...]
+Sheet = tuple[int | None, ...]
+
+
+class YatzyState(NamedTuple):
+    """The whole game (a tuple, so immutable and cheap to copy).
+
+    ``sheets[seat][box]`` is the score written in a box, ``None`` while open;
+    ``bonuses[seat]`` counts Yatzy bonuses earned.  ``dice`` is empty before a
+    turn's first roll; ``rolls`` counts the rolls of this turn; ``held`` is the
+    hold mask of a roll waiting for its chance outcome (else ``None``).
+    """
+
+    joker: bool
+    sheets: tuple[Sheet, ...]
+    bonuses: tuple[int, ...]
+    seat: int
+    dice: Dice
+    rolls: int
+    held: str | None
+
+
+# -- scoring (RULES.md §3 "Boxes") ------------------------------------------
+
+
+def base_scores(dice: Sequence[int]) -> tuple[int, ...]:
+    """What each box would score for ``dice`` without the joker rule (13 numbers)."""
+    counts = [0] * 7
+    for face in dice:
+        counts[face] += 1
+    total = sum(dice)
+    most = max(counts)
+    faces = {face for face in range(1, 7) if counts[face]}
+    small = any(run <= faces for run in ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}))
+    large = faces in ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
+    # §3 Decision: five of a kind is not a Full House (only the joker option makes it one).
+    full_house = sorted(counts)[-2:] == [2, 3]
+    return (
+        *(face * counts[face] for face in range(1, 7)),
+        total if most >= 3 else 0,
+        total if most >= 4 else 0,
+        25 if full_house else 0,
+        30 if small else 0,
+        40 if large else 0,
+        YATZY_SCORE if most == 5 else 0,
+        total,
+    )
+
+
+_SCORE_CACHE: dict[Dice, tuple[int, ...]] = {}
+
+
+def _scores(dice: Dice) -> tuple[int, ...]:
+    cached = _SCORE_CACHE.get(dice)
+    if cached is None:
+        cached = _SCORE_CACHE[dice] = base_scores(dice)
+    return cached
+
+
+def is_yatzy(dice: Sequence[int]) -> bool:
+    """True for five dice showing one face."""
+    return len(dice) == 5 and dice.count(dice[0]) == 5
+
+
+def joker_applies(sheet: Sheet, dice: Sequence[int], joker: bool) -> bool:
+    """True when the joker option makes this Yatzy a joker: the Yatzy box is already filled.
+
+    Hasbro's official rule (the "forced joker"): it applies whether the Yatzy
+    box holds 50 or 0.
+    """
+    return joker and sheet[YATZY] is not None and is_yatzy(dice)
+
+
+def scoring_boxes(sheet: Sheet, dice: Sequence[int], joker: bool) -> tuple[int, ...]:
+    """The boxes these dice may be scored in now (indices into :data:`BOXES`).
+
+    Any open box (§3), except under the joker option's forced rule: a joker
+    Yatzy must go in its matching upper box if open; else in an open lower box;
+    else (zero) in an open upper box.
+    """
+    open_boxes = tuple(compress(_ALL_BOXES, map(_is_none, sheet)))
+    if not joker_applies(sheet, dice, joker):
+        return open_boxes
+    matching = dice[0] - 1
+    if sheet[matching] is None:
+        return (matching,)
+    lower = tuple(box for box in open_boxes if box >= 6)
+    return lower or open_boxes
+
+
+def box_score(sheet: Sheet, dice: Dice, box: int, joker: bool) -> int:
+    """What ``dice`` score in ``box`` (joker values included; not the Yatzy bonus)."""
+    if joker_applies(sheet, dice, joker) and box in (FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT):
+        return (25, 30, 40)[box - FULL_HOUSE]
+    return _scores(dice)[box]
+
+
+def preview(sheet: Sheet, dice: Dice, joker: bool = False) -> dict[int, int]:
+    """For the dice on the table: ``{box: score}`` for every box they may go in now."""
+    if len(dice) != 5:
+        return {}
+    return {box: box_score(sheet, dice, box, joker) for box in scoring_boxes(sheet, dice, joker)}
+
+
+def earns_yatzy_bonus(sheet: Sheet, dice: Sequence[int]) -> bool:
+    """§3 Yatzy bonus: a further Yatzy while the Yatzy box holds 50 earns +100."""
+    return sheet[YATZY] == YATZY_SCORE and is_yatzy(dice)
+
+
+def upper_total(sheet: Sheet) -> int:
+    """Sum of the filled upper boxes."""
+    return sum(score for score in sheet[:6] if score is not None)
+
+
+def upper_bonus(sheet: Sheet) -> int:
+    """§3: 35 when the six upper boxes total at least 63."""
+    return UPPER_BONUS if upper_total(sheet) >= UPPER_BONUS_THRESHOLD else 0
+
+
+def lower_total(sheet: Sheet) -> int:
+    """Sum of the filled lower boxes."""
+    return sum(score for score in sheet[6:] if score is not None)
+
+
+def seat_total(sheet: Sheet, bonuses: int) -> int:
+    """A seat's score: boxes, upper bonus and Yatzy bonuses."""
+    return upper_total(sheet) + upper_bonus(sheet) + lower_total(sheet) + YATZY_BONUS * bonuses
+
+
+_DICE_BY_TEXT: dict[str, Dice] = {"".join(map(str, dice)): dice for dice in itertools.product(range(1, 7), repeat=5)}
+_DICE_TEXTS: tuple[str, ...] = tuple(_DICE_BY_TEXT)
+
+
+def parse_dice(text: str) -> Dice:
+    """``"31462"`` -> ``(3, 1, 4, 6, 2)``; ``ValueError`` unless five faces 1-6."""
+    dice = _DICE_BY_TEXT.get(text)
+    if dice is None:
+        raise ValueError(text)
+    return dice
+
+
+_ACTIONS_CACHE: dict[tuple[Sheet, bool], tuple[Action, ...]] = {}
+
+
+def _open_box_actions(sheet: Sheet, may_roll: bool) -> tuple[Action, ...]:
+    """Score actions for every open box (plus the re-rolls), memoised: the arena asks millions of times."""
+    key = (sheet, may_roll)
+    actions = _ACTIONS_CACHE.get(key)
+    if actions is None:
+        if len(_ACTIONS_CACHE) > 50_000:
+            _ACTIONS_CACHE.clear()
+        actions = tuple(compress(SCORE_ACTIONS, map(_is_none, sheet)))
+        actions = _ACTIONS_CACHE[key] = actions + REROLL_ACTIONS if may_roll else actions
+    return actions
+
+
+class YatzyRules(Rules):
+    """The rules object of Yatzy (RULES.md §3); option ``joker`` (bool)."""
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> YatzyState:
+        """A fresh game: every box of every seat open, seat 0 to roll."""
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise ValueError(f"Yatzy takes {MIN_SEATS}-{MAX_SEATS} seats, not {seats}")
+        empty: Sheet = (None,) * 13
+        return YatzyState(
+            joker=bool(options.get("joker", False)),
+            sheets=(empty,) * seats,
+            bonuses=(0,) * seats,
+            seat=0,
+            dice=(),
+            rolls=0,
+            held=None,
+        )
+
+    def to_move(self, state: YatzyState) -> int:
+        """The seat to act, CHANCE while a roll waits for its dice, TERMINAL at the end."""
+        if state.held is not None:
+            return CHANCE
+        # Seats play in order, so the game ends when the last seat's sheet is full (13 rounds).
+        if None not in state.sheets[-1]:
+            return TERMINAL
+        return state.seat
+
+    def legal_actions(self, state: YatzyState) -> list[Action]:
+        """Roll (first roll, or a re-roll of any subset) and/or score in an allowed box."""
+        if state.held is not None or None not in state.sheets[-1]:
+            return []
+        if state.rolls == 0:
+            return [FIRST_ROLL]  # §3: each round starts by rolling all five dice
+        sheet = state.sheets[state.seat]
+        if state.joker and is_yatzy(state.dice):
+            actions = [SCORE_ACTIONS[box] for box in scoring_boxes(sheet, state.dice, True)]
+            return actions + list(REROLL_ACTIONS) if state.rolls < MAX_ROLLS else actions
+        return list(_open_box_actions(sheet, state.rolls < MAX_ROLLS))
+
+    def apply(self, state: YatzyState, action: Action) -> YatzyState:
+        """The state after ``action``; raises IllegalAction (with the reason) if illegal."""
+        kind, _sep, arg = action.partition(":")
+        if state.held is not None:
+            if kind != "dice":
+                raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
+            return self._apply_dice(state, arg)
+        if None not in state.sheets[-1]:
+            raise IllegalAction(_("The game is over."))
+        if kind == "roll":
+            return self._apply_roll(state, arg)
+        if kind == "score":
+            return self._apply_score(state, arg)
+        raise IllegalAction(_("Unknown action {action}.", action=action))
+
+    def _apply_roll(self, state: YatzyState, mask: str) -> YatzyState:
+        if mask not in _HELD_POSITIONS:
+            raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
+        if state.rolls == 0 and mask != "00000":
+            raise IllegalAction(_("The first roll of a turn rolls all five dice."))
+        if state.rolls >= MAX_ROLLS:
+            raise IllegalAction(_("You have rolled three times: score the dice in a box."))
+        if mask == "11111":
+            raise IllegalAction(_("Release at least one die to roll."))
+        return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, state.dice, state.rolls, mask)
+
+    def _apply_dice(self, state: YatzyState, text: str) -> YatzyState:
+        try:
+            dice = parse_dice(text)
+        except ValueError:
+            raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462.")) from None
+        old = state.dice
+        for position in _HELD_POSITIONS[state.held]:
+            if dice[position] != old[position]:
+                raise IllegalAction(_("A held die cannot change its face."))
+        return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, dice, state.rolls + 1, None)
+
+    def _apply_score(self, state: YatzyState, name: str) -> YatzyState:
+        box = BOX_INDEX.get(name)
+        if box is None:
+            raise IllegalAction(_("There is no box called {name}.", name=name))
+        if state.rolls == 0:
+            raise IllegalAction(_("Roll the dice before scoring."))
+        seat = state.seat
+        sheet = state.sheets[seat]
+        if sheet[box] is not None:
+            raise IllegalAction(_("That box is already filled."))
+        if state.joker and box not in scoring_boxes(sheet, state.dice, True):
+            raise IllegalAction(_("The joker rule says where this Yatzy must be scored."))
+        new_sheet = (*sheet[:box], box_score(sheet, state.dice, box, state.joker), *sheet[box + 1 :])
+        bonuses = state.bonuses
+        if sheet[YATZY] == YATZY_SCORE and is_yatzy(state.dice):  # §3 Yatzy bonus
+            bonuses = (*bonuses[:seat], bonuses[seat] + 1, *bonuses[seat + 1 :])
+        sheets = (*state.sheets[:seat], new_sheet, *state.sheets[seat + 1 :])
+        return YatzyState(
+            joker=state.joker,
+            sheets=sheets,
+            bonuses=bonuses,
+            seat=(seat + 1) % len(sheets),
+            dice=(),
+            rolls=0,
+            held=None,
+        )
+
+    def sample_chance(self, state: YatzyState, rng: random.Random) -> Action:
+        """Roll the dice that are not held."""
+        rolled = _DICE_TEXTS[int(rng.random() * 7776)]  # five fair dice in one draw
+        held = _HELD_POSITIONS[state.held or "00000"]
+        if not held:
+            return "dice:" + rolled
+        faces = list(rolled)
+        for position in held:
+            faces[position] = _FACES[state.dice[position] - 1]
+        return "dice:" + "".join(faces)
+
+    def view(self, state: YatzyState, seat: int) -> YatzyState:
+        """Yatzy hides nothing: every seat sees the whole (immutable) state."""
+        return state
+
+    def current_scores(self, state: YatzyState) -> tuple[float, ...]:
+        """Each seat's total so far."""
+        return tuple(float(seat_total(sheet, bonus)) for sheet, bonus in zip(state.sheets, state.bonuses, strict=True))
+
+    def outcome(self, state: YatzyState) -> Outcome:
+        """Totals (the top total wins, ties share), itemised by section."""
+        sheets, bonuses = state.sheets, state.bonuses
+        return Outcome.from_scores(
+            self.current_scores(state),
+            lines=(
+                ("Upper section", [float(upper_total(s)) for s in sheets]),
+                ("Upper bonus", [float(upper_bonus(s)) for s in sheets]),
+                ("Lower section", [float(lower_total(s)) for s in sheets]),
+                ("Yatzy bonus", [float(YATZY_BONUS * b) for b in bonuses]),
+            ),
+        )
+
+    def describe_action(self, state: YatzyState, action: Action, seat: int) -> str:
+        """A short sentence for the game log."""
+        kind, _sep, arg = action.partition(":")
+        if kind == "dice":
+            return _("The dice show {dice}.", dice=" ".join(arg))
+        if kind == "roll":
+            if arg == "00000":
+                return _("Rolls all five dice.")
+            kept = " ".join(str(state.dice[i]) for i, hold in enumerate(arg) if hold == "1")
+            return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=arg.count("0"))
+        box = BOX_INDEX.get(arg)
+        if kind == "score" and box is not None and state.dice:
+            sheet = state.sheets[seat]
+            points = box_score(sheet, state.dice, box, state.joker)
+            text = _("Scores {points} in {box}.", points=points, box=_(BOX_LABELS[box]))
+            if earns_yatzy_bonus(sheet, state.dice):
+                text += " " + _("Yatzy bonus +{points}!", points=YATZY_BONUS)
+            return text
+        return action

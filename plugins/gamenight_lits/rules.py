@@ -1,0 +1,580 @@
+"""Battle of LITS: the pure rules engine (RULES.md §4).
+
+The board is a 100-bit Python int, bit ``10 * row + col`` per cell.  Every
+placement of every shape (all rotations and mirror images, everywhere on the
+board) is precomputed once as a cell mask plus the mask of its edge
+neighbours, so the three placement rules are a handful of integer operations:
+
+1. contact: ``neighbours & covered`` (not for the very first piece);
+2. no full 2×2: one shift-and test over the would-be covered board;
+3. no edge contact with the same shape: ``cells & grow(cells of that shape)``.
+
+Actions are short strings: ``"L:r3c4:o5"`` places shape L in its orientation
+5 with its anchor (the piece's first cell in reading order) on row 3, column
+4 (both from 0); ``"swap"``/``"keep"`` answer the pie rule; ``"layout:<hex>"``
+is the chance outcome that deals a random layout (the × cells as a hex int).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+
+_ = translator("lits")
+
+SIZE = 10
+CELLS = SIZE * SIZE
+FULL = (1 << CELLS) - 1
+SHAPES = "LITS"
+PIECES_PER_SHAPE = 5
+MARKS_PER_SEAT = 30
+X, O = 0, 1
+"""Mark symbols: × belongs to the first seat, ○ to the second (until a pie swap)."""
+SWAP, KEEP = "swap", "keep"
+LAYOUT_PREFIX = "layout:"
+
+
+def bit(row: int, col: int) -> int:
+    """The mask of one cell."""
+    return 1 << (SIZE * row + col)
+
+
+def cells_of(mask: int) -> list[tuple[int, int]]:
+    """The (row, col) cells of ``mask`` in reading order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        index = low.bit_length() - 1
+        out.append(divmod(index, SIZE))
+        mask ^= low
+    return out
+
+
+_COL0 = sum(bit(r, 0) for r in range(SIZE))
+_COL9 = sum(bit(r, SIZE - 1) for r in range(SIZE))
+_SQUARE_CORNERS = sum(bit(r, c) for r in range(SIZE - 1) for c in range(SIZE - 1))
+"""Top-left cells of the 81 2×2 squares."""
+
+
+def grow(mask: int) -> int:
+    """``mask`` plus its edge neighbours."""
+    return (
+        mask
+        | ((mask << 1) & ~_COL0 & FULL)
+        | ((mask >> 1) & ~_COL9)
+        | ((mask << SIZE) & FULL)
+        | (mask >> SIZE)
+    )
+
+
+def full_squares(covered: int) -> int:
+    """Top-left cells of the fully covered 2×2 squares of ``covered``."""
+    return covered & (covered >> 1) & (covered >> SIZE) & (covered >> (SIZE + 1)) & _SQUARE_CORNERS
+
+
+# -- shapes and their orientations ------------------------------------------
+
+_BASE = {
+    "L": ((0, 0), (1, 0), (2, 0), (2, 1)),
+    "I": ((0, 0), (1, 0), (2, 0), (3, 0)),
+    "T": ((0, 0), (0, 1), (0, 2), (1, 1)),
+    "S": ((0, 1), (0, 2), (1, 0), (1, 1)),
+}
+
+
+def _normalise(cells: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    top = min(r for r, _c in cells)
+    left = min(c for _r, c in cells)
+    return tuple(sorted((r - top, c - left) for r, c in cells))
+
+
+def _rotated(cells: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    return _normalise([(c, -r) for r, c in cells])
+
+
+def _mirrored(cells: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    return _normalise([(r, -c) for r, c in cells])
+
+
+def _orientations(shape: str) -> list[tuple[tuple[int, int], ...]]:
+    found: list[tuple[tuple[int, int], ...]] = []
+    for flip in (False, True):
+        cells = _normalise(list(_BASE[shape]))
+        if flip:
+            cells = _mirrored(cells)
+        for _turn in range(4):
+            if cells not in found:
+                found.append(cells)
+            cells = _rotated(cells)
+    return found
+
+
+ORIENTATIONS: dict[str, tuple[tuple[tuple[int, int], ...], ...]] = {
+    shape: tuple(
+        # offsets from the anchor, the piece's first cell in reading order
+        tuple((r - cells[0][0], c - cells[0][1]) for r, c in cells)
+        for cells in _orientations(shape)
+    )
+    for shape in SHAPES
+}
+"""Distinct orientations per shape: L 8, I 2, T 4, S 4 (S and its mirror Z)."""
+
+ROTATE: dict[str, tuple[int, ...]] = {}
+"""``ROTATE[shape][o]``: the orientation a quarter turn clockwise from ``o``."""
+MIRROR: dict[str, tuple[int, ...]] = {}
+"""``MIRROR[shape][o]``: the orientation mirrored left-right from ``o``."""
+for _shape in SHAPES:
+    _forms = _orientations(_shape)
+    ROTATE[_shape] = tuple(_forms.index(_rotated(form)) for form in _forms)
+    MIRROR[_shape] = tuple(_forms.index(_mirrored(form)) for form in _forms)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A piece on the board: shape, orientation and anchor (may lie off the board)."""
+
+    shape: str
+    row: int
+    col: int
+    orientation: int = 0
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        """The four cells it covers (possibly off the board)."""
+        return [(self.row + dr, self.col + dc) for dr, dc in ORIENTATIONS[self.shape][self.orientation]]
+
+    @property
+    def on_board(self) -> bool:
+        """True when all four cells are on the board."""
+        return all(0 <= r < SIZE and 0 <= c < SIZE for r, c in self.cells)
+
+    @property
+    def mask(self) -> int:
+        """The cell mask (only meaningful when :attr:`on_board`)."""
+        return sum(bit(r, c) for r, c in self.cells)
+
+    @property
+    def action(self) -> Action:
+        """The action string, e.g. ``"L:r3c4:o5"``."""
+        return f"{self.shape}:r{self.row}c{self.col}:o{self.orientation}"
+
+    def rotated(self) -> Placement:
+        """A quarter turn clockwise about the anchor."""
+        return replace(self, orientation=ROTATE[self.shape][self.orientation])
+
+    def mirrored(self) -> Placement:
+        """Mirrored left-right about the anchor."""
+        return replace(self, orientation=MIRROR[self.shape][self.orientation])
+
+    def with_shape(self, shape: str) -> Placement:
+        """The same anchor with another shape (first orientation)."""
+        return Placement(shape, self.row, self.col, 0)
+
+    @classmethod
+    def parse(cls, action: str) -> Placement | None:
+        """The placement named by ``action``, or ``None`` if it is not a placement string."""
+        parts = action.split(":")
+        if len(parts) != 3 or parts[0] not in ORIENTATIONS:
+            return None
+        where, orient = parts[1], parts[2]
+        if not (where.startswith("r") and "c" in where and orient.startswith("o")):
+            return None
+        row_text, col_text = where[1:].split("c", 1)
+        if not (row_text.isdigit() and col_text.isdigit() and orient[1:].isdigit()):
+            return None
+        orientation = int(orient[1:])
+        if orientation >= len(ORIENTATIONS[parts[0]]):
+            return None
+        placement = cls(parts[0], int(row_text), int(col_text), orientation)
+        return placement if placement.action == action else None  # one spelling per placement
+
+
+# -- the placement table ------------------------------------------------------
+
+PLACEMENTS: list[Placement] = []
+"""Every on-board placement; its index is its id."""
+MASK: list[int] = []
+NEIGHBOURS: list[int] = []
+"""Edge neighbours of each placement (outside the piece)."""
+SHAPE_OF: list[int] = []
+ACTIONS: list[Action] = []
+PLACEMENT_ID: dict[Action, int] = {}
+BY_SHAPE: list[list[tuple[int, int, int]]] = [[] for _ in SHAPES]
+"""Per shape index: ``(mask, neighbours, id)`` of every placement of that shape."""
+for _index, _shape in enumerate(SHAPES):
+    for _orient in range(len(ORIENTATIONS[_shape])):
+        for _row in range(SIZE):
+            for _col in range(SIZE):
+                _p = Placement(_shape, _row, _col, _orient)
+                if not _p.on_board:
+                    continue
+                _id = len(PLACEMENTS)
+                PLACEMENTS.append(_p)
+                MASK.append(_p.mask)
+                NEIGHBOURS.append(grow(_p.mask) & ~_p.mask)
+                SHAPE_OF.append(_index)
+                ACTIONS.append(_p.action)
+                PLACEMENT_ID[_p.action] = _id
+                BY_SHAPE[_index].append((_p.mask, NEIGHBOURS[_id], _id))
+
+
+def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
+    """Ids of the placements legal on this board (RULES.md §4, rules 1-3)."""
+    if not covered:
+        return [pid for pid in range(len(PLACEMENTS)) if remaining[SHAPE_OF[pid]]]  # first piece: anywhere
+    legal: list[int] = []
+    append = legal.append
+    corners = _SQUARE_CORNERS
+    for index in range(4):
+        if not remaining[index]:
+            continue
+        blocked = covered | grow(shapes[index])  # rule 3, and no overlap
+        for mask, neighbours, pid in BY_SHAPE[index]:
+            if mask & blocked or not neighbours & covered:  # rule 1
+                continue
+            nc = covered | mask
+            if nc & (nc >> 1) & (nc >> 10) & (nc >> 11) & corners:  # rule 2
+                continue
+            append(pid)
+    return legal
+
+
+def scan(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> tuple[list[int], int]:
+    """Legal placement ids, and the cells any placement could still cover ever.
+
+    Rules 2 and 3 and the supply only tighten as pieces go down, so a cell
+    outside the second value (a *reachable* mask that ignores contact) can
+    never be covered: the marks on it are safe for good (LITS-NOTES).
+    """
+    legal: list[int] = []
+    append = legal.append
+    reach = 0
+    first = covered == 0
+    corners = _SQUARE_CORNERS
+    for index in range(4):
+        if not remaining[index]:
+            continue
+        blocked = covered | grow(shapes[index])
+        for mask, neighbours, pid in BY_SHAPE[index]:
+            if mask & blocked:
+                continue
+            nc = covered | mask
+            if nc & (nc >> 1) & (nc >> 10) & (nc >> 11) & corners:
+                continue
+            reach |= mask
+            if first or neighbours & covered:
+                append(pid)
+    return legal, reach
+
+
+# -- layouts -------------------------------------------------------------------
+
+_LAYOUT_ART = {
+    "weave": """
+        X.O.X.O.X.
+        .XO.XO.XO.
+        O.X.OX.O.X
+        XO.XO.X.OX
+        .O.X.OX.OX
+        OX.OX.O.X.
+        OX.O.XO.XO
+        O.X.OX.O.X
+        .XO.XO.XO.
+        .O.X.O.X.O
+    """,
+    "fortress": """
+        XX.OO..XX.
+        X..OX..X.O
+        .OO..XX.XO
+        O..XX.OOO.
+        OX.X.XO.OX
+        OX.XO.O.OX
+        .XXX.OO..X
+        XO.OO..XX.
+        X.O..OX..O
+        .OO..XX.OO
+    """,
+    "rivers": """
+        XOX.X.OX.X
+        ..........
+        OXOXOXOXOX
+        ..O.OX.X..
+        XOXO.OXOXO
+        XOXOX.XOXO
+        ..O.OX.X..
+        OXOXOXOXOX
+        ..........
+        O.OX.O.OXO
+    """,
+    "scatter": """
+        OOXX.....X
+        XOOOOXX.XX
+        XX.O.X.X..
+        O.OXO.O...
+        OXXO.X..X.
+        .O..O.XOOX
+        ...X.XOX.X
+        ..O.O.X.OO
+        OO.OOXXXXO
+        O.....OOXX
+    """,
+}
+
+
+def _parse_art(art: str) -> tuple[int, int]:
+    rows = art.split()
+    x_marks = sum(bit(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "X")
+    o_marks = sum(bit(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "O")
+    return x_marks, o_marks
+
+
+LAYOUTS: dict[str, tuple[int, int]] = {name: _parse_art(art) for name, art in _LAYOUT_ART.items()}
+"""Named fixed layouts: ``name -> (× cells, ○ cells)``, all point-symmetric."""
+RANDOM_LAYOUT = "random"
+DEFAULT_LAYOUT = "weave"
+
+
+def point_mirror(mask: int) -> int:
+    """``mask`` turned half a turn: (r, c) -> (9 − r, 9 − c), i.e. bit i -> bit 99 − i."""
+    return int(format(mask, f"0{CELLS}b")[::-1], 2)
+
+
+def random_layout(rng: random.Random) -> int:
+    """× cells of a random point-symmetric layout (RULES.md §4 Decision).
+
+    The 100 cells fall into 50 mirror pairs; 30 pairs get marks, and in each
+    a coin decides which cell is × (its partner is then ○).
+    """
+    pairs = rng.sample(range(CELLS // 2), MARKS_PER_SEAT)
+    return sum(1 << (CELLS - 1 - i if rng.random() < 0.5 else i) for i in pairs)
+
+
+def layout_is_valid(x_marks: int) -> bool:
+    """30 × cells whose mirror images (the ○ cells) are all different cells."""
+    return 0 <= x_marks <= FULL and x_marks.bit_count() == MARKS_PER_SEAT and not x_marks & point_mirror(x_marks)
+
+
+# -- state -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LitsState:
+    """A position.  ``turn`` is a seat, CHANCE (random layout pending) or TERMINAL."""
+
+    layout: str
+    x_marks: int
+    o_marks: int
+    turn: int
+    covered: int = 0
+    shapes: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """Cells covered by each shape (L, I, T, S)."""
+    remaining: tuple[int, int, int, int] = (PIECES_PER_SHAPE,) * 4
+    moves: tuple[tuple[int, int], ...] = ()
+    """``(placement id, seat)`` of each piece, in order."""
+    pie_pending: bool = False
+    swapped: bool = False
+    legal: tuple[int, ...] = ()
+    """Legal placement ids for the seat to move (cached when the turn is set)."""
+
+    def symbol(self, seat: int) -> int:
+        """The mark (X or O) that ``seat`` owns now."""
+        return seat ^ int(self.swapped)
+
+    def marks(self, seat: int) -> int:
+        """Cells of ``seat``'s marks."""
+        return self.x_marks if self.symbol(seat) == X else self.o_marks
+
+    def uncovered(self, seat: int) -> int:
+        """How many of ``seat``'s marks no piece covers (its score)."""
+        return (self.marks(seat) & ~self.covered).bit_count()
+
+    @property
+    def last_placer(self) -> int | None:
+        """The seat that placed the last piece."""
+        return self.moves[-1][1] if self.moves else None
+
+
+class Violation(enum.Enum):
+    """Why a placement is illegal; the three named rules come first."""
+
+    NO_CONTACT = "contact"
+    SQUARE = "square"
+    SAME_SHAPE = "same-shape"
+    OVERLAP = "overlap"
+    OFF_BOARD = "off-board"
+    NONE_LEFT = "none-left"
+    NOT_NOW = "not-now"
+
+    def message(self, shape: str = "") -> str:
+        """The translated explanation shown to the player."""
+        if self is Violation.NO_CONTACT:
+            return _("Rule 1: the piece must touch a placed piece along an edge.")
+        if self is Violation.SQUARE:
+            return _("Rule 2: the piece would fill a 2×2 square.")
+        if self is Violation.SAME_SHAPE:
+            return _("Rule 3: the piece would touch another {shape} along an edge.", shape=shape)
+        if self is Violation.OVERLAP:
+            return _("The piece overlaps a placed piece.")
+        if self is Violation.OFF_BOARD:
+            return _("The piece does not fit on the board.")
+        if self is Violation.NONE_LEFT:
+            return _("No {shape} pieces are left.", shape=shape)
+        return _("No piece can be placed now.")
+
+
+def why_illegal(state: LitsState, placement: Placement) -> Violation | None:
+    """``None`` if ``placement`` is legal now, else the first rule it breaks."""
+    if state.turn < 0 or state.pie_pending:
+        return Violation.NOT_NOW
+    if not placement.on_board:
+        return Violation.OFF_BOARD
+    index = SHAPES.index(placement.shape)
+    if not state.remaining[index]:
+        return Violation.NONE_LEFT
+    mask = placement.mask
+    if mask & state.covered:
+        return Violation.OVERLAP
+    if state.covered and not (grow(mask) & ~mask & state.covered):
+        return Violation.NO_CONTACT
+    if full_squares(state.covered | mask):
+        return Violation.SQUARE
+    if grow(mask) & state.shapes[index]:
+        return Violation.SAME_SHAPE
+    return None
+
+
+class LitsRules(Rules):
+    """Battle of LITS for two seats (RULES.md §4)."""
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> LitsState:
+        """Fixed layouts start at once; ``random`` waits for the chance deal."""
+        layout = str(options.get("layout", DEFAULT_LAYOUT))
+        if layout == RANDOM_LAYOUT:
+            return LitsState(layout=layout, x_marks=0, o_marks=0, turn=CHANCE)
+        x_marks, o_marks = LAYOUTS[layout]
+        return self._with_turn(LitsState(layout=layout, x_marks=x_marks, o_marks=o_marks, turn=0), 0)
+
+    def to_move(self, state: LitsState) -> int:
+        """The seat to move, CHANCE or TERMINAL."""
+        return state.turn
+
+    def legal_actions(self, state: LitsState) -> list[Action]:
+        """Placement strings, or ``swap``/``keep`` when the pie rule is pending."""
+        if state.turn < 0:
+            return []
+        if state.pie_pending:
+            return [SWAP, KEEP]
+        return [ACTIONS[pid] for pid in state.legal]
+
+    def sample_chance(self, state: LitsState, rng: random.Random) -> Action:
+        """A random point-symmetric layout."""
+        return f"{LAYOUT_PREFIX}{random_layout(rng):x}"
+
+    def apply(self, state: LitsState, action: Action) -> LitsState:
+        """The state after ``action``; IllegalAction says which rule it breaks."""
+        if state.turn == TERMINAL:
+            raise IllegalAction(_("The game is over."))
+        if state.turn == CHANCE:
+            return self._deal(state, action)
+        if state.pie_pending:
+            return self._pie(state, action)
+        placement = Placement.parse(action)
+        if placement is None:
+            raise IllegalAction(_("{action!r} is not a placement like L:r3c4:o0.", action=action))
+        violation = why_illegal(state, placement)
+        if violation is not None:
+            raise IllegalAction(violation.message(placement.shape))
+        return self.place(state, PLACEMENT_ID[placement.action])
+
+    def place(self, state: LitsState, pid: int) -> LitsState:
+        """Put down placement ``pid`` (already known legal) and pass the turn."""
+        index = SHAPE_OF[pid]
+        mask = MASK[pid]
+        shapes = list(state.shapes)
+        shapes[index] |= mask
+        remaining = list(state.remaining)
+        remaining[index] -= 1
+        seat = state.turn
+        placed = replace(
+            state,
+            covered=state.covered | mask,
+            shapes=tuple(shapes),
+            remaining=tuple(remaining),
+            moves=(*state.moves, (pid, seat)),
+        )
+        if len(placed.moves) == 1:
+            # Pie rule: the second seat now chooses a side.
+            return replace(placed, turn=1, pie_pending=True, legal=())
+        return self._with_turn(placed, 1 - seat)
+
+    def _pie(self, state: LitsState, action: Action) -> LitsState:
+        # RULES.md §4 pie rule: whoever holds ○ afterwards places next.
+        if action not in (SWAP, KEEP):
+            raise IllegalAction(_("Choose swap or keep (the pie rule)."))
+        swapped = action == SWAP
+        decided = replace(state, pie_pending=False, swapped=swapped)
+        return self._with_turn(decided, 0 if swapped else 1)
+
+    def _deal(self, state: LitsState, action: Action) -> LitsState:
+        text = action[len(LAYOUT_PREFIX) :] if action.startswith(LAYOUT_PREFIX) else ""
+        try:
+            x_marks = int(text, 16) if text else -1
+        except ValueError:
+            x_marks = -1
+        if not layout_is_valid(x_marks):
+            raise IllegalAction(_("{action!r} is not a valid symmetric layout.", action=action))
+        dealt = replace(state, x_marks=x_marks, o_marks=point_mirror(x_marks))
+        return self._with_turn(dealt, 0)
+
+    @staticmethod
+    def _with_turn(state: LitsState, seat: int) -> LitsState:
+        # RULES.md §4 end: the game ends when the seat to move cannot place.
+        legal = tuple(legal_placements(state.covered, state.shapes, state.remaining))
+        return replace(state, turn=seat if legal else TERMINAL, legal=legal)
+
+    def view(self, state: LitsState, seat: int) -> LitsState:
+        """Perfect information: everyone sees the whole board."""
+        return state
+
+    def current_scores(self, state: LitsState) -> tuple[float, ...]:
+        """Uncovered own marks per seat."""
+        return (float(state.uncovered(0)), float(state.uncovered(1)))
+
+    def outcome(self, state: LitsState) -> Outcome:
+        """More uncovered own marks wins; a tie goes to the last placer."""
+        scores = self.current_scores(state)
+        if scores[0] != scores[1]:
+            winners: tuple[int, ...] = (0 if scores[0] > scores[1] else 1,)
+        else:
+            winners = (state.last_placer,) if state.last_placer is not None else (0, 1)
+        covered = tuple(float((state.marks(s) & state.covered).bit_count()) for s in (0, 1))
+        return Outcome(
+            scores=scores,
+            winners=winners,
+            lines=(("Uncovered marks", scores), ("Covered marks", covered)),
+        )
+
+    def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
+        """A sentence such as "Seat 1 places L at row 4, column 5", translated."""
+        if seat == CHANCE:
+            return _("A random layout is dealt.")
+        if action == SWAP:
+            return _("Seat {seat} swaps sides and takes ×.", seat=seat + 1)
+        if action == KEEP:
+            return _("Seat {seat} keeps ○.", seat=seat + 1)
+        placement = Placement.parse(action)
+        if placement is None:
+            return action
+        return _(
+            "Seat {seat} places {shape} at row {row}, column {col}.",
+            seat=seat + 1,
+            shape=placement.shape,
+            row=placement.row + 1,
+            col=placement.col + 1,
+        )

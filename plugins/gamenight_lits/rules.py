@@ -34,7 +34,7 @@ FULL = (1 << CELLS) - 1
 SHAPES = "LITS"
 PIECES_PER_SHAPE = 5
 MARKS_PER_SEAT = 30
-X, O = 0, 1
+CROSS, RING = 0, 1
 """Mark symbols: × belongs to the first seat, ○ to the second (until a pie swap)."""
 SWAP, KEEP = "swap", "keep"
 LAYOUT_PREFIX = "layout:"
@@ -64,13 +64,7 @@ _SQUARE_CORNERS = sum(bit(r, c) for r in range(SIZE - 1) for c in range(SIZE - 1
 
 def grow(mask: int) -> int:
     """``mask`` plus its edge neighbours."""
-    return (
-        mask
-        | ((mask << 1) & ~_COL0 & FULL)
-        | ((mask >> 1) & ~_COL9)
-        | ((mask << SIZE) & FULL)
-        | (mask >> SIZE)
-    )
+    return mask | ((mask << 1) & ~_COL0 & FULL) | ((mask >> 1) & ~_COL9) | ((mask << SIZE) & FULL) | (mask >> SIZE)
 
 
 def full_squares(covered: int) -> int:
@@ -383,12 +377,12 @@ class LitsState:
     """Legal placement ids for the seat to move (cached when the turn is set)."""
 
     def symbol(self, seat: int) -> int:
-        """The mark (X or O) that ``seat`` owns now."""
+        """The mark (CROSS or RING) that ``seat`` owns now."""
         return seat ^ int(self.swapped)
 
     def marks(self, seat: int) -> int:
         """Cells of ``seat``'s marks."""
-        return self.x_marks if self.symbol(seat) == X else self.o_marks
+        return self.x_marks if self.symbol(seat) == CROSS else self.o_marks
 
     def uncovered(self, seat: int) -> int:
         """How many of ``seat``'s marks no piece covers (its score)."""

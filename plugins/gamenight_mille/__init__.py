@@ -1,0 +1,1 @@
+"""Mille Bornes for gamenight, after Ken Arnold's BSD ``mille``."""

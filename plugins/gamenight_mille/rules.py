@@ -1,0 +1,717 @@
+"""Mille Bornes after BSD ``mille``: the pure rules engine.
+
+Contract: ``RULES.md`` §1; exact behaviours: ``MILLE-NOTES.md`` (cited as
+"notes").  A whole game to 5000 is one SDK game: every hand is dealt by a
+chance action (``deal:<101 letters>``, the deck from top to bottom), and the
+end of each hand is an :class:`~gamenight.sdk.Interlude` with the score lines.
+
+Player actions (short strings):
+
+* ``draw`` -- pick the top card into the ``P`` slot;
+* ``use:S`` / ``discard:S`` -- play or throw the card in slot ``S``
+  (``P`` or ``1``...``6``);
+* ``extend`` / ``stop`` -- the seat that reached 700 decides on an extension.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules
+
+_ = translator("mille")
+
+# -- cards (notes "Deck": the original's internal order, also the sort order) --
+D25, D50, D75, D100, D200 = 0, 1, 2, 3, 4
+OUT_OF_GAS, FLAT_TIRE, ACCIDENT, STOP, SPEED_LIMIT = 5, 6, 7, 8, 9
+GASOLINE, SPARE_TIRE, REPAIRS, GO, END_OF_LIMIT = 10, 11, 12, 13, 14
+EXTRA_TANK, PUNCTURE_PROOF, DRIVING_ACE, RIGHT_OF_WAY = 15, 16, 17, 18
+EMPTY = -1
+"""An empty hand slot or a blank pile; sorts before every card."""
+
+CARD_COUNT = 19
+CARD_NAMES = (
+    "25", "50", "75", "100", "200",
+    "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
+    "Gasoline", "Spare Tire", "Repairs", "Go", "End of Limit",
+    "Extra Tank", "Puncture Proof", "Driving Ace", "Right of Way",
+)  # fmt: skip
+DECK_COUNTS = (10, 10, 10, 12, 4, 2, 2, 2, 4, 3, 6, 6, 6, 14, 6, 1, 1, 1, 1)
+DECK_SIZE = sum(DECK_COUNTS)
+CODES = "abcdefghijklmnopqrs"
+"""One letter per card, used in the deal action."""
+VALUE = (25, 50, 75, 100, 200)
+SAFETIES = (EXTRA_TANK, PUNCTURE_PROOF, DRIVING_ACE, RIGHT_OF_WAY)
+BATTLE_HAZARDS = (OUT_OF_GAS, FLAT_TIRE, ACCIDENT, STOP)
+HAZARDS = (*BATTLE_HAZARDS, SPEED_LIMIT)
+REMEDY_FOR = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS, STOP: GO, SPEED_LIMIT: END_OF_LIMIT}
+HAZARD_FOR_REMEDY = {GASOLINE: OUT_OF_GAS, SPARE_TIRE: FLAT_TIRE, REPAIRS: ACCIDENT}
+SAFETY_FOR = {
+    OUT_OF_GAS: EXTRA_TANK,
+    FLAT_TIRE: PUNCTURE_PROOF,
+    ACCIDENT: DRIVING_ACE,
+    STOP: RIGHT_OF_WAY,
+    SPEED_LIMIT: RIGHT_OF_WAY,
+}
+HAZARD_FOR_SAFETY = {EXTRA_TANK: OUT_OF_GAS, PUNCTURE_PROOF: FLAT_TIRE, DRIVING_ACE: ACCIDENT}
+GO_ALLOWED_ON = frozenset({EMPTY, STOP, GASOLINE, SPARE_TIRE, REPAIRS})  # notes "Go"
+
+TRIP = 700
+EXTENDED_TRIP = 1000
+HAND_SIZE = 6
+SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
+SLOT_INDEX = {name: index for index, name in enumerate(SLOT_NAMES)} | {"p": 0, "0": 0}
+
+# Scores (RULES.md §1 "Scoring"; notes "Scoring").
+SAFETY_POINTS = 100
+ALL_SAFETIES_POINTS = 300
+COUP_POINTS = 300
+TRIP_POINTS = 400
+SAFE_TRIP_POINTS = 300
+DELAYED_ACTION_POINTS = 300
+EXTENSION_POINTS = 200
+SHUT_OUT_POINTS = 500
+GAME_TARGET = 5000
+
+SCORE_LINES = (
+    "Milestones Played",
+    "Each Safety",
+    "All 4 Safeties",
+    "Each Coup Fourré",
+    "Trip Completed",
+    "Safe Trip",
+    "Delayed Action",
+    "Extension",
+    "Shut-Out",
+)
+"""The rows of the original's score window, above Hand Total."""
+
+# Phases of a game.
+DEAL, PLAY, EXTENSION, HAND_OVER, GAME_OVER = 0, 1, 2, 3, 4
+
+
+def card_name(card: int) -> str:
+    """The translated name of ``card`` (an empty string for an empty slot)."""
+    return "" if card == EMPTY else _(CARD_NAMES[card])
+
+
+def is_distance(card: int) -> bool:
+    """True for the 25, 50, 75, 100 and 200 mile cards."""
+    return 0 <= card <= D200
+
+
+def is_safety(card: int) -> bool:
+    """True for the four safeties."""
+    return card >= EXTRA_TANK
+
+
+class Seat(NamedTuple):
+    """One seat's hand and table during a hand.
+
+    ``hand`` has 7 slots: index 0 is ``P``, 1-6 the numbered slots.
+    ``table`` lists every card played by or on this seat (battle, speed,
+    mileage and safety piles), so all 101 cards can be accounted for.
+    ``fresh_battle`` / ``fresh_speed`` mark a hazard played on this seat that
+    it has not yet answered by drawing or ending a turn (coup fourré timing).
+    """
+
+    hand: tuple[int, ...]
+    battle: int = EMPTY
+    speed: int = EMPTY
+    mileage: int = 0
+    two_hundreds: int = 0
+    safeties: tuple[bool, bool, bool, bool] = (False, False, False, False)
+    coups: tuple[bool, bool, bool, bool] = (False, False, False, False)
+    fresh_battle: bool = False
+    fresh_speed: bool = False
+    table: tuple[int, ...] = ()
+
+    @property
+    def has_right_of_way(self) -> bool:
+        """True once Right of Way is in this seat's safety area."""
+        return self.safeties[3]
+
+    @property
+    def can_move(self) -> bool:
+        """Go on top, or Right of Way with no hazard on top (RULES.md §1 "Moving")."""
+        battle = self.battle
+        return battle == GO or (self.safeties[3] and not OUT_OF_GAS <= battle <= STOP)
+
+    @property
+    def hand_count(self) -> int:
+        """How many cards the hand holds."""
+        return sum(1 for card in self.hand if card != EMPTY)
+
+    def distance_played(self, card: int) -> int:
+        """How many ``card`` distance cards this seat has played this hand."""
+        return self.table.count(card)
+
+
+def protected(seat: Seat, hazard: int) -> bool:
+    """True when ``seat`` has played the safety against ``hazard``."""
+    return seat.safeties[SAFETY_FOR[hazard] - EXTRA_TANK]
+
+
+def cancels(seat: Seat, safety: int) -> bool:
+    """True when ``safety`` would remove a hazard now in force on ``seat``.
+
+    Such a safety may be played before drawing (notes "must pick first").
+    """
+    if safety == RIGHT_OF_WAY:
+        return seat.battle == STOP or seat.speed == SPEED_LIMIT
+    return seat.battle == HAZARD_FOR_SAFETY[safety]
+
+
+def is_coup_fourre(seat: Seat, safety: int) -> bool:
+    """True when playing ``safety`` now is a coup fourré: it cancels a *fresh* hazard.
+
+    Notes "Coup fourré", *Ours*: the safety must cancel the hazard that hit
+    the seat since its last draw (or, once the deck is out, since its last
+    turn); the original's flag quirks are not copied.
+    """
+    if safety == RIGHT_OF_WAY:
+        return (seat.battle == STOP and seat.fresh_battle) or (seat.speed == SPEED_LIMIT and seat.fresh_speed)
+    return seat.battle == HAZARD_FOR_SAFETY[safety] and seat.fresh_battle
+
+
+class MilleState(NamedTuple):
+    """A whole game to 5000: the hand in progress and the running totals."""
+
+    phase: int
+    seats: tuple[Seat, Seat]
+    deck: tuple[int, ...] = ()
+    """The draw pile, top card first."""
+    discards: tuple[int, ...] = ()
+    turn: int = 0
+    picked: bool = False
+    """The seat to move has drawn this turn (reset by a safety's extra turn)."""
+    trip: int = TRIP
+    extended: bool = False
+    hand_number: int = 0
+    """Hands dealt so far in this game (1 during the first hand)."""
+    totals: tuple[int, int] = (0, 0)
+    """Overall totals of the finished hands."""
+    target: int = GAME_TARGET
+
+
+@dataclass(frozen=True)
+class MilleView:
+    """What one seat may see: its own hand, never the opponent's (only its size)."""
+
+    seat: int
+    phase: int
+    turn: int
+    picked: bool
+    me: Seat
+    opponent: Seat
+    """The opponent's table; its ``hand`` is replaced by empty slots."""
+    opponent_hand_size: int
+    deck_count: int
+    discards: tuple[int, ...]
+    trip: int
+    extended: bool
+    hand_number: int
+    totals: tuple[int, int]
+    target: int
+
+    def unseen_counts(self) -> list[int]:
+        """How many of each card are in the deck or the opponent's hand (card counting)."""
+        counts = list(DECK_COUNTS)
+        for pile in (self.me.hand, self.me.table, self.opponent.table, self.discards):
+            for card in pile:
+                if card != EMPTY:
+                    counts[card] -= 1
+        return counts
+
+
+class _Refusal(NamedTuple):
+    message: str
+    values: Mapping[str, object]
+
+
+def _refuse(message: str, **values: object) -> _Refusal:
+    return _Refusal(message, values)
+
+
+def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:
+    """Why ``seat_index`` may not use ``card`` now (its pick aside), or ``None``.
+
+    The checks and their order follow notes "Starting to move, remedies and
+    hazards" (RULES.md §1 "Moving", "Hazards", "Remedies").
+    """
+    me = state.seats[seat_index]
+    if card <= D200:
+        if card == D200 and me.two_hundreds >= 2:
+            return _refuse("only two 200's per hand")
+        if card >= D75 and me.speed == SPEED_LIMIT:
+            return _refuse("limit of 50")
+        if me.mileage + VALUE[card] > state.trip:
+            return _refuse("puts you over {trip}", trip=state.trip)
+        if not me.can_move:
+            return _refuse("cannot move now")
+        return None
+    if card <= STOP:
+        opponent = state.seats[1 - seat_index]
+        if not opponent.can_move:
+            return _refuse("opponent cannot go")
+        if protected(opponent, card):
+            return _refuse("opponent is protected")
+        return None
+    if card == SPEED_LIMIT:
+        opponent = state.seats[1 - seat_index]
+        if opponent.speed == SPEED_LIMIT:
+            return _refuse("opponent has limit")
+        if opponent.has_right_of_way:
+            return _refuse("opponent is protected")
+        return None
+    if card == GO:
+        if me.battle not in GO_ALLOWED_ON:
+            return _refuse('cannot play "Go" on a "{card}"', card=CARD_NAMES[me.battle])
+        return None
+    if card == END_OF_LIMIT:
+        return None if me.speed == SPEED_LIMIT else _refuse("not limited")
+    if card <= REPAIRS:
+        return None if me.battle == HAZARD_FOR_REMEDY[card] else _refuse('can\'t play "{card}"', card=CARD_NAMES[card])
+    return None  # a safety may always be played
+
+
+def can_use_any(state: MilleState, seat_index: int) -> bool:
+    """True when ``seat_index`` holds a card it could legally use now.
+
+    Used for the end of a hand once the deck is out (notes "End of hand",
+    *Ours*: our own legality, not the original's stricter hidden test).
+    """
+    return any(card != EMPTY and use_refusal(state, seat_index, card) is None for card in state.seats[seat_index].hand)
+
+
+def _compact(hand: list[int]) -> None:
+    """Refill empty slots 1-6 from the lowest occupied lower slot (notes "Hand")."""
+    for index in range(1, 7):
+        if hand[index] == EMPTY:
+            for lower in range(index):
+                if hand[lower] != EMPTY:
+                    hand[index] = hand[lower]
+                    hand[lower] = EMPTY
+                    break
+
+
+def parse_deal(action: str) -> tuple[int, ...]:
+    """The deck order of a ``deal:`` action; raises :class:`IllegalAction` if it is not a full deck."""
+    letters = action[5:]
+    if len(letters) != DECK_SIZE or any(letter not in CODES for letter in letters):
+        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+    deck = tuple(CODES.index(letter) for letter in letters)
+    counts = [0] * CARD_COUNT
+    for card in deck:
+        counts[card] += 1
+    if tuple(counts) != DECK_COUNTS:
+        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+    return deck
+
+
+def deal_action(deck: Sequence[int]) -> Action:
+    """The chance action that deals ``deck`` (top card first)."""
+    return "deal:" + "".join(CODES[card] for card in deck)
+
+
+def full_deck() -> list[int]:
+    """The 101 cards in the original's order."""
+    return [card for card, count in enumerate(DECK_COUNTS) for _copy in range(count)]
+
+
+def hand_lines(state: MilleState) -> list[tuple[str, tuple[int, int]]]:
+    """The score window's lines for the hand in ``state`` (bonuses once it is over).
+
+    RULES.md §1 "Scoring"; notes "Scoring".  Each value is a pair (one per seat).
+    """
+    over = state.phase in (HAND_OVER, GAME_OVER)
+    rows: list[list[int]] = [[0, 0] for _row in SCORE_LINES]
+    for index, seat in enumerate(state.seats):
+        other = state.seats[1 - index]
+        safeties = sum(seat.safeties)
+        rows[0][index] = seat.mileage
+        rows[1][index] = SAFETY_POINTS * safeties
+        rows[2][index] = ALL_SAFETIES_POINTS if safeties == 4 else 0
+        rows[3][index] = COUP_POINTS * sum(seat.coups)
+        if over and seat.mileage == state.trip:
+            rows[4][index] = TRIP_POINTS
+            rows[5][index] = SAFE_TRIP_POINTS if seat.two_hundreds == 0 else 0
+            rows[6][index] = DELAYED_ACTION_POINTS if not state.deck else 0
+            rows[7][index] = EXTENSION_POINTS if state.trip == EXTENDED_TRIP else 0
+            rows[8][index] = SHUT_OUT_POINTS if other.mileage == 0 else 0
+    return [(label, (row[0], row[1])) for label, row in zip(SCORE_LINES, rows, strict=True)]
+
+
+def hand_totals(state: MilleState) -> tuple[int, int]:
+    """Each seat's Hand Total: the sum of its score lines."""
+    lines = hand_lines(state)
+    return (sum(values[0] for _label, values in lines), sum(values[1] for _label, values in lines))
+
+
+def score_window(state: MilleState) -> list[tuple[str, tuple[int, int]]]:
+    """The original's score window: the hand's lines, Hand Total and Overall Total.
+
+    The Games line counts games across SDK games, so the screen adds it.
+    """
+    lines = hand_lines(state)
+    hand = hand_totals(state)
+    overall = state.totals if state.phase in (HAND_OVER, GAME_OVER) else (
+        state.totals[0] + hand[0],
+        state.totals[1] + hand[1],
+    )
+    return [*lines, ("Hand Total", hand), ("Overall Total", overall)]
+
+
+class MilleRules(Rules):
+    """Mille Bornes for two seats, as BSD ``mille`` plays it."""
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> MilleState:
+        """A game waiting for its first deal."""
+        if seats != 2:
+            raise ValueError("Mille Bornes takes exactly two seats")
+        empty = Seat(hand=(EMPTY,) * 7)
+        return MilleState(phase=DEAL, seats=(empty, empty), target=int(options.get("target", GAME_TARGET)))
+
+    def to_move(self, state: MilleState) -> int:
+        """The seat to act, ``CHANCE`` for a deal, ``TERMINAL`` after the game."""
+        phase = state.phase
+        if phase == PLAY or phase == EXTENSION:
+            return state.turn
+        if phase == GAME_OVER:
+            return TERMINAL
+        return CHANCE
+
+    def legal_actions(self, state: MilleState) -> list[Action]:
+        """Every legal action of the seat to move (none at a deal or after the game)."""
+        phase = state.phase
+        if phase == EXTENSION:
+            return ["extend", "stop"]
+        if phase != PLAY:
+            return []
+        seat_index = state.turn
+        me = state.seats[seat_index]
+        if not state.picked and state.deck:
+            # Must pick first, except a safety that cancels a hazard in force (notes "Turn order").
+            actions = ["draw"]
+            for slot in range(1, 7):
+                card = me.hand[slot]
+                if card >= EXTRA_TANK and cancels(me, card):
+                    actions.append("use:" + SLOT_NAMES[slot])
+            return actions
+        uses: list[Action] = []
+        discards: list[Action] = []
+        for slot, card in enumerate(me.hand):
+            if card == EMPTY:
+                continue
+            if use_refusal(state, seat_index, card) is None:
+                uses.append("use:" + SLOT_NAMES[slot])
+            if card < EXTRA_TANK:
+                discards.append("discard:" + SLOT_NAMES[slot])
+        return uses + discards
+
+    def refusal(self, state: MilleState, action: Action) -> str | None:
+        """Why ``action`` is illegal now, in the original's words (translated), or ``None``."""
+        phase = state.phase
+        if phase == GAME_OVER:
+            return _("The game is over.")
+        if phase in (DEAL, HAND_OVER):
+            if not action.startswith("deal:"):
+                return _("The cards must be dealt first.")
+            try:
+                parse_deal(action)
+            except IllegalAction as error:
+                return str(error)
+            return None
+        if phase == EXTENSION:
+            if action in ("extend", "stop"):
+                return None
+            return _("Answer the extension first: extend or stop.")
+        me = state.seats[state.turn]
+        if action == "draw":
+            if not state.deck:
+                return _("no more cards")
+            if state.picked:
+                return _("already picked")
+            return None
+        verb, _sep, slot_name = action.partition(":")
+        if verb not in ("use", "discard") or slot_name not in SLOT_INDEX:
+            return _("unknown command: {command}", command=action)
+        card = me.hand[SLOT_INDEX[slot_name]]
+        if card == EMPTY:
+            return _("no card there")
+        must_pick = state.deck and not state.picked
+        if verb == "discard":
+            if must_pick:
+                return _("must pick first")
+            if card >= EXTRA_TANK:
+                return _("discard a safety?")
+            return None
+        if must_pick and not (card >= EXTRA_TANK and cancels(me, card)):
+            return _("must pick first")
+        refusal = use_refusal(state, state.turn, card)
+        if refusal is None:
+            return None
+        values = {key: _(value) if key == "card" else value for key, value in refusal.values.items()}
+        return _(refusal.message, **values)
+
+    def apply(self, state: MilleState, action: Action) -> MilleState:
+        """The state after ``action``; :class:`IllegalAction` (with the reason) if it is illegal."""
+        phase = state.phase
+        if phase == PLAY:
+            return self._play(state, action)
+        reason = self.refusal(state, action)
+        if reason is not None:
+            raise IllegalAction(reason)
+        if phase == EXTENSION:
+            return self._decide_extension(state, action == "extend")
+        return self._deal(state, parse_deal(action))
+
+    # -- the moves -------------------------------------------------------------
+
+    def _deal(self, state: MilleState, deck: tuple[int, ...]) -> MilleState:
+        """Six cards each into slots 1-6, first seat 0 then seat 1 (notes "the deal")."""
+        seats = (
+            Seat(hand=(EMPTY, *deck[0:HAND_SIZE])),
+            Seat(hand=(EMPTY, *deck[HAND_SIZE : 2 * HAND_SIZE])),
+        )
+        number = state.hand_number + 1
+        return state._replace(
+            phase=PLAY,
+            seats=seats,
+            deck=deck[2 * HAND_SIZE :],
+            discards=(),
+            turn=(number - 1) % 2,  # the first drawer alternates (RULES.md §1 "Deal and turn")
+            picked=False,
+            trip=TRIP,
+            extended=False,
+            hand_number=number,
+        )
+
+    def _play(self, state: MilleState, action: Action) -> MilleState:
+        turn = state.turn
+        me = state.seats[turn]
+        if action == "draw" and state.deck and not state.picked:
+            # The top card goes to P; a second one into slot 1 if a safety left it empty.
+            hand = list(me.hand)
+            deck = state.deck
+            hand[0] = deck[0]
+            taken = 1
+            if hand[1] == EMPTY and len(deck) > 1:
+                hand[1] = deck[1]
+                taken = 2
+            me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
+            after = state._replace(seats=_put(state.seats, turn, me), deck=deck[taken:], picked=True)
+            return self._check_deck_out(after)
+        verb, _sep, slot_name = action.partition(":")
+        slot = SLOT_INDEX.get(slot_name, -1)
+        card = me.hand[slot] if slot >= 0 else EMPTY
+        legal = (
+            card != EMPTY
+            and (verb == "use" or verb == "discard")
+            and (state.picked or not state.deck or (verb == "use" and card >= EXTRA_TANK and cancels(me, card)))
+            and (use_refusal(state, turn, card) is None if verb == "use" else card < EXTRA_TANK)
+        )
+        if not legal:
+            raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
+        hand = list(me.hand)
+        hand[slot] = EMPTY
+        _compact(hand)
+        if verb == "discard":
+            me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
+            seats = _put(state.seats, turn, me)
+            return self._end_turn(state._replace(seats=seats, discards=(*state.discards, card)))
+        return self._use(state, me._replace(hand=tuple(hand)), card)
+
+    def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
+        turn = state.turn
+        seats = state.seats
+        if card >= EXTRA_TANK:
+            return self._play_safety(state, me, card)
+        if card <= D200:
+            me = me._replace(
+                mileage=me.mileage + VALUE[card],
+                two_hundreds=me.two_hundreds + (card == D200),
+                table=(*me.table, card),
+                fresh_battle=False,
+                fresh_speed=False,
+            )
+            after = state._replace(seats=_put(seats, turn, me))
+            if me.mileage == state.trip:
+                if state.trip == TRIP and not state.extended:
+                    return after._replace(phase=EXTENSION)
+                return self._end_hand(after)
+            return self._end_turn(after)
+        me = me._replace(fresh_battle=False, fresh_speed=False)
+        if card <= SPEED_LIMIT:
+            opponent = seats[1 - turn]
+            if card == SPEED_LIMIT:
+                opponent = opponent._replace(speed=card, fresh_speed=True, table=(*opponent.table, card))
+            else:
+                opponent = opponent._replace(battle=card, fresh_battle=True, table=(*opponent.table, card))
+            pair = (me, opponent) if turn == 0 else (opponent, me)
+            return self._end_turn(state._replace(seats=pair))
+        if card == END_OF_LIMIT:
+            me = me._replace(speed=card, table=(*me.table, card))
+        else:
+            me = me._replace(battle=card, table=(*me.table, card))
+        return self._end_turn(state._replace(seats=_put(seats, turn, me)))
+
+    def _play_safety(self, state: MilleState, me: Seat, card: int) -> MilleState:
+        """100 points, protection, the hazard removed, a coup fourré, another turn (RULES.md §1)."""
+        index = card - EXTRA_TANK
+        coup = is_coup_fourre(me, card)
+        battle, speed = me.battle, me.speed
+        fresh_battle, fresh_speed = me.fresh_battle, me.fresh_speed
+        if card == RIGHT_OF_WAY:
+            if speed == SPEED_LIMIT:
+                speed, fresh_speed = EMPTY, False
+            if battle == STOP:
+                battle, fresh_battle = EMPTY, False
+            elif battle == EMPTY or GASOLINE <= battle <= REPAIRS:
+                battle = GO
+        elif battle == HAZARD_FOR_SAFETY[card]:
+            battle, fresh_battle = GO, False
+        safeties = list(me.safeties)
+        safeties[index] = True
+        coups = list(me.coups)
+        coups[index] = coup
+        me = me._replace(
+            battle=battle,
+            speed=speed,
+            safeties=tuple(safeties),
+            coups=tuple(coups),
+            fresh_battle=fresh_battle,
+            fresh_speed=fresh_speed,
+            table=(*me.table, card),
+        )
+        after = state._replace(seats=_put(state.seats, state.turn, me), picked=False)
+        if me.hand_count == 0:  # nothing left to play the extra turn with
+            return self._end_turn(after)
+        return self._check_deck_out(after)
+
+    def _decide_extension(self, state: MilleState, extend: bool) -> MilleState:
+        """RULES.md §1 "Extension": yes makes the trip 1000 for both; no ends the hand."""
+        if not extend:
+            return self._end_hand(state._replace(phase=PLAY))
+        return self._end_turn(state._replace(phase=PLAY, trip=EXTENDED_TRIP, extended=True))
+
+    def _end_turn(self, state: MilleState) -> MilleState:
+        """Pass the turn; a seat with an empty hand is skipped (notes "Turn order")."""
+        other = 1 - state.turn
+        if state.seats[other].hand_count == 0 and state.seats[state.turn].hand_count > 0:
+            other = state.turn
+        return self._check_deck_out(state._replace(turn=other, picked=False))
+
+    def _check_deck_out(self, state: MilleState) -> MilleState:
+        """Once the deck is out, the hand ends when neither seat can use a card (RULES.md §1)."""
+        if state.deck or can_use_any(state, 0) or can_use_any(state, 1):
+            return state
+        return self._end_hand(state)
+
+    def _end_hand(self, state: MilleState) -> MilleState:
+        """Score the hand; the game ends at the target unless the totals tie (notes "Game end")."""
+        over = state._replace(phase=HAND_OVER, picked=False)
+        hand = hand_totals(over)
+        totals = (state.totals[0] + hand[0], state.totals[1] + hand[1])
+        over = over._replace(totals=totals)
+        if max(totals) >= state.target and totals[0] != totals[1]:
+            return over._replace(phase=GAME_OVER)
+        return over
+
+    # -- what the seats see ----------------------------------------------------
+
+    def view(self, state: MilleState, seat: int) -> MilleView:
+        """``seat``'s own hand and both tables; of the opponent's hand only its size."""
+        opponent = state.seats[1 - seat]
+        return MilleView(
+            seat=seat,
+            phase=state.phase,
+            turn=state.turn,
+            picked=state.picked,
+            me=state.seats[seat],
+            opponent=opponent._replace(hand=(EMPTY,) * 7),
+            opponent_hand_size=opponent.hand_count,
+            deck_count=len(state.deck),
+            discards=state.discards,
+            trip=state.trip,
+            extended=state.extended,
+            hand_number=state.hand_number,
+            totals=state.totals,
+            target=state.target,
+        )
+
+    def outcome(self, state: MilleState) -> Outcome:
+        """The higher overall total wins; the lines are the last hand's score window."""
+        winner = 0 if state.totals[0] > state.totals[1] else 1
+        lines = score_window(state)
+        return Outcome(
+            scores=(float(state.totals[0]), float(state.totals[1])),
+            winners=(winner,),
+            lines=tuple((label, (float(values[0]), float(values[1]))) for label, values in lines),
+        )
+
+    def sample_chance(self, state: MilleState, rng: Any) -> Action:
+        """An unbiased shuffle from the game's seeded RNG (notes *Ours — seeded shuffle*)."""
+        deck = full_deck()
+        rng.shuffle(deck)
+        return deal_action(deck)
+
+    def interlude(self, state: MilleState) -> Interlude | None:
+        """The score window at the end of every hand but the last (the end dialog shows that one)."""
+        if state.phase != HAND_OVER:
+            return None
+        lines = score_window(state)
+        return Interlude(
+            title=_("End of hand {number}", number=state.hand_number),
+            scores=(float(state.totals[0]), float(state.totals[1])),
+            lines=tuple((label, (float(values[0]), float(values[1]))) for label, values in lines),
+            key=f"hand-{state.hand_number}",
+        )
+
+    def current_scores(self, state: MilleState) -> tuple[float, ...] | None:
+        """Overall totals with the hand in progress counted in."""
+        overall = score_window(state)[-1][1]
+        return (float(overall[0]), float(overall[1]))
+
+    def describe_action(self, state: MilleState, action: Action, seat: int) -> str:
+        """A log sentence with the default seat names."""
+        return self.describe(state, action, seat, (_("You"), _("Computer")))
+
+    def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
+        """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""
+        if action.startswith("deal:"):
+            return _("Hand {number} is dealt.", number=state.hand_number + 1)
+        name = names[seat]
+        if action == "draw":
+            return _("{name} drew a card.", name=name)
+        if action == "extend":
+            return _("{name} goes for an extension to 1000!", name=name)
+        if action == "stop":
+            return _("{name} stops at 700.", name=name)
+        verb, _sep, slot_name = action.partition(":")
+        me = state.seats[seat]
+        card = me.hand[SLOT_INDEX[slot_name]]
+        if verb == "discard":
+            return _("{name} discarded {card}.", name=name, card=card_name(card))
+        if OUT_OF_GAS <= card <= SPEED_LIMIT:
+            return _("{name} played {card} on {other}.", name=name, card=card_name(card), other=names[1 - seat])
+        if card >= EXTRA_TANK and is_coup_fourre(me, card):
+            return _("{name} played {card}: Coup Fourré!", name=name, card=card_name(card))
+        return _("{name} played {card}.", name=name, card=card_name(card))
+
+
+def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:
+    return (seat, seats[1]) if index == 0 else (seats[0], seat)
+
+
+def accounted_cards(state: MilleState) -> list[int]:
+    """How many of each card are in the deck, hands, tables and discards (101 in all)."""
+    counts = [0] * CARD_COUNT
+    for pile in (state.deck, state.discards, *(seat.hand for seat in state.seats), *(s.table for s in state.seats)):
+        for card in pile:
+            if card != EMPTY:
+                counts[card] += 1
+    return counts

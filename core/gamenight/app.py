@@ -1,0 +1,183 @@
+"""The game room: ``GameNightApp``.
+
+``textual run gamenight.app:GameNightApp`` works (every argument has a
+default); the ``gamenight`` command passes what the command line says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from textual import events
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from gamenight.config import Config
+from gamenight.i18n import _, detect_language, set_language
+from gamenight.match import Match
+from gamenight.plugins import Registry, load_registry
+from gamenight.save_store import SaveStore
+from gamenight.saves import SaveError
+from gamenight.themes import DEFAULT_THEME, load_themes
+
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp"]
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+THEME_VARIABLE_DEFAULTS = {
+    "table-felt": "#1f5e3a",
+    "card-face": "#f4f1e8",
+    "card-red": "#c8102e",
+    "card-black": "#1a1a1a",
+    "card-back": "#2a4d8f",
+    "mark-x": "#ff7a59",
+    "mark-o": "#59c3ff",
+    "shape-l": "#e8a33d",
+    "shape-i": "#4fb3d9",
+    "shape-t": "#b57edc",
+    "shape-s": "#6cc070",
+    "die-face": "#f4f1e8",
+    "die-held": "#f0b429",
+    "highlight": "#f0b429",
+}
+"""CSS variables every theme provides (a theme's ``[variables]`` overrides them)."""
+
+
+class GameNightApp(App):
+    """The room: lobby, setup, tables, settings."""
+
+    TITLE = "gamenight"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [Binding("ctrl+q", "quit", _("Quit"), show=False, priority=True)]
+
+    def __init__(
+        self,
+        registry: Registry | None = None,
+        config: Config | None = None,
+        saves_dir: Path | None = None,
+        theme_name: str | None = None,
+        bot_delay: float | None = None,
+        start_game: str | None = None,
+        start_save: Path | None = None,
+        start_match: Match | None = None,
+    ) -> None:
+        self.config = config if config is not None else Config.load()
+        if config is None:
+            set_language(detect_language(self.config.language))
+        self.registry = registry if registry is not None else load_registry()
+        super().__init__()
+        if saves_dir is None:
+            from gamenight.cli import default_saves_dir
+
+            saves_dir = default_saves_dir(self.config)
+        self.saves = SaveStore(Path(saves_dir))
+        self.bot_delay = bot_delay if bot_delay is not None else self.config.bot_delay
+        self.start_game = start_game
+        self.start_save = start_save
+        self.start_match = start_match
+        self.startup_messages: list[str] = []
+        if self.config.error:
+            self.startup_messages.append(self.config.error)
+        # Themes are registered before the CSS is parsed, or their variables are unresolved.
+        user_themes = Path(platformdirs.user_config_dir("gamenight")) / "themes"
+        loaded = load_themes(self.registry.themes, self.config.path.parent / "themes")
+        if self.config.path.parent / "themes" != user_themes:
+            loaded.errors.extend(load_themes([], user_themes).errors)
+        self.theme_errors = loaded.errors
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        wanted = theme_name or self.config.theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.startup_messages.append(_("Unknown theme {name!r}; using {default}.", name=wanted,
+                                           default=DEFAULT_THEME))
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(THEME_VARIABLE_DEFAULTS)
+
+    def get_system_commands(self, screen: Screen):
+        yield from super().get_system_commands(screen)
+        from gamenight.commands import system_commands
+
+        yield from system_commands(self, screen)
+
+    def on_mount(self) -> None:
+        from gamenight.screens.lobby_screen import LobbyScreen
+
+        self.push_screen(LobbyScreen())
+        for message in self.startup_messages + self.config.warnings:
+            self.notify(message, severity="warning", timeout=12)
+        if self.start_match is not None:
+            self.open_match(self.start_match)
+        elif self.start_save is not None:
+            self.resume(self.start_save)
+        elif self.start_game is not None:
+            self.open_setup(self.start_game)
+        self.call_after_refresh(self._check_size)
+
+    # -- navigation used by the screens ---------------------------------------
+
+    def open_setup(self, game_id: str) -> None:
+        """Show the setup screen of ``game_id`` (with a message if unknown)."""
+        from gamenight.screens.setup_screen import SetupScreen
+
+        try:
+            game = self.registry.game(game_id)
+        except KeyError as error:
+            self.notify(str(error.args[0]), severity="error", timeout=10)
+            return
+        self.push_screen(SetupScreen(game))
+
+    def open_match(self, match: Match, save_path: Path | None = None) -> None:
+        """Show the table of ``match``."""
+        if match.game.screen is None:
+            self.notify(_("{game} has no screen to play on.", game=match.game.title), severity="error")
+            return
+        try:
+            screen = match.game.screen(match)
+        except Exception as error:
+            self.notify(_("The game's screen failed to open: {error}", error=error), severity="error", timeout=12)
+            return
+        screen.save_path = save_path
+        self.push_screen(screen)
+
+    def open_settings(self) -> None:
+        """Show the settings screen."""
+        from gamenight.screens.settings_screen import SettingsScreen
+
+        self.push_screen(SettingsScreen())
+
+    def resume(self, path: Path) -> bool:
+        """Load a save and open it; a bad file gets a message and is left untouched."""
+        try:
+            match = self.saves.load(self.registry, Path(path))
+        except SaveError as error:
+            from gamenight.dialogs import MessageDialog
+
+            self.push_screen(MessageDialog(_("Cannot resume"), str(error)))
+            return False
+        autosave = Path(path).resolve() == self.saves.autosave_path(match.game.id).resolve()
+        self.open_match(match, None if autosave else Path(path))
+        return True
+
+    # -- size guard ----------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int | None = None, height: int | None = None) -> None:
+        from gamenight.screens.too_small_screen import TooSmallScreen
+
+        if width is None or height is None:
+            width, height = self.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        showing = isinstance(self.screen, TooSmallScreen)
+        if small and not showing:
+            self.push_screen(TooSmallScreen())
+        elif not small and showing:
+            self.pop_screen()
+        elif small and showing:
+            self.screen.refresh()

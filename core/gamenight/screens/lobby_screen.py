@@ -1,0 +1,154 @@
+"""The lobby: the games found, saved games, settings, plugins."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from gamenight.dialogs import YesNoDialog
+from gamenight.i18n import _, translator
+from gamenight.save_store import AUTOSAVE_PREFIX
+from gamenight.sdk import GameInfo
+
+
+def seats_text(game: GameInfo) -> str:
+    """"2 seats" or "1–8 seats"."""
+    if game.min_seats == game.max_seats:
+        return _("{count} seats", count=game.min_seats)
+    return _("{low}–{high} seats", low=game.min_seats, high=game.max_seats)
+
+
+class LobbyScreen(Screen):
+    """Choose a game (Return), read its rules (h), resume a save (r)."""
+
+    BINDINGS = [
+        Binding("enter", "play", _("Play"), show=True),
+        Binding("h,f1", "rules", _("Rules")),
+        Binding("r", "resume", _("Resume")),
+        Binding("s", "settings", _("Settings")),
+        Binding("p", "plugins", _("Plugins")),
+        Binding("q", "app.quit", _("Quit")),
+    ]
+
+    DEFAULT_CSS = """
+    LobbyScreen #lobby-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    LobbyScreen #games { height: 1fr; border: round $primary; }
+    LobbyScreen #about { height: 5; padding: 0 1; border: round $panel; }
+    LobbyScreen #notices { height: auto; max-height: 3; padding: 0 1; color: $text-warning; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(_("gamenight — choose a game"), id="lobby-title")
+        with Vertical():
+            yield OptionList(*self._game_options(), id="games")
+            yield Static("", id="about")
+            yield Static(self._notices(), id="notices")
+        yield Footer()
+
+    @property
+    def games(self) -> list[GameInfo]:
+        """Installed games, by title."""
+        games = self.app.registry.games.values()
+        return sorted(games, key=lambda game: translator(game.id)(game.title).lower())
+
+    def _game_options(self) -> list[Option]:
+        options = []
+        for game in self.games:
+            t = translator(game.id)
+            line = Text.assemble((f"{t(game.title):<20}", "bold"), f" {seats_text(game):<12} ",
+                                 (t(game.description), "dim"))
+            line.truncate(74, overflow="ellipsis")
+            options.append(Option(line, id=game.id))
+        if not options:
+            options.append(Option(_("No games are installed."), id="", disabled=True))
+        return options
+
+    def _notices(self) -> str:
+        failures = self.app.registry.failures
+        notices = []
+        if failures:
+            names = ", ".join(record.name for record in failures)
+            notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))
+        if self.app.theme_errors:
+            notices.append(_("⚠ {count} theme file(s) could not be loaded (press p).",
+                             count=len(self.app.theme_errors)))
+        return "\n".join(notices)
+
+    def on_mount(self) -> None:
+        games = self.query_one("#games", OptionList)
+        games.highlighted = 0 if self.games else None
+        games.focus()
+        self.call_after_refresh(self._offer_autosave)
+
+    def _offer_autosave(self) -> None:
+        if getattr(self.app, "start_save", None) or getattr(self.app, "start_match", None):
+            return
+        autosaves = [p for p in self.app.saves.list() if p.name.startswith(AUTOSAVE_PREFIX)]
+        if not autosaves or self.app.screen is not self:
+            return
+        newest = autosaves[0]
+        game_id = newest.stem.removeprefix(AUTOSAVE_PREFIX)
+        game = self.app.registry.games.get(game_id)
+        title = translator(game_id)(game.title) if game else game_id
+        when = datetime.fromtimestamp(newest.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+
+        def answer(resume: bool | None) -> None:
+            if resume:
+                self.app.resume(newest)
+
+        self.app.push_screen(
+            YesNoDialog(_("You have an unfinished game of {title} (autosaved {when}). Resume it?",
+                          title=title, when=when)),
+            answer,
+        )
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        game = self.app.registry.games.get(event.option.id or "")
+        about = self.query_one("#about", Static)
+        if game is None:
+            about.update("")
+            return
+        t = translator(game.id)
+        bots = ", ".join(t(bot.label) for bot in game.bots) or "—"
+        about.update(f"[b]{t(game.title)}[/b]  {seats_text(game)}\n{t(game.description)}\n"
+                     f"[dim]{_('Bots')}: {bots}[/dim]")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.app.open_setup(event.option.id)
+
+    def _highlighted_game(self) -> str | None:
+        games = self.query_one("#games", OptionList)
+        if games.highlighted is None:
+            return None
+        return games.get_option_at_index(games.highlighted).id or None
+
+    def action_play(self) -> None:
+        if game_id := self._highlighted_game():
+            self.app.open_setup(game_id)
+
+    def action_rules(self) -> None:
+        from gamenight.screens.help_screen import HelpScreen
+
+        if game_id := self._highlighted_game():
+            self.app.push_screen(HelpScreen(self.app.registry.game(game_id)))
+
+    def action_resume(self) -> None:
+        from gamenight.screens.saves_screen import SavesScreen
+
+        self.app.push_screen(SavesScreen())
+
+    def action_settings(self) -> None:
+        self.app.open_settings()
+
+    def action_plugins(self) -> None:
+        from gamenight.screens.plugins_screen import PluginsScreen
+
+        self.app.push_screen(PluginsScreen())

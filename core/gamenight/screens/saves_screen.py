@@ -1,0 +1,43 @@
+"""Saved games, newest first; Return resumes one."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from gamenight.i18n import _
+
+
+class SavesScreen(Screen):
+    """Pick a save file to resume."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", _("Back"))]
+
+    DEFAULT_CSS = """
+    SavesScreen #saves-title { dock: top; height: 1; background: $primary; padding: 0 1; }
+    SavesScreen OptionList { height: 1fr; border: round $primary; }
+    """
+
+    def compose(self) -> ComposeResult:
+        folder = self.app.saves.folder
+        yield Static(_("Saved games in {folder}", folder=folder), id="saves-title", markup=False)
+        files = self.app.saves.list()
+        options = [
+            Option(f"{path.name:<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}",
+                   id=str(path))
+            for path in files
+        ] or [Option(_("No saved games yet."), disabled=True)]
+        yield OptionList(*options)
+        yield Footer()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            from pathlib import Path
+
+            self.app.pop_screen()
+            self.app.resume(Path(event.option.id))

@@ -1,0 +1,137 @@
+"""Settings: language, theme, bot speed and each game's player names, saved to the config file."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from gamenight.config import ConfigError, validate_name
+from gamenight.i18n import LANGUAGES, _, get_language, set_language, translator
+
+
+class SettingsScreen(Screen):
+    """Edit the config; Save writes it atomically (never over a malformed file)."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", _("Back")), Binding("ctrl+s", "save", _("Save"))]
+
+    DEFAULT_CSS = """
+    SettingsScreen #settings-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    SettingsScreen VerticalScroll { padding: 0 1; }
+    SettingsScreen .row { height: 3; }
+    SettingsScreen .row Label { width: 16; padding: 1 1 0 0; }
+    SettingsScreen .row Select { width: 32; }
+    SettingsScreen .row Input { width: 32; }
+    SettingsScreen #settings-message { height: auto; }
+    SettingsScreen #settings-message.error { color: $text-error; }
+    SettingsScreen #settings-buttons { height: 3; }
+    """
+
+    LANGUAGE_NAMES = {"en": "English", "ja": "日本語"}
+
+    def compose(self) -> ComposeResult:
+        config = self.app.config
+        games = sorted(self.app.registry.games.values(), key=lambda g: g.id)
+        yield Static(_("Settings — {path}", path=config.path), id="settings-title", markup=False)
+        with VerticalScroll():
+            with Horizontal(classes="row"):
+                yield Label(_("Language"))
+                yield Select([(self.LANGUAGE_NAMES[code], code) for code in LANGUAGES],
+                             value=get_language(), allow_blank=False, id="language")
+            with Horizontal(classes="row"):
+                yield Label(_("Theme"))
+                yield Select([(name, name) for name in sorted(self.app.available_themes)],
+                             value=self.app.theme, allow_blank=False, id="theme")
+            with Horizontal(classes="row"):
+                yield Label(_("Bot delay (s)"))
+                yield Input(str(self.app.bot_delay), id="bot-delay", type="number")
+            if games:
+                with Horizontal(classes="row"):
+                    yield Label(_("Names for"))
+                    yield Select([(translator(g.id)(g.title), g.id) for g in games], value=games[0].id,
+                                 allow_blank=False, id="names-game")
+                for seat in range(max(g.max_seats for g in games)):
+                    with Horizontal(classes="row", id=f"name-row-{seat}"):
+                        yield Label(f"player.{seat + 1}")
+                        yield Input("", id=f"player-{seat}", max_length=32)
+            yield Static("", id="settings-message")
+            with Horizontal(id="settings-buttons"):
+                yield Button(_("Save"), id="save", variant="primary")
+                yield Button(_("Back"), id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load_names()
+
+    def _game(self):
+        if not self.query("#names-game"):
+            return None
+        return self.app.registry.games.get(str(self.query_one("#names-game", Select).value))
+
+    def _load_names(self) -> None:
+        game = self._game()
+        if game is None:
+            return
+        t = translator(game.id)
+        names = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names], game.max_seats)
+        for seat, row in enumerate(self.query(".row").filter("[id^=name-row-]")):
+            row.display = seat < game.max_seats
+            if seat < game.max_seats:
+                self.query_one(f"#player-{seat}", Input).value = names[seat]
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "names-game":
+            self._load_names()
+        elif event.select.id == "theme":
+            self.app.theme = str(event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.app.pop_screen()
+
+    def _say(self, text: str, error: bool = False) -> None:
+        message = self.query_one("#settings-message", Static)
+        message.update(text)
+        message.set_class(error, "error")
+        if error:
+            self.app.bell()
+
+    def action_save(self) -> None:
+        config = self.app.config
+        language = str(self.query_one("#language", Select).value)
+        try:
+            delay = float(self.query_one("#bot-delay", Input).value)
+        except ValueError:
+            delay = -1.0
+        if not 0 <= delay <= 5:
+            self._say(_("Bot delay must be a number of seconds from 0 to 5."), error=True)
+            return
+        game = self._game()
+        names = []
+        if game is not None:
+            for seat in range(game.max_seats):
+                name = self.query_one(f"#player-{seat}", Input).value.strip()
+                problem = validate_name(name)
+                if problem is not None:
+                    self._say(f"player.{seat + 1}: {problem}", error=True)
+                    return
+                names.append(name)
+        config.set_general("language", language)
+        config.set_general("theme", self.app.theme)
+        config.set_general("bot_delay", delay)
+        if game is not None:
+            for seat, name in enumerate(names):
+                config.set_name(game.id, seat, name)
+        try:
+            config.save()
+        except (ConfigError, OSError) as error:
+            self._say(str(error), error=True)
+            return
+        self.app.bot_delay = delay
+        set_language(language)
+        self._say(_("Saved to {path}. A new language shows on newly opened screens.", path=config.path))

@@ -1,0 +1,164 @@
+"""Setting up a game: how many seats, who sits where (person or bot), names, options."""
+
+from __future__ import annotations
+
+import random
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+
+from gamenight.config import validate_name
+from gamenight.i18n import _, translator
+from gamenight.match import Match, SeatConfig
+from gamenight.sdk import GameInfo, Option
+
+HUMAN = "human"
+
+
+class SetupScreen(Screen):
+    """Choose seats and options, then Start (Return on a field, or the button)."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", _("Back")),
+        Binding("ctrl+r", "start", _("Start")),
+        Binding("f1", "rules", _("Rules")),
+    ]
+
+    DEFAULT_CSS = """
+    SetupScreen #setup-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    SetupScreen VerticalScroll { height: 1fr; padding: 0 1; }
+    SetupScreen .row { height: 3; }
+    SetupScreen .row Label { width: 12; padding: 1 1 0 0; }
+    SetupScreen .seat-name { width: 24; }
+    SetupScreen .seat-kind { width: 30; }
+    SetupScreen #seat-count { width: 20; }
+    SetupScreen .section { text-style: bold; padding: 1 0 0 0; }
+    SetupScreen #setup-error { color: $text-error; height: auto; }
+    SetupScreen #buttons { height: 3; }
+    SetupScreen #buttons Button { margin-right: 2; }
+    """
+
+    def __init__(self, game: GameInfo) -> None:
+        super().__init__()
+        self.game = game
+        self.t = translator(game.id)
+
+    @property
+    def seat_count(self) -> int:
+        """The number of seats chosen."""
+        if self.game.min_seats == self.game.max_seats:
+            return self.game.min_seats
+        value = self.query_one("#seat-count", Select).value
+        return int(value) if isinstance(value, int) else self.game.default_seats
+
+    def compose(self) -> ComposeResult:
+        game, t = self.game, self.t
+        yield Static(_("New game: {title}", title=t(game.title)), id="setup-title")
+        names = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names], game.max_seats)
+        strongest = max(game.bots, key=lambda bot: bot.strength).id if game.bots else HUMAN
+        kinds = [(_("Person"), HUMAN)] + [
+            (f"{_('Bot')}: {t(bot.label)}", bot.id) for bot in sorted(game.bots, key=lambda b: b.strength)
+        ]
+        with VerticalScroll():
+            if game.min_seats != game.max_seats:
+                with Horizontal(classes="row"):
+                    yield Label(_("Seats"))
+                    yield Select(
+                        [(str(n), n) for n in range(game.min_seats, game.max_seats + 1)],
+                        value=game.default_seats, allow_blank=False, id="seat-count",
+                    )
+            for seat in range(game.max_seats):
+                with Horizontal(classes="row seat-row", id=f"seat-row-{seat}"):
+                    yield Label(_("Seat {number}", number=seat + 1))
+                    yield Input(names[seat], classes="seat-name", id=f"name-{seat}", max_length=32)
+                    yield Select(kinds, value=HUMAN if seat == 0 else strongest, allow_blank=False,
+                                 classes="seat-kind", id=f"kind-{seat}")
+            if game.options:
+                yield Static(_("Options"), classes="section")
+            for option in game.options:
+                yield from self._option_widget(option)
+            yield Static("", id="setup-error")
+            with Horizontal(id="buttons"):
+                yield Button(_("Start"), id="start", variant="primary")
+                yield Button(_("Back"), id="back")
+        yield Footer()
+
+    def _option_widget(self, option: Option) -> ComposeResult:
+        label = self.t(option.label)
+        widget_id = f"option-{option.key}"
+        if option.kind == "bool":
+            yield Checkbox(label, bool(option.default), id=widget_id, tooltip=self.t(option.description) or None)
+        elif option.kind == "choice":
+            with Horizontal(classes="row"):
+                yield Label(label)
+                yield Select([(self.t(text), value) for value, text in option.choices],
+                             value=option.default, allow_blank=False, id=widget_id)
+        else:
+            with Horizontal(classes="row"):
+                yield Label(label)
+                yield Input(str(option.default), id=widget_id, type="integer")
+
+    def on_mount(self) -> None:
+        self._show_seats()
+        self.query_one(f"#name-{0}", Input).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "seat-count":
+            self._show_seats()
+
+    def _show_seats(self) -> None:
+        for seat in range(self.game.max_seats):
+            self.query_one(f"#seat-row-{seat}").display = seat < self.seat_count
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.app.pop_screen()
+
+    def action_rules(self) -> None:
+        from gamenight.screens.help_screen import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.game))
+
+    def chosen_seats(self) -> list[SeatConfig]:
+        """The seats as filled in; raises ``ValueError`` naming the first bad name."""
+        seats = []
+        for seat in range(self.seat_count):
+            name = self.query_one(f"#name-{seat}", Input).value.strip()
+            problem = validate_name(name)
+            if problem is not None:
+                raise ValueError(_("Seat {number}: {problem}", number=seat + 1, problem=problem))
+            kind = self.query_one(f"#kind-{seat}", Select).value
+            seats.append(SeatConfig(name, None if kind == HUMAN else str(kind)))
+        return seats
+
+    def chosen_options(self) -> dict[str, object]:
+        """The options as set."""
+        values: dict[str, object] = {}
+        for option in self.game.options:
+            widget = self.query_one(f"#option-{option.key}")
+            values[option.key] = widget.value
+        return values
+
+    def action_start(self) -> None:
+        error = self.query_one("#setup-error", Static)
+        try:
+            seats = self.chosen_seats()
+            match = Match(self.game, seats, self.game.parse_options(self.chosen_options()),
+                          seed=random.SystemRandom().randrange(2**31))
+        except ValueError as problem:
+            error.update(str(problem))
+            self.app.bell()
+            return
+        error.update("")
+        self.app.pop_screen()
+        self.app.open_match(match)

@@ -1,0 +1,232 @@
+"""One game room process in its own pseudo-terminal.
+
+The child is a session leader (``setsid``) whose controlling terminal is the
+pty (``TIOCSCTTY``), so window-size changes reach it as ``SIGWINCH``.  Its
+stdin, stdout and stderr are the pty (Textual draws on stderr).  The master
+side is non-blocking and read through the event loop; input is buffered and
+the SSH channel is paused when the child does not keep up, so a huge paste
+costs at most a bounded buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import os
+import signal
+import struct
+import sys
+import termios
+from collections.abc import Callable, Mapping, Sequence
+
+__all__ = ["MAX_COLS", "MAX_ROWS", "RoomProcess", "clamp_size"]
+
+MAX_COLS = 500
+MAX_ROWS = 200
+INPUT_HIGH_WATER = 64 * 1024
+"""Above this many unwritten input bytes the SSH channel stops reading."""
+READ_CHUNK = 64 * 1024
+
+
+def clamp_size(cols: int, rows: int) -> tuple[int, int]:
+    """A window size the room can be trusted with (a client may claim 65535 x 65535)."""
+    cols = cols if cols > 0 else 80
+    rows = rows if rows > 0 else 24
+    return min(cols, MAX_COLS), min(rows, MAX_ROWS)
+
+
+def _set_size(fd: int, cols: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+# A tiny first stage run in the new session: it takes the pty on stdin as the
+# controlling terminal, then becomes the room.  (A ``preexec_fn`` would do the
+# same between fork and exec, which is unsafe while the event loop's child
+# watcher threads run.)
+_CTTY_TRAMPOLINE = (
+    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
+)
+
+
+class RoomProcess:
+    """A child process on a fresh pty, with output delivered to ``on_output``.
+
+    ``on_input_blocked(True/False)`` tells the owner to pause/resume reading
+    the client; ``on_exit(returncode)`` is called once the child has exited and
+    all of its output has been delivered.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str,
+        size: tuple[int, int],
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[int], None],
+        on_input_blocked: Callable[[bool], None],
+    ) -> None:
+        self._argv = list(argv)
+        self._env = dict(env)
+        self._cwd = cwd
+        self._size = clamp_size(*size)
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self._on_input_blocked = on_input_blocked
+        self._loop = asyncio.get_running_loop()
+        self._master = -1
+        self._process: asyncio.subprocess.Process | None = None
+        self._pending = bytearray()
+        self._writer_on = False
+        self._reading = False
+        self._output_done = asyncio.Event()
+        self._input_blocked = False
+        self._exit_reported = False
+        self.returncode: int | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's pid (also its process group and session id)."""
+        return self._process.pid if self._process else None
+
+    async def start(self) -> None:
+        """Open the pty and start the child on it."""
+        master, slave = os.openpty()
+        try:
+            _set_size(slave, *self._size)
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", "-S", "-c", _CTTY_TRAMPOLINE, *self._argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=self._env,
+                cwd=self._cwd,
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        self._master = master
+        os.set_blocking(master, False)
+        self.resume_output()
+        self._loop.create_task(self._wait())
+
+    async def _wait(self) -> None:
+        assert self._process is not None
+        returncode = await self._process.wait()
+        # The pty reports EOF (EIO) once every holder of the slave has gone; a
+        # grandchild could keep it open, so do not wait for it forever.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._output_done.wait(), 2.0)
+        self.returncode = returncode
+        self._close_master()
+        if not self._exit_reported:
+            self._exit_reported = True
+            self._on_exit(returncode)
+
+    # -- output ---------------------------------------------------------------
+    def pause_output(self) -> None:
+        """Stop reading the pty (the client is not keeping up); the child blocks on write."""
+        if self._reading and self._master >= 0:
+            self._loop.remove_reader(self._master)
+        self._reading = False
+
+    def resume_output(self) -> None:
+        """Read the pty again."""
+        if not self._reading and self._master >= 0 and not self._output_done.is_set():
+            self._loop.add_reader(self._master, self._read_ready)
+            self._reading = True
+
+    def _read_ready(self) -> None:
+        try:
+            data = os.read(self._master, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError as error:  # EIO: every slave fd is closed
+            if error.errno not in (errno.EIO, errno.EBADF):
+                raise
+            data = b""
+        if not data:
+            self.pause_output()
+            self._output_done.set()
+            return
+        self._on_output(data)
+
+    # -- input ----------------------------------------------------------------
+    def write(self, data: bytes) -> None:
+        """Queue input for the child; the owner is told to pause above the high-water mark."""
+        if self._master < 0:
+            return
+        self._pending += data
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._pending and self._master >= 0:
+            try:
+                written = os.write(self._master, self._pending[:READ_CHUNK])
+            except BlockingIOError:
+                break
+            except OSError:
+                self._pending.clear()
+                break
+            del self._pending[:written]
+        if self._pending and not self._writer_on and self._master >= 0:
+            self._loop.add_writer(self._master, self._flush)
+            self._writer_on = True
+        elif not self._pending and self._writer_on:
+            self._loop.remove_writer(self._master)
+            self._writer_on = False
+        blocked = len(self._pending) > INPUT_HIGH_WATER
+        if blocked != self._input_blocked:
+            self._input_blocked = blocked
+            self._on_input_blocked(blocked)
+
+    # -- window size and ending ------------------------------------------------
+    def resize(self, cols: int, rows: int) -> None:
+        """Set the pty's window size and tell the child's process group."""
+        size = clamp_size(cols, rows)
+        if self._master < 0 or size == self._size:
+            return
+        self._size = size
+        with contextlib.suppress(OSError):
+            _set_size(self._master, *size)
+        self._signal(signal.SIGWINCH)
+
+    def _signal(self, signum: int) -> bool:
+        if self._process is None or self.returncode is not None:
+            return False
+        try:
+            os.killpg(self._process.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    async def terminate(self, grace: float) -> None:
+        """SIGHUP then SIGTERM to the process group; SIGKILL what is left after ``grace`` seconds."""
+        if self._process is None:
+            return
+        self._signal(signal.SIGHUP)
+        self._signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._process.wait()), grace)
+        except TimeoutError:
+            pass
+        # The group may outlive its leader (a helper the room started): end it all.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+        await self._process.wait()
+
+    def _close_master(self) -> None:
+        if self._master < 0:
+            return
+        self.pause_output()
+        if self._writer_on:
+            self._loop.remove_writer(self._master)
+            self._writer_on = False
+        os.close(self._master)
+        self._master = -1
+        self._pending.clear()

@@ -1,0 +1,640 @@
+"""``gamenight serve-ssh``: the game room over SSH, one process per connection.
+
+Each connection that authenticates (public key, or ``--guest``) and asks for
+an interactive session with a pty gets its own game room process in its own
+pseudo-terminal (see :mod:`gamenight.ssh.child`).  Nothing else is reachable:
+exec requests, subsystems (SFTP), port forwarding, X11 and agent forwarding
+are refused.  Each user's saves and settings live in
+``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint or a hash
+of the guest name (:mod:`gamenight.ssh.identity`).
+
+Log lines are JSON objects on stderr, one per event: ``listening``,
+``connect``, ``auth_ok``, ``auth_rejected_key``, ``auth_failed``, ``refused``,
+``limit``, ``session_start``, ``session_end``, ``disconnect``, ``error``,
+``stopping``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, TextIO
+
+import asyncssh
+import platformdirs
+
+from gamenight.i18n import LANGUAGES, _, detect_language, load_catalogue_file
+from gamenight.ssh.child import RoomProcess
+from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
+from gamenight.ssh.limits import RateLimiter
+
+__all__ = ["Settings", "colour_depth", "main", "serve"]
+
+SIXTEEN_COLOUR_THEME = "gamenight-16"
+RESIZE_DELAY = 0.05
+"""Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
+
+
+@dataclass
+class Settings:
+    """Everything ``serve-ssh`` was started with."""
+
+    host: str
+    port: int
+    data_dir: Path
+    authorized_keys: Path | None
+    guest: bool
+    max_sessions: int = 64
+    max_new_per_minute: int = 20
+    idle_timeout: float = 1800.0
+    login_timeout: float = 30.0
+    grace: float = 5.0
+    command: list[str] | None = None
+
+
+# -- client-facing messages (in the client's language when it sent LANG) -------
+@cache
+def _catalogue(language: str) -> dict[str, str]:
+    path = Path(__file__).with_name("locale") / f"{language}.toml"
+    return load_catalogue_file(path) if path.exists() else {}
+
+
+def client_text(language: str, message: str, **values: object) -> str:
+    """``message`` translated for one client (the room's global language is not touched)."""
+    text = _catalogue(language).get(message, message) if language != "en" else message
+    return text.format(**values) if values else text
+
+
+def client_language(env: Mapping[str, str]) -> str | None:
+    """The language the client asked for with ``LANG``/``LC_*``/``LANGUAGE``, if it sent any."""
+    wanted = {name: env[name] for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG") if env.get(name)}
+    if not wanted:
+        return None
+    language = detect_language(environ=wanted)
+    return language if language in LANGUAGES else None
+
+
+def colour_depth(term: str, client_env: Mapping[str, str]) -> str:
+    """``"truecolor"``, ``"256"`` or ``"16"`` from the client's TERM (and COLORTERM, if sent)."""
+    if client_env.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+        return "truecolor"
+    term = term.lower()
+    if term.endswith("-direct") or "truecolor" in term or "24bit" in term:
+        return "truecolor"
+    if "256color" in term:
+        return "256"
+    return "16"
+
+
+def _safe_term(term: str | None) -> str:
+    term = (term or "").strip()
+    if not term or len(term) > 64 or not all(ch.isalnum() or ch in "-_.+" for ch in term):
+        return "xterm"
+    return term
+
+
+# -- the structured log ---------------------------------------------------------
+class EventLog:
+    """One JSON object per line; strings from clients are truncated and escaped by json."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def __call__(self, event: str, **fields: Any) -> None:
+        record: dict[str, Any] = {"ts": round(time.time(), 3), "event": event}
+        for key, value in fields.items():
+            if isinstance(value, str) and len(value) > 200:
+                value = value[:200] + "..."
+            record[key] = value
+        try:
+            self._stream.write(json.dumps(record, ensure_ascii=True) + "\n")
+            self._stream.flush()
+        except (OSError, ValueError):  # a closed log must never take the server down
+            pass
+
+
+# -- the server ------------------------------------------------------------------
+class Hub:
+    """State shared by every connection: settings, limits, the log, open connections."""
+
+    def __init__(self, settings: Settings, log: EventLog) -> None:
+        self.settings = settings
+        self.log = log
+        self.rate = RateLimiter(settings.max_new_per_minute)
+        self.connections: set[Connection] = set()
+        self.endings: set[asyncio.Task[None]] = set()
+        self._next_id = 0
+        self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def authorized_keys(self) -> asyncssh.SSHAuthorizedKeys | None:
+        """The authorized keys file, re-read when it changes (no restart to add a player)."""
+        path = self.settings.authorized_keys
+        if path is None:
+            return None
+        try:
+            mtime = path.stat().st_mtime
+            if self._keys is None or self._keys[0] != mtime:
+                self._keys = (mtime, asyncssh.read_authorized_keys(str(path)))
+        except (OSError, ValueError) as error:
+            self.log("error", what="authorized_keys", detail=str(error))
+            if self._keys is None:
+                return None
+        return self._keys[1]
+
+    def keep(self, task: asyncio.Task[None]) -> None:
+        self.endings.add(task)
+        task.add_done_callback(self.endings.discard)
+
+
+class Connection(asyncssh.SSHServer):
+    """One client connection: limits, authentication, and at most one game session."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.id = hub.new_id()
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.peer = "?"
+        self.peer_port = 0
+        self.username = ""
+        self.user_id: str | None = None
+        self.session: GameSession | None = None
+        self.started = time.monotonic()
+        self.last_input = self.started
+        self.auth_tried = False
+        self.refused_reason: str | None = None
+        self._candidate: asyncssh.SSHKey | None = None
+        self._idle_handle: asyncio.TimerHandle | None = None
+        self._closing = False
+
+    # -- connection lifetime --------------------------------------------------
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        self.peer, self.peer_port = str(peer[0]), int(peer[1])
+        hub = self.hub
+        if not hub.rate.allow(self.peer):
+            self._refuse("rate", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("Too many new connections from your address; please wait a minute."))
+            return
+        if len(hub.connections) >= hub.settings.max_sessions:
+            self._refuse("sessions", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("The server is full; please try again later."))
+            return
+        hub.connections.add(self)
+        hub.log("connect", conn=self.id, peer=self.peer, port=self.peer_port, open=len(hub.connections))
+        self._schedule_idle_check()
+
+    def _refuse(self, kind: str, code: int, reason: str) -> None:
+        self.refused_reason = kind
+        self.hub.log("limit", kind=kind, conn=self.id, peer=self.peer,
+                     open=len(self.hub.connections), limit=self._limit_value(kind))
+        assert self.conn is not None
+        self.conn.disconnect(code, reason)
+
+    def _limit_value(self, kind: str) -> float:
+        settings = self.hub.settings
+        return {"rate": settings.max_new_per_minute, "sessions": settings.max_sessions,
+                "idle": settings.idle_timeout}[kind]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        if self.refused_reason in ("rate", "sessions"):
+            return
+        self.hub.connections.discard(self)
+        if self.session is not None:
+            self.session.end()
+        if self.user_id is None and self.auth_tried:
+            self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username)
+        self.hub.log("disconnect", conn=self.id, peer=self.peer, user_id=self.user_id,
+                     seconds=round(time.monotonic() - self.started, 3),
+                     reason=str(exc) if exc else (self.refused_reason or "closed"),
+                     open=len(self.hub.connections))
+
+    def close(self, kind: str, reason: str) -> None:
+        """Disconnect this client with ``reason`` (shown by OpenSSH)."""
+        if self._closing or self.conn is None:
+            return
+        self._closing = True
+        self.refused_reason = kind
+        self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+
+    # -- idle timeout ---------------------------------------------------------
+    def touch(self) -> None:
+        """The client typed something."""
+        self.last_input = time.monotonic()
+
+    def _schedule_idle_check(self) -> None:
+        timeout = self.hub.settings.idle_timeout
+        if timeout <= 0:
+            return
+        delay = max(0.0, self.last_input + timeout - time.monotonic())
+        self._idle_handle = asyncio.get_running_loop().call_later(delay + 0.01, self._idle_check)
+
+    def _idle_check(self) -> None:
+        timeout = self.hub.settings.idle_timeout
+        if time.monotonic() - self.last_input < timeout:
+            self._schedule_idle_check()
+            return
+        self.hub.log("limit", kind="idle", conn=self.id, peer=self.peer, user_id=self.user_id,
+                     limit=timeout)
+        language = self.session.language if self.session else "en"
+        message = client_text(language, "Disconnected after {seconds} seconds without input.",
+                              seconds=int(timeout))
+        if self.session is not None:
+            self.session.say(message)
+        self.close("idle", message)
+
+    # -- authentication -------------------------------------------------------
+    def begin_auth(self, username: str) -> bool:
+        self.username = username[:64]
+        if self.hub.settings.guest:
+            self.user_id = guest_user_id(username)
+            self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username,
+                         user_id=self.user_id, method="guest")
+            return False
+        self.auth_tried = True
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return not self.hub.settings.guest
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        keys = self.hub.authorized_keys()
+        options = keys.validate(key, self.peer, self.peer) if keys is not None else None
+        if options is None:
+            self.hub.log("auth_rejected_key", conn=self.id, peer=self.peer, user=self.username,
+                         key=key.get_fingerprint())
+            return False
+        # The last key accepted here is the one whose signature completes the login.
+        self._candidate = key
+        return True
+
+    def auth_completed(self) -> None:
+        if self.hub.settings.guest or self._candidate is None:
+            return
+        self.user_id = key_user_id(self._candidate)
+        self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id,
+                     method="publickey", key=self._candidate.get_fingerprint())
+
+    # -- what the client may open ---------------------------------------------
+    def session_requested(self) -> GameSession:
+        if self.session is not None:
+            self.hub.log("refused", kind="second_session", conn=self.id, peer=self.peer)
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+                                            _("Only one game room per connection."))
+        self.session = GameSession(self)
+        return self.session
+
+    def _refuse_forward(self, kind: str) -> bool:
+        self.hub.log("refused", kind=kind, conn=self.id, peer=self.peer, user_id=self.user_id)
+        return False
+
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+        return self._refuse_forward("local_forward")
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return self._refuse_forward("remote_forward")
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        return self._refuse_forward("local_forward_unix")
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return self._refuse_forward("remote_forward_unix")
+
+    def tun_requested(self, unit: int | None) -> bool:
+        return self._refuse_forward("tun")
+
+    def tap_requested(self, unit: int | None) -> bool:
+        return self._refuse_forward("tap")
+
+
+class GameSession(asyncssh.SSHServerSession):
+    """The one session channel of a connection: a game room on a pty, or a refusal message."""
+
+    def __init__(self, owner: Connection) -> None:
+        self.owner = owner
+        self.hub = owner.hub
+        self.chan: asyncssh.SSHServerChannel | None = None
+        self.pty = False
+        self.term = "xterm"
+        self.size = (80, 24)
+        self.refusal: str | None = None
+        self.language = "en"
+        self.room: RoomProcess | None = None
+        self._pending_size: tuple[int, int] | None = None
+        self._resize_handle: asyncio.TimerHandle | None = None
+        self._ended = False
+        self._terminating = False
+        self._started_at = 0.0
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self.pty = True
+        self.term = _safe_term(term_type)
+        self.size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        # Accepted only to answer with a message and a failing exit status; nothing runs.
+        self.refusal = "exec"
+        self.hub.log("refused", kind="exec", conn=self.owner.id, peer=self.owner.peer,
+                     user_id=self.owner.user_id, command=command)
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        self.hub.log("refused", kind="subsystem", conn=self.owner.id, peer=self.owner.peer,
+                     user_id=self.owner.user_id, subsystem=subsystem)
+        return False
+
+    def session_started(self) -> None:
+        assert self.chan is not None
+        env = self.chan.get_environment()
+        self.language = client_language(env) or "en"
+        if self.refusal == "exec":
+            self._refuse(client_text(self.language, "This server only offers the gamenight game room; "
+                                     "commands are not available. Connect with: ssh -t {host}",
+                                     host="<this server>"))
+            return
+        if not self.pty:
+            self.hub.log("refused", kind="no_pty", conn=self.owner.id, peer=self.owner.peer,
+                         user_id=self.owner.user_id)
+            self._refuse(client_text(self.language, "The game room needs a terminal: connect with "
+                                     "ssh -t (your client did not request a pseudo-terminal)."))
+            return
+        asyncio.get_running_loop().create_task(self._start_room(env))
+
+    def _refuse(self, message: str) -> None:
+        assert self.chan is not None
+        self.chan.write_stderr(("gamenight: " + message + "\r\n").encode())
+        self.chan.exit(1)
+
+    async def _start_room(self, client_env: Mapping[str, str]) -> None:
+        owner = self.owner
+        assert self.chan is not None and owner.user_id is not None
+        settings = self.hub.settings
+        home = user_dir(settings.data_dir, owner.user_id)
+        depth = colour_depth(self.term, client_env)
+        argv = build_command(settings, home, depth)
+        env = build_environment(home, self.term, depth, client_language(client_env))
+        room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked)
+        try:
+            await room.start()
+        except OSError as error:
+            self.hub.log("error", what="spawn", conn=owner.id, detail=str(error))
+            if not self._ended:
+                self._refuse(client_text(self.language, "The game room could not be started."))
+            return
+        self.room = room
+        self._started_at = time.monotonic()
+        self.hub.log("session_start", conn=owner.id, peer=owner.peer, user_id=owner.user_id, pid=room.pid,
+                     term=self.term, colours=depth, cols=self.size[0], rows=self.size[1])
+        if self._ended:  # the client left while the room was starting
+            self._stop_room()
+        elif self._pending_size is not None:
+            self._apply_size()
+
+    # -- data both ways ---------------------------------------------------------
+    def _output(self, data: bytes) -> None:
+        if self.chan is not None and not self._ended:
+            try:
+                self.chan.write(data)
+            except (BrokenPipeError, OSError):
+                pass
+
+    def _input_blocked(self, blocked: bool) -> None:
+        if self.chan is None or self._ended:
+            return
+        if blocked:
+            self.chan.pause_reading()
+        else:
+            self.chan.resume_reading()
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        self.owner.touch()
+        if self.room is not None:
+            self.room.write(data)
+
+    def eof_received(self) -> bool:
+        return True  # keep the room until the channel closes
+
+    def pause_writing(self) -> None:
+        if self.room is not None:
+            self.room.pause_output()
+
+    def resume_writing(self) -> None:
+        if self.room is not None:
+            self.room.resume_output()
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self.size = (width, height)
+        self._pending_size = (width, height)
+        if self._resize_handle is None:
+            self._resize_handle = asyncio.get_running_loop().call_later(RESIZE_DELAY, self._apply_size)
+
+    def _apply_size(self) -> None:
+        self._resize_handle = None
+        if self._pending_size is not None and self.room is not None:
+            self.room.resize(*self._pending_size)
+            self._pending_size = None
+
+    def say(self, message: str) -> None:
+        """Show a line to the client (used just before a disconnect)."""
+        self._output(("\r\n\x1b[0m" + message + "\r\n").encode())
+
+    # -- ending -----------------------------------------------------------------
+    def _room_exited(self, returncode: int) -> None:
+        self.hub.log("session_end", conn=self.owner.id, user_id=self.owner.user_id, returncode=returncode,
+                     seconds=round(time.monotonic() - self._started_at, 3))
+        if self.chan is not None and not self._ended:
+            self._ended = True
+            with contextlib.suppress(OSError):
+                self.chan.exit(returncode if 0 <= returncode < 256 else 1)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.end()
+
+    def end(self) -> None:
+        """The client is gone: end the room's process group (idempotent)."""
+        if self._resize_handle is not None:
+            self._resize_handle.cancel()
+            self._resize_handle = None
+        self._ended = True
+        self._stop_room()
+
+    def _stop_room(self) -> None:
+        room = self.room
+        if room is None or room.returncode is not None or self._terminating:
+            return
+        self._terminating = True
+        self.hub.keep(asyncio.get_running_loop().create_task(room.terminate(self.hub.settings.grace)))
+
+
+# -- the child's command line and environment ----------------------------------------
+def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
+    """The room's argv: the real room, or ``--command`` with ``{user_dir}``, ``{saves}``,
+    ``{config}`` and ``{colours}`` filled in."""
+    saves, config = home / "saves", home / "config.toml"
+    if settings.command is None:
+        argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
+        if depth == "16":
+            argv += ["--theme", SIXTEEN_COLOUR_THEME]
+        return argv
+    values = {"{user_dir}": str(home), "{saves}": str(saves), "{config}": str(config), "{colours}": depth}
+    argv = []
+    for part in settings.command:
+        for placeholder, value in values.items():
+            part = part.replace(placeholder, value)
+        argv.append(part)
+    return argv
+
+
+def build_environment(home: Path, term: str, depth: str, language: str | None) -> dict[str, str]:
+    """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "GAMENIGHT_CONFIG": str(home / "config.toml"),
+        "TERM": term,
+        "LANG": "C.UTF-8",
+    }
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if depth == "truecolor":
+        env["COLORTERM"] = "truecolor"
+    if language is not None:
+        env["GAMENIGHT_LANG"] = language
+    return env
+
+
+# -- running it ---------------------------------------------------------------------
+async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | None = None) -> None:
+    """Run the server until SIGINT/SIGTERM (or cancellation); ``ready`` gets the bound port."""
+    settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    host_key, created = load_or_create_host_key(settings.data_dir)
+    hub = Hub(settings, log)
+    if settings.authorized_keys is not None and hub.authorized_keys() is None:
+        raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
+    acceptor = await asyncssh.create_server(
+        lambda: Connection(hub),
+        settings.host,
+        settings.port,
+        server_host_keys=[host_key],
+        encoding=None,
+        line_editor=False,
+        allow_pty=True,
+        x11_forwarding=False,
+        agent_forwarding=False,
+        allow_scp=False,
+        sftp_factory=None,
+        password_auth=False,
+        kbdint_auth=False,
+        host_based_auth=False,
+        gss_kex=False,
+        gss_auth=False,
+        login_timeout=settings.login_timeout,
+        keepalive_interval=30,
+        keepalive_count_max=3,
+    )
+    port = acceptor.get_port()
+    log("listening", host=settings.host, port=port, data_dir=str(settings.data_dir),
+        auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
+        host_key_created=created, max_sessions=settings.max_sessions,
+        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout)
+    if ready is not None and not ready.done():
+        ready.set_result(port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        log("stopping", open=len(hub.connections))
+        acceptor.close()
+        for connection in list(hub.connections):
+            connection.close("shutdown", _("The server is shutting down."))
+        await asyncio.sleep(0)
+        if hub.endings:
+            await asyncio.gather(*hub.endings, return_exceptions=True)
+        await acceptor.wait_closed()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gamenight serve-ssh",
+        description=_("Host the game room over SSH: every connection gets its own room in a terminal."),
+    )
+    parser.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default %(default)s)"))
+    parser.add_argument("--port", type=int, default=2222, help=_("port to listen on (default %(default)s)"))
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help=_("host key and per-user saves and settings (default: the user data dir)"))
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument("--authorized-keys", type=Path, metavar="FILE",
+                      help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"))
+    auth.add_argument("--guest", action="store_true",
+                      help=_("admit anyone, without a password; the user name picks the saves"))
+    parser.add_argument("--max-sessions", type=int, default=64,
+                        help=_("most connections at once (default %(default)s)"))
+    parser.add_argument("--max-new-per-minute", type=int, default=20,
+                        help=_("most new connections per minute from one address (default %(default)s)"))
+    parser.add_argument("--idle-timeout", type=float, default=1800.0,
+                        help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
+    parser.add_argument("--command", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``gamenight serve-ssh``; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.guest and args.authorized_keys is None:
+        print(_("gamenight serve-ssh: choose who may connect: --authorized-keys FILE (public keys) "
+                "or --guest (anyone, no password)."), file=sys.stderr)
+        return 2
+    if args.authorized_keys is not None and not args.authorized_keys.is_file():
+        print(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys),
+              file=sys.stderr)
+        return 2
+    for name in ("max_sessions", "max_new_per_minute"):
+        if getattr(args, name) < 1:
+            parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
+    data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
+    settings = Settings(
+        host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
+        guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
+        idle_timeout=args.idle_timeout, command=shlex.split(args.command) if args.command else None,
+    )
+    log = EventLog(sys.stderr)
+    try:
+        asyncio.run(serve(settings, log))
+    except (OSError, ValueError) as error:
+        log("error", what="startup", detail=str(error))
+        print(_("gamenight serve-ssh: {error}", error=error), file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,236 @@
+"""Helpers for the serve-ssh tests: a server in a subprocess, keys, and a terminal to watch.
+
+The server runs as ``python -m gamenight.ssh`` on 127.0.0.1 with ``--port 0``
+and a temporary data dir; its JSON log lines are collected so tests can wait
+for events (``session_start``, ``limit`` ...).  :class:`Terminal` runs a
+program (the real OpenSSH client) in a pseudo-terminal and keeps its screen
+with the pyte terminal emulator.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyte
+import pytest
+
+FAKE_ROOM = Path(__file__).with_name("fake_room.py")
+FAKE_COMMAND = f"{sys.executable} {FAKE_ROOM} {{saves}} {{colours}}"
+SSH = shutil.which("ssh")
+SSH_OPTIONS = [
+    "-F", "/dev/null",
+    "-o", "StrictHostKeyChecking=no",
+    "-o", "UserKnownHostsFile=/dev/null",
+    "-o", "LogLevel=ERROR",
+    "-o", "BatchMode=yes",
+    "-o", "IdentitiesOnly=yes",
+    "-o", "ConnectTimeout=10",
+]
+
+needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
+
+
+def wait_until(check: Callable[[], object], timeout: float, what: str, interval: float = 0.05) -> object:
+    """Poll ``check`` until it returns something true; fail with ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class Server:
+    """``gamenight.ssh`` in a subprocess, with its log lines parsed."""
+
+    def __init__(self, data_dir: Path, args: list[str]) -> None:
+        self.data_dir = data_dir
+        self.events: list[dict] = []
+        self.raw: list[str] = []
+        self._lock = threading.Lock()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gamenight.ssh", "--host", "127.0.0.1", "--port", "0",
+             "--data-dir", str(data_dir), *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        threading.Thread(target=self._read_log, daemon=True).start()
+        listening = self.wait_event(lambda e: e["event"] == "listening", 20)
+        self.port: int = listening["port"]
+
+    def _read_log(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self._lock:
+                self.raw.append(line)
+                try:
+                    self.events.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+
+    def find(self, predicate: Callable[[dict], bool]) -> list[dict]:
+        with self._lock:
+            return [event for event in self.events if predicate(event)]
+
+    def wait_event(self, predicate: Callable[[dict], bool], timeout: float = 10) -> dict:
+        def check() -> dict | None:
+            if self.process.poll() is not None and not self.find(predicate):
+                raise AssertionError(f"server exited ({self.process.returncode}): {''.join(self.raw)}")
+            found = self.find(predicate)
+            return found[-1] if found else None
+
+        return wait_until(check, timeout, "a server log event")  # type: ignore[return-value]
+
+    def of_kind(self, event: str, **fields: object) -> list[dict]:
+        return self.find(lambda e: e["event"] == event and all(e.get(k) == v for k, v in fields.items()))
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """``start_server(*args, data_dir=...)`` starts a server; all are stopped afterwards."""
+    servers: list[Server] = []
+
+    def start(*args: str, data_dir: Path | None = None) -> Server:
+        server = Server(data_dir or tmp_path / f"data{len(servers)}", list(args))
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def make_key(directory: Path, name: str) -> Path:
+    """A fresh passphrase-less ed25519 key pair; returns the private key path."""
+    path = directory / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
+    """The OpenSSH client command for 127.0.0.1:``port``."""
+    argv = [SSH or "ssh", *SSH_OPTIONS, "-p", str(port)]
+    if key is not None:
+        argv += ["-i", str(key)]
+    else:
+        argv += ["-o", "PubkeyAuthentication=no"]
+    return [*argv, *extra, f"{user}@127.0.0.1"]
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+class Terminal:
+    """A program in its own pseudo-terminal; what it draws is kept in a pyte screen."""
+
+    def __init__(self, argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> None:
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.received = bytearray()
+        self._lock = threading.Lock()
+        master, slave = os.openpty()
+        self._set_size(slave, cols, rows)
+        environment = {**os.environ, "TERM": "xterm-256color", **(env or {})}
+        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment,
+                                        start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    @staticmethod
+    def _set_size(fd: int, cols: int, rows: int) -> None:
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self.received += data
+                self.stream.feed(data)
+
+    def text(self) -> str:
+        """The screen as lines of text."""
+        with self._lock:
+            return "\n".join(self.screen.display)
+
+    def wait_for(self, needle: str, timeout: float = 20) -> str:
+        """Wait until ``needle`` is on the screen; returns the screen."""
+        try:
+            return wait_until(lambda: self.text() if needle in self.text() else None, timeout,
+                              repr(needle))  # type: ignore[return-value]
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n--- screen ---\n{self.text()}") from None
+
+    def send(self, data: bytes | str) -> None:
+        os.write(self.master, data.encode() if isinstance(data, str) else data)
+
+    def resize(self, cols: int, rows: int) -> None:
+        """Resize the terminal the way a window manager would (the client gets SIGWINCH)."""
+        self._set_size(self.master, cols, rows)
+        with self._lock:
+            self.screen.resize(rows, cols)
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGWINCH)
+
+    def wait_exit(self, timeout: float = 15) -> int:
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        """The client vanishes (no goodbye to the server)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+    def close(self) -> None:
+        self.kill()
+        os.close(self.master)
+
+
+@pytest.fixture
+def terminals() -> Iterator[Callable[..., Terminal]]:
+    """``terminals(argv, cols, rows)`` opens a :class:`Terminal`; all are closed afterwards."""
+    opened: list[Terminal] = []
+
+    def open_terminal(argv: list[str], cols: int = 80, rows: int = 24) -> Terminal:
+        terminal = Terminal(argv, cols, rows)
+        opened.append(terminal)
+        return terminal
+
+    yield open_terminal
+    for terminal in opened:
+        terminal.close()

@@ -1,0 +1,48 @@
+"""A stand-in for the game room, used by the server tests that are not about the room.
+
+It draws a title, reports its window size (and again on every SIGWINCH),
+echoes each input chunk as ``got:<hex>`` and, on ``s``, writes a file into the
+saves folder given as its first argument; ``q`` quits.
+"""
+
+import fcntl
+import os
+import signal
+import struct
+import sys
+import termios
+import tty
+
+
+def size() -> str:
+    rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(0, termios.TIOCGWINSZ, b"\0" * 8))
+    return f"size:{cols}x{rows}"
+
+
+def say(text: str) -> None:
+    os.write(1, (text + "\r\n").encode())
+
+
+def main() -> None:
+    saves = sys.argv[1]
+    tty.setraw(0)
+    signal.signal(signal.SIGWINCH, lambda *_: say(size()))
+    say("gamenight fake room")
+    say(f"term:{os.environ.get('TERM')} colours:{sys.argv[2] if len(sys.argv) > 2 else '?'}")
+    say(size())
+    say(f"saves:{sorted(os.listdir(saves))}")
+    while True:
+        data = os.read(0, 65536)
+        if not data:
+            return
+        say(f"got:{len(data)}:{data[:16].hex()}")
+        if data == b"s":
+            with open(os.path.join(saves, "autosave-fake.toml"), "w") as handle:
+                handle.write("game = 'fake'\n")
+            say("saved")
+        if data == b"q":
+            return
+
+
+if __name__ == "__main__":
+    main()

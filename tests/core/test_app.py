@@ -1,0 +1,185 @@
+"""The room driven like a player: real key presses through Pilot."""
+
+
+from gamenight.app import GameNightApp
+from gamenight.dialogs import MessageDialog, ResultDialog, YesNoDialog
+from gamenight.match import Match, SeatConfig
+from gamenight.screens.lobby_screen import LobbyScreen
+from gamenight.screens.setup_screen import SetupScreen
+from gamenight.screens.too_small_screen import TooSmallScreen
+from gamenight.ui.game_screen import GameScreen
+
+
+def make_app(registry, config, tmp_path, **kwargs):
+    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+
+
+async def settle(pilot):
+    """Wait until bots and chance have finished moving."""
+    for _ in range(200):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        if not (isinstance(screen, GameScreen) and screen.bot_thinking):
+            return
+    raise AssertionError("the bots never settled")
+
+
+async def test_lobby_lists_games_and_setup_starts_a_game_against_a_bot(nim_registry, config, tmp_path):
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert isinstance(app.screen, LobbyScreen)
+        assert "Nim" in str(app.screen.query_one("#games").get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        assert isinstance(app.screen, SetupScreen)
+        await pilot.press("enter")  # Return in the first name field starts
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert [s.name for s in screen.match.seats] == ["Ann", "Bob"]
+        assert screen.match.seats[1].bot == "perfect"
+        await pilot.press("2")  # 10 -> 8: the perfect bot cannot leave a multiple of 4
+        await settle(pilot)
+        assert len(screen.match.log) == 2
+
+
+async def test_a_whole_game_ends_in_the_result_dialog_and_play_again_keeps_totals(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")  # 4 left, bot takes 1 -> 3
+        await settle(pilot)
+        await pilot.press("3")  # Ann takes the last three
+        await settle(pilot)
+        assert isinstance(app.screen, ResultDialog)
+        assert "Ann wins!" in str(app.screen.query_one("#headline").render())
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        assert match.totals == [1.0, 0.0] and match.games_played == 1 and match.log == []
+
+
+async def test_keys_pressed_while_a_bot_thinks_are_not_applied_to_its_turn(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Bot", "first"), SeatConfig("Ann")], {"sticks": 10})
+    # A long pacing delay keeps the bot's turn open while the keys arrive.
+    app = GameNightApp(registry=nim_registry, config=config, saves_dir=tmp_path, bot_delay=30, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.bot_thinking
+        await pilot.press("3", "2", "1")
+        assert match.log == [] and match.to_move() == 0
+        assert "Bot is thinking" in str(app.screen.query_one("#message").render())
+        await pilot.pause(0.2)
+        assert "Bot is thinking" in str(app.screen.query_one("#thinking").render())
+
+
+async def test_illegal_key_shows_an_error_and_changes_nothing(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 2})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        before = match.state
+        await pilot.press("3")
+        assert match.state is before
+        assert "at most 2" in str(app.screen.query_one("#message").render())
+
+
+async def test_resize_below_80x24_mid_game_covers_and_then_restores(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.resize_terminal(70, 20)
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.press("1")  # swallowed
+        assert match.log == []
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        await pilot.press("1")
+        assert len(match.log) == 1
+
+
+async def test_autosave_is_offered_in_the_lobby_and_resumes(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 9}, seed=2)
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+    assert (tmp_path / "saves" / "autosave-nim.toml").exists()
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, YesNoDialog)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, MessageDialog)  # Bob is to move: hand the keyboard over
+        await pilot.press("enter")
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.match.state.sticks == 7 and app.screen.view_seat == 1
+
+
+async def test_resuming_a_corrupt_save_shows_why_and_leaves_it(nim_registry, config, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("format = 1\ngame = ", encoding="utf-8")
+    app = make_app(nim_registry, config, tmp_path, start_save=bad)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, MessageDialog)
+        assert "not a valid save" in app.screen.message
+    assert bad.read_text(encoding="utf-8") == "format = 1\ngame = "
+
+
+async def test_save_key_asks_for_a_name_then_saves_to_the_same_file(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "first")], {})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("Input").value = "my game"
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = tmp_path / "saves" / "my-game.toml"
+        assert saved.exists()
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert '"0 1"' in saved.read_text(encoding="utf-8")
+
+
+async def test_hot_seat_with_hidden_information_hands_over(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await pilot.pause()
+        assert isinstance(app.screen, MessageDialog)
+        await pilot.press("enter")
+        assert app.screen.view_seat == 1 and app.screen.view["secret"] is None
+
+
+async def test_help_and_command_palette_open(nim_registry, config, tmp_path):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape", "ctrl+p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CommandPalette"

@@ -1,0 +1,66 @@
+import pytest
+from gamenight.match import LogEntry, Match, SeatConfig, play_headless
+from gamenight.sdk import CHANCE, TERMINAL, IllegalAction
+
+from tests.core.nim import NIM
+
+
+def seats(*bots):
+    return [SeatConfig(f"s{i}", bot) for i, bot in enumerate(bots)]
+
+
+def test_illegal_action_changes_nothing():
+    match = Match(NIM, seats(None, None), {})
+    before = match.state
+    with pytest.raises(IllegalAction, match="1 to 3"):
+        match.apply("4")
+    assert match.state is before and match.log == []
+
+
+def test_chance_is_logged_and_reproducible_from_the_seed():
+    one = play_headless(NIM, seats("first", "first"), {"dice": True}, seed=5)
+    two = play_headless(NIM, seats("first", "first"), {"dice": True}, seed=5)
+    assert one.log[0].seat == CHANCE and one.log[0].action.startswith("die:")
+    assert one.log == two.log
+
+
+def test_replay_rebuilds_the_same_state():
+    played = play_headless(NIM, seats("first", "perfect"), {"dice": True}, seed=3)
+    copy = Match(NIM, seats("first", "perfect"), {"dice": True}, seed=99)
+    copy.replay(played.log)
+    assert copy.state == played.state and copy.to_move() == TERMINAL
+
+
+def test_replay_names_the_bad_move():
+    match = Match(NIM, seats(None, None), {})
+    with pytest.raises(IllegalAction, match="move 2"):
+        match.replay([LogEntry(0, "1"), LogEntry(1, "9")])
+
+
+def test_bots_get_only_their_seats_view():
+    seen = []
+
+    class Spy:
+        def choose(self, view, legal, ctx):
+            seen.append((ctx.seat, view["secret"]))
+            return legal[0]
+
+    game = NIM.__class__(**{**NIM.__dict__, "bots": (NIM.bots[0].__class__("spy", "Spy", lambda r, s, o: Spy()),)})
+    play_headless(game, seats("spy", "spy"), {}, seed=1)
+    assert {secret for seat, secret in seen if seat == 1} == {None}
+    assert {secret for seat, secret in seen if seat == 0} == {7}
+
+
+def test_running_totals_add_up_over_games():
+    match = play_headless(NIM, seats("perfect", "first"), {}, seed=1)
+    match.record_result()
+    match.start_game()
+    while not match.over:
+        match.apply(match.bot_choice())
+    match.record_result()
+    assert match.games_played == 2 and sum(match.totals) == 2
+
+
+def test_seat_count_is_checked():
+    with pytest.raises(ValueError, match="2-3 seats"):
+        Match(NIM, seats(None), {})

@@ -1,0 +1,47 @@
+import pytest
+from gamenight.match import Match, SeatConfig, play_headless
+from gamenight.saves import FORMAT_VERSION, SaveError, load_match, save_match
+
+
+def test_round_trip_resumes_exactly(tmp_path, nim_registry):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"dice": True, "sticks": 20}, seed=4)
+    match.run_chance()
+    match.apply("2")
+    match.apply(match.bot_choice())
+    path = save_match(match, tmp_path / "g.toml")
+    loaded = load_match(nim_registry, path)
+    assert loaded.state == match.state and loaded.log == match.log
+    assert loaded.seats == match.seats and loaded.options == match.options
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "not a valid save"),
+        (lambda text: "\x00\xff garbage", "not a valid save"),
+        (lambda text: text.replace("format = 1", f"format = {FORMAT_VERSION + 1}"), "newer gamenight"),
+        (lambda text: text.replace('"0 2"', '"0 3"').replace('"1 1"', '"1 3"'), "cannot be replayed"),
+        (lambda text: text.replace('game = "nim"', 'game = "chess"'), "not installed"),
+        (lambda text: text.replace('bot = "first"', 'bot = "deep"'), "not installed"),
+    ],
+    ids=["truncated", "garbage", "future", "tampered", "unknown-game", "unknown-bot"],
+)
+def test_bad_saves_are_refused_with_a_reason_and_left_untouched(tmp_path, nim_registry, mutate, message):
+    game = nim_registry.game("nim")
+    match = play_headless(game, [SeatConfig("A", "first"), SeatConfig("B", "first")], {"sticks": 12}, seed=1)
+    path = save_match(match, tmp_path / "g.toml")
+    text = mutate(path.read_text(encoding="utf-8"))
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    before = path.read_bytes()
+    with pytest.raises(SaveError, match=message):
+        load_match(nim_registry, path)
+    assert path.read_bytes() == before
+
+
+def test_save_is_atomic_no_temp_files_left(tmp_path, nim_registry):
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("A"), SeatConfig("B")], {})
+    save_match(match, tmp_path / "a.toml")
+    save_match(match, tmp_path / "a.toml")
+    assert [p.name for p in tmp_path.iterdir()] == ["a.toml"]

@@ -1,0 +1,46 @@
+import pytest
+from gamenight.sdk import Option, Outcome
+
+from tests.core.nim import NIM
+
+
+def test_bool_option_parses_words_and_rejects_nonsense():
+    option = Option("joker", "Joker", False)
+    assert option.parse("on") is True
+    assert option.parse("false") is False
+    with pytest.raises(ValueError, match="true or false"):
+        option.parse("maybe")
+
+
+def test_int_option_respects_bounds():
+    option = Option("sticks", "Sticks", 10, kind="int", minimum=1, maximum=40)
+    assert option.parse("12") == 12
+    with pytest.raises(ValueError, match="at most 40"):
+        option.parse("41")
+    with pytest.raises(ValueError, match="whole number"):
+        option.parse("x")
+
+
+def test_choice_option_lists_the_choices_in_its_error():
+    option = Option("layout", "Layout", "a", kind="choice", choices=(("a", "A"), ("b", "B")))
+    assert option.parse("b") == "b"
+    with pytest.raises(ValueError, match="a, b"):
+        option.parse("c")
+
+
+def test_outcome_from_scores_shares_ties():
+    outcome = Outcome.from_scores([3, 5, 5])
+    assert outcome.winners == (1, 2)
+    assert outcome.win_share(1) == 0.5
+    assert outcome.win_share(0) == 0
+
+
+def test_parse_options_overlays_defaults_and_rejects_unknown_keys():
+    assert NIM.parse_options({"sticks": "5"}) == {"sticks": 5, "dice": False}
+    with pytest.raises(ValueError, match="no option 'colour'"):
+        NIM.parse_options({"colour": "red"})
+
+
+def test_unknown_bot_names_the_known_ones():
+    with pytest.raises(KeyError, match="first, perfect"):
+        NIM.bot("genius")

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import asyncssh
 import platformdirs
 
-from gamenight.i18n import LANGUAGES, _, detect_language, load_catalogue_file
+from gamenight.i18n import LANGUAGES, detect_language, load_catalogue_file, register_catalogue, translator
 from gamenight.ssh.child import RoomProcess
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
 from gamenight.ssh.limits import RateLimiter
@@ -63,11 +63,18 @@ class Settings:
     command: list[str] | None = None
 
 
-# -- client-facing messages (in the client's language when it sent LANG) -------
+# -- messages: the operator's in the server's language, a client's in its own ---
+DOMAIN = "gamenight.ssh"
+
+
 @cache
 def _catalogue(language: str) -> dict[str, str]:
     path = Path(__file__).with_name("locale") / f"{language}.toml"
     return load_catalogue_file(path) if path.exists() else {}
+
+
+register_catalogue(DOMAIN, {language: _catalogue(language) for language in LANGUAGES if language != "en"})
+_ = translator(DOMAIN)
 
 
 def client_text(language: str, message: str, **values: object) -> str:
@@ -373,8 +380,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.language = client_language(env) or "en"
         if self.refusal == "exec":
             self._refuse(client_text(self.language, "This server only offers the gamenight game room; "
-                                     "commands are not available. Connect with: ssh -t {host}",
-                                     host="<this server>"))
+                                     "commands are not available. Connect without a command."))
             return
         if not self.pty:
             self.hub.log("refused", kind="no_pty", conn=self.owner.id, peer=self.owner.peer,

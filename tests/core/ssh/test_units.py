@@ -1,0 +1,158 @@
+"""serve-ssh pieces that need no network: identities, limits, the child's command and environment."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from gamenight.ssh import server
+from gamenight.ssh.child import MAX_COLS, MAX_ROWS, clamp_size
+from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
+from gamenight.ssh.limits import RateLimiter
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+@given(st.text(max_size=300))
+def test_any_guest_name_becomes_a_safe_directory_inside_users(name: str) -> None:
+    user_id = guest_user_id(name)
+    assert user_id.startswith("g-")
+    assert all(ch.isascii() and (ch.isalnum() or ch == "-") for ch in user_id)
+    assert user_id == user_id.lower() and len(user_id) <= 64
+
+
+def test_guest_names_that_look_alike_still_get_different_directories() -> None:
+    names = ["alice", "Alice", "alice ", "../alice", "alice/../bob", "ålice", "al\x00ice"]
+    assert len({guest_user_id(name) for name in names}) == len(names)
+
+
+def test_user_dir_stays_under_users_and_is_private(tmp_path: Path) -> None:
+    home = user_dir(tmp_path, guest_user_id("../../etc/passwd"))
+    assert home.parent == tmp_path / "users"
+    assert (home / "saves").is_dir()
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "A-upper", "x" * 65])
+def test_user_dir_rejects_ids_that_are_not_safe(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ValueError):
+        user_dir(tmp_path, bad)
+
+
+def test_key_id_depends_only_on_the_key(tmp_path: Path) -> None:
+    import asyncssh
+
+    first, second = asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
+    public = asyncssh.import_public_key(first.export_public_key())
+    assert key_user_id(first) == key_user_id(public) != key_user_id(second)
+
+
+def test_host_key_is_created_once_with_mode_0600_and_then_reused(tmp_path: Path) -> None:
+    key, created = load_or_create_host_key(tmp_path)
+    again, created_again = load_or_create_host_key(tmp_path)
+    assert created and not created_again
+    assert key.public_data == again.public_data
+    assert stat.S_IMODE((tmp_path / "ssh_host_ed25519_key").stat().st_mode) == 0o600
+
+
+def test_rate_limiter_allows_the_limit_per_minute_per_address() -> None:
+    now = [0.0]
+    limiter = RateLimiter(3, clock=lambda: now[0])
+    assert [limiter.allow("a") for _ in range(4)] == [True, True, True, False]
+    assert limiter.allow("b")  # other addresses are not affected
+    now[0] = 59.0
+    assert not limiter.allow("a")
+    now[0] = 60.5  # the first three have left the window
+    assert limiter.allow("a")
+
+
+def test_rate_limiter_forgets_quiet_addresses() -> None:
+    now = [0.0]
+    limiter = RateLimiter(5, clock=lambda: now[0])
+    for number in range(1000):
+        limiter.allow(f"10.0.{number // 256}.{number % 256}")
+    now[0] = 120.0
+    limiter.allow("x")
+    assert len(limiter) == 1
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "depth"),
+    [
+        ("xterm", {}, "16"),
+        ("linux", {}, "16"),
+        ("vt100", {}, "16"),
+        ("xterm-256color", {}, "256"),
+        ("screen-256color", {}, "256"),
+        ("xterm-direct", {}, "truecolor"),
+        ("xterm", {"COLORTERM": "truecolor"}, "truecolor"),
+        ("xterm-256color", {"COLORTERM": "24bit"}, "truecolor"),
+    ],
+)
+def test_colour_depth_comes_from_the_client(term: str, env: dict[str, str], depth: str) -> None:
+    assert server.colour_depth(term, env) == depth
+
+
+def test_sixteen_colour_clients_get_the_sixteen_colour_theme(tmp_path: Path) -> None:
+    settings = server.Settings("127.0.0.1", 0, tmp_path, None, True)
+    argv16 = server.build_command(settings, tmp_path / "u", "16")
+    argv256 = server.build_command(settings, tmp_path / "u", "256")
+    assert argv16[-2:] == ["--theme", "gamenight-16"]
+    assert "--theme" not in argv256
+    assert argv256[1:] == ["-m", "gamenight", "--saves", str(tmp_path / "u" / "saves"),
+                           "--config", str(tmp_path / "u" / "config.toml")]
+
+
+def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "x")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent")
+    env = server.build_environment(tmp_path, "xterm-256color", "truecolor", "ja")
+    assert "SECRET_TOKEN" not in env and "SSH_AUTH_SOCK" not in env
+    assert env["HOME"] == str(tmp_path) and env["LANG"] == "C.UTF-8"
+    assert env["COLORTERM"] == "truecolor" and env["TERM"] == "xterm-256color" and env["GAMENIGHT_LANG"] == "ja"
+    assert all(env[name].startswith(str(tmp_path)) for name in env if name.startswith("XDG_"))
+    assert "COLORTERM" not in server.build_environment(tmp_path, "xterm", "16", None)
+
+
+@pytest.mark.parametrize(("term", "safe"), [("xterm-256color", "xterm-256color"), ("", "xterm"),
+                                            ("x; rm -rf /", "xterm"), ("a" * 100, "xterm")])
+def test_the_client_term_is_checked(term: str, safe: str) -> None:
+    assert server._safe_term(term) == safe
+
+
+def test_client_language_only_when_the_client_sent_one() -> None:
+    assert server.client_language({}) is None
+    assert server.client_language({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert server.client_language({"LC_ALL": "de_DE.UTF-8"}) == "en"
+    message = ("The game room needs a terminal: connect with "
+               "ssh -t (your client did not request a pseudo-terminal).")
+    japanese = server.client_text("ja", message)
+    assert "ssh -t" in japanese and japanese != message
+    assert server.client_text("en", message) == message
+
+
+def test_window_sizes_are_clamped() -> None:
+    assert clamp_size(65535, 65535) == (MAX_COLS, MAX_ROWS)
+    assert clamp_size(0, 0) == (80, 24)
+    assert clamp_size(100, 40) == (100, 40)
+
+
+def test_serve_ssh_refuses_to_start_without_an_auth_mode(capsys: pytest.CaptureFixture[str],
+                                                         tmp_path: Path) -> None:
+    assert server.main(["--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--authorized-keys" in err and "--guest" in err
+    assert not os.listdir(tmp_path)
+
+
+def test_serve_ssh_refuses_a_missing_authorized_keys_file(capsys: pytest.CaptureFixture[str],
+                                                          tmp_path: Path) -> None:
+    assert server.main(["--data-dir", str(tmp_path), "--authorized-keys", str(tmp_path / "nope")]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+def test_guest_and_keys_cannot_be_combined(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        server.main(["--guest", "--authorized-keys", str(tmp_path / "k")])

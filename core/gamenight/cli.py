@@ -128,8 +128,8 @@ def _arena_command(argv: Sequence[str]) -> int:
     from rich.table import Table
 
     table = Table(title=f"{game.id}: {result.games} games, seed {result.seed}, {result.games_per_s:.1f} games/s")
-    for column in ("Seat", "Bot", "Mean ± 95% CI", "Wins", "Win rate"):
-        table.add_column(column, justify="right" if column != "Bot" else "left")
+    for column in (_("Seat"), _("Bot"), _("Mean ± 95% CI"), _("Wins"), _("Win rate")):
+        table.add_column(column, justify="right")
     for seat in result.seats:
         table.add_row(str(seat.seat + 1), seat.bot, f"{seat.mean:.2f} ± {seat.ci95:.2f}",
                       f"{seat.wins:g}", f"{seat.win_rate:.1%}")

@@ -1,0 +1,35 @@
+from pathlib import Path
+
+import gamenight
+from gamenight.i18n import detect_language, gettext, load_catalogue_file, register_catalogue, set_language, translator
+from gamenight.testing import missing_translations
+
+CORE = Path(gamenight.__file__).parent
+
+
+def test_every_shell_text_has_a_japanese_translation_with_the_same_placeholders():
+    catalogue = load_catalogue_file(CORE / "locale" / "ja.toml")
+    assert missing_translations(CORE, catalogue) == []
+
+
+def test_language_comes_from_config_then_environment():
+    assert detect_language("ja", {}) == "ja"
+    assert detect_language(None, {"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert detect_language(None, {"GAMENIGHT_LANG": "en", "LANG": "ja_JP.UTF-8"}) == "en"
+    assert detect_language("fr", {"LC_ALL": "C"}) == "en"
+    assert detect_language(None, {}) == "en"
+
+
+def test_translation_fills_placeholders_in_both_languages():
+    assert gettext("{name} wins!", name="Urd") == "Urd wins!"
+    set_language("ja")
+    assert gettext("{name} wins!", name="ウルド") == "ウルド の勝ち！"
+
+
+def test_a_game_catalogue_wins_over_the_shell_and_falls_back_to_english():
+    register_catalogue("testgame", {"ja": {"Score": "点数(テスト)", "Roll": "振る"}})
+    t = translator("testgame")
+    set_language("ja")
+    assert t("Score") == "点数(テスト)" and t("Roll") == "振る"
+    assert t("Untranslated text") == "Untranslated text"
+    assert gettext("Score") == "得点"

@@ -27,7 +27,7 @@ def test_broken_user_themes_are_reported_and_skipped(tmp_path):
 
 
 def test_bad_colour_is_an_error_naming_the_file():
-    with pytest.raises(ValueError, match="x.toml"):
+    with pytest.raises(ValueError, match=r"x\.toml"):
         theme_from_mapping({"name": "x", "primary": "not-a-colour"}, "x.toml")
 
 

@@ -49,7 +49,7 @@ class GameNightApp(App):
     """The room: lobby, setup, tables, settings."""
 
     TITLE = "gamenight"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = str(Path(__file__).with_name("app.tcss"))
     BINDINGS = [Binding("ctrl+q", "quit", _("Quit"), show=False, priority=True)]
 
     def __init__(

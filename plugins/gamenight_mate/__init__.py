@@ -1,0 +1,1 @@
+"""Mate, Sid Sackson's two-player card problem, as a gamenight plugin."""

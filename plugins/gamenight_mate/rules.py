@@ -1,0 +1,535 @@
+"""Mate (Sid Sackson, *A Gamut of Games*): the pure rules engine (RULES.md §5).
+
+One SDK game is a whole match of four plays (§5 "Round and match"):
+
+====  ======  =====  ==========================================
+play  dealer  leads  hands
+====  ======  =====  ==========================================
+1     A       A      dealt by A (a chance action: the shuffle)
+2     A       B      the hands of play 1, swapped, unshuffled
+3     B       B      dealt by B (a chance action)
+4     B       A      the hands of play 3, swapped
+====  ======  =====  ==========================================
+
+Before each play, when the ``foreplacing`` option is on, the dealer of the
+round and then the other seat each decide to set a card aside or not (the
+actions ``"<card>"`` or ``"none"``).  Then the play: a card is an action such
+as ``"KC"`` (King of Clubs) or ``"10H"``.  A mate is not an action: it happens
+the moment the leader plays a card the other seat cannot answer.
+
+Seats are 0 (A) and 1 (B).  States are immutable :class:`MateState` values and
+the game is perfect information, so :meth:`MateRules.view` shows everything.
+The foreplaced cards are public too: RULES.md sets them aside "face down", but
+with all twenty cards dealt each seat knows the other's hand anyway, and the
+restriction on the second foreplaced card needs the first to be known.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules
+
+_ = translator("mate")
+
+__all__ = [
+    "DEALERS",
+    "DOUBLE_DECK",
+    "LEADERS",
+    "NONE",
+    "RANKS",
+    "SINGLE_DECK",
+    "SUITS",
+    "MateRules",
+    "MateState",
+    "PlayResult",
+    "Variant",
+    "answers",
+    "card_rank",
+    "card_suit",
+    "card_value",
+    "deck_for",
+    "pretty",
+    "score_for",
+    "stronger",
+]
+
+RANKS = ("A", "10", "K", "Q", "7")
+"""Ranks, strongest first (§5: A > 10 > K > Q > 7)."""
+SUITS = ("C", "S", "H", "D")
+"""Suits, strongest first (§5: Clubs > Spades > Hearts > Diamonds)."""
+VALUES = {"A": 11, "10": 10, "K": 4, "Q": 3, "7": 7}
+"""Card values for scoring (§5 "Score")."""
+SUIT_SYMBOLS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
+
+SINGLE_DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+"""The 20 cards: A, 10, K, Q, 7 of each suit (§5)."""
+DOUBLE_DECK: tuple[str, ...] = (
+    "AC", "10C", "KC", "7C", "7C",
+    "AS", "10S", "KS", "KS", "7S",
+    "AH", "10H", "10H", "KH", "7H",
+    "AD", "AD", "10D", "KD", "7D",
+)  # fmt: skip
+"""The double-deck variant's 20 cards, picked from two packs (§5 "Variants")."""
+
+DEALERS = (0, 0, 1, 1)
+"""The dealer of each play: A deals round 1, B round 2 (§5 "Round and match")."""
+LEADERS = (0, 1, 1, 0)
+"""The seat leading each play: the dealer, then the other after the swap."""
+PLAYS = 4
+MOVES = 10
+HAND_SIZE = 10
+NONE = "none"
+"""The foreplacing action of a seat that keeps all its cards."""
+SEAT_LETTERS = ("A", "B")
+
+
+def card_rank(card: str) -> str:
+    """The rank of ``card`` ("10" of "10H")."""
+    return card[:-1]
+
+
+def card_suit(card: str) -> str:
+    """The suit letter of ``card`` ("H" of "10H")."""
+    return card[-1]
+
+
+def card_value(card: str) -> int:
+    """The scoring value of ``card`` (A 11, 10 10, K 4, Q 3, 7 7)."""
+    return VALUES[card_rank(card)]
+
+
+def strength(card: str) -> int:
+    """A number ordering cards by rank, then suit (§5): higher is stronger."""
+    return (4 - RANKS.index(card_rank(card))) * 4 + (3 - SUITS.index(card_suit(card)))
+
+
+def stronger(lead: str, answer: str) -> bool:
+    """True if the leader's card beats the answer; identical cards go to the one played first (§5)."""
+    return strength(lead) >= strength(answer)
+
+
+def pretty(card: str) -> str:
+    """The card with its suit symbol: ``"10H"`` -> ``"10♥"``."""
+    return card_rank(card) + SUIT_SYMBOLS[card_suit(card)]
+
+
+def _card_order(card: str) -> tuple[int, int]:
+    return SUITS.index(card_suit(card)), RANKS.index(card_rank(card))
+
+
+def sort_hand(cards: Sequence[str]) -> tuple[str, ...]:
+    """Cards in display order: by suit (C S H D), strongest rank first."""
+    return tuple(sorted(cards, key=_card_order))
+
+
+def is_card(text: str) -> bool:
+    """True if ``text`` names a card of either deck."""
+    return len(text) >= 2 and card_suit(text) in SUITS and card_rank(text) in RANKS
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The options of one match (RULES.md §5 "Variants" and foreplacing)."""
+
+    double_deck: bool = False
+    kings_privilege: bool = False
+    free_move: bool = False
+    foreplacing: bool = True
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Variant:
+        """The variant named by a match's options (missing keys take their defaults)."""
+        return cls(**{key: bool(options[key]) for key in cls.__dataclass_fields__ if key in options})
+
+
+def deck_for(variant: Variant) -> tuple[str, ...]:
+    """The twenty cards this variant plays with."""
+    return DOUBLE_DECK if variant.double_deck else SINGLE_DECK
+
+
+def answers(lead: str, cards: Sequence[str], variant: Variant) -> tuple[str, ...]:
+    """The cards of ``cards`` that may answer ``lead`` (empty: the seat is mated).
+
+    §5 Play: same suit; only without one, same rank.  King's privilege: a King
+    led must be answered by a King when the seat holds one.  Free move: same
+    rank is allowed even when holding the suit.
+    """
+    rank, suit = card_rank(lead), card_suit(lead)
+    if variant.kings_privilege and rank == "K":
+        kings = tuple(card for card in cards if card_rank(card) == "K")
+        if kings:
+            return kings
+    same_suit = tuple(card for card in cards if card_suit(card) == suit)
+    same_rank = tuple(card for card in cards if card_rank(card) == rank and card_suit(card) != suit)
+    if variant.free_move:
+        return same_suit + same_rank
+    return same_suit or same_rank
+
+
+def score_for(move: int, card: str, foreplaced: bool) -> int:
+    """The score of a mate on ``move`` with ``card`` (§5 Score, Foreplacing, Overmate).
+
+    A foreplacer's mate counts one move more; its mate on move 10 (overmate)
+    is doubled: (10 + 1) × 11 × 2 = 242 for an Ace.
+    """
+    moves = move + 1 if foreplaced else move
+    multiplier = 2 if foreplaced and move == MOVES else 1
+    return moves * card_value(card) * multiplier
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """How one play ended: a mate (``winner`` is a seat) or a draw (``winner`` None)."""
+
+    winner: int | None
+    move: int = MOVES
+    card: str = ""
+    foreplaced: bool = False
+
+    @property
+    def score(self) -> int:
+        """Points to the winner (0 for a draw)."""
+        if self.winner is None:
+            return 0
+        return score_for(self.move, self.card, self.foreplaced)
+
+    @property
+    def overmate(self) -> bool:
+        """A foreplacer's mate on move 10 (§5 Overmate)."""
+        return self.winner is not None and self.foreplaced and self.move == MOVES
+
+    def points(self) -> tuple[int, int]:
+        """The score of this play for seats A and B."""
+        return tuple(self.score if self.winner == seat else 0 for seat in (0, 1))  # type: ignore[return-value]
+
+    def formula(self) -> str:
+        """The score written out: ``"5 × 4 = 20"``, ``"(10 + 1) × 11 × 2 = 242"``."""
+        value = card_value(self.card)
+        moves = f"({self.move} + 1)" if self.foreplaced else str(self.move)
+        double = " × 2" if self.overmate else ""
+        return f"{moves} × {value}{double} = {self.score}"
+
+    def describe(self) -> str:
+        """One sentence, translated: who mated, when, with what, and the formula."""
+        if self.winner is None:
+            return _("no mate in ten moves: a draw, nobody scores")
+        if self.overmate:
+            return _(
+                "{seat}: overmate on move {move} with {card}: {formula}",
+                seat=SEAT_LETTERS[self.winner],
+                move=self.move,
+                card=pretty(self.card),
+                formula=self.formula(),
+            )
+        return _(
+            "{seat}: mate on move {move} with {card}: {formula}",
+            seat=SEAT_LETTERS[self.winner],
+            move=self.move,
+            card=pretty(self.card),
+            formula=self.formula(),
+        )
+
+
+@dataclass(frozen=True)
+class MateState:
+    """A match in progress.  Phases: ``deal`` (chance), ``foreplace``, ``play``, ``ended``.
+
+    ``deal`` holds each seat's ten cards at the start of the current play,
+    ``hands`` what is still in hand, ``played`` each seat's cards on the table
+    in order (a foreplacer's move-10 card repeats its move-9 card).
+    ``decided`` counts the foreplacing decisions taken so far in this play.
+    ``lead`` is the card led in the current move, waiting for its answer.
+    ``results`` holds one :class:`PlayResult` per finished play.
+    """
+
+    variant: Variant
+    play: int = 0
+    phase: str = "deal"
+    deal: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    hands: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    foreplaced: tuple[str | None, str | None] = (None, None)
+    decided: int = 0
+    played: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    move: int = 1
+    leader: int = 0
+    lead: str | None = None
+    results: tuple[PlayResult, ...] = ()
+
+    @property
+    def dealer(self) -> int:
+        """The seat that dealt this round."""
+        return DEALERS[self.play]
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Match scores so far for A and B."""
+        return (
+            sum(result.points()[0] for result in self.results),
+            sum(result.points()[1] for result in self.results),
+        )
+
+    def decider(self) -> int:
+        """The seat whose foreplacing decision is due (dealer first, §5 Foreplacing)."""
+        return self.dealer if self.decided == 0 else 1 - self.dealer
+
+    def to_act(self) -> int:
+        """In the play phase: the leader, or the other seat once a card is led."""
+        return self.leader if self.lead is None else 1 - self.leader
+
+    def available(self, seat: int) -> tuple[str, ...]:
+        """The cards ``seat`` may play from now.
+
+        A foreplacer's hand is empty on move 10: it plays its move-9 card
+        again (§5 Foreplacing).
+        """
+        if not self.hands[seat] and self.foreplaced[seat] is not None and self.move == MOVES:
+            return (self.played[seat][MOVES - 2],)
+        return self.hands[seat]
+
+
+def _remove(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    index = cards.index(card)
+    return cards[:index] + cards[index + 1 :]
+
+
+def _distinct(cards: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(cards))
+
+
+class MateRules(Rules):
+    """The rules of Mate as one four-play match (RULES.md §5)."""
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> MateState:
+        """A match about to be dealt by A."""
+        if seats != 2:
+            raise ValueError("Mate is a game for two")
+        return MateState(variant=Variant.from_options(options))
+
+    # -- phases ------------------------------------------------------------
+
+    def current(self, state: MateState) -> MateState:
+        """The state the next action applies to.
+
+        A finished play keeps its table on show (for the interlude and the
+        screen) until the next action, which starts the next play: a new
+        deal for play 3, the swapped hands for plays 2 and 4.
+        """
+        if state.phase != "ended" or state.play == PLAYS - 1:
+            return state
+        play = state.play + 1
+        if play == 2:
+            return MateState(variant=state.variant, play=play, results=state.results)
+        return self._start_play(state, play, (state.deal[1], state.deal[0]))
+
+    def _start_play(
+        self, state: MateState, play: int, deal: tuple[tuple[str, ...], tuple[str, ...]]
+    ) -> MateState:
+        return MateState(
+            variant=state.variant,
+            play=play,
+            phase="foreplace" if state.variant.foreplacing else "play",
+            deal=deal,
+            hands=deal,
+            leader=LEADERS[play],
+            results=state.results,
+        )
+
+    def to_move(self, state: MateState) -> int:
+        """CHANCE for a deal, the deciding or playing seat, or TERMINAL after play 4."""
+        state = self.current(state)
+        if state.phase == "ended":
+            return TERMINAL
+        if state.phase == "deal":
+            return CHANCE
+        if state.phase == "foreplace":
+            return state.decider()
+        return state.to_act()
+
+    def legal_actions(self, state: MateState) -> list[Action]:
+        """Cards (or "none" when foreplacing) the seat to move may choose."""
+        state = self.current(state)
+        if state.phase == "foreplace":
+            return [NONE, *self._foreplace_choices(state)]
+        if state.phase != "play":
+            return []
+        seat = state.to_act()
+        cards = state.available(seat)
+        if state.lead is None:
+            return _distinct(cards)
+        return _distinct(answers(state.lead, cards, state.variant))
+
+    def _foreplace_choices(self, state: MateState) -> list[str]:
+        """§5 Foreplacing: the second card aside shares neither suit nor rank with the first."""
+        seat = state.decider()
+        first = state.foreplaced[1 - seat]
+        cards = state.hands[seat]
+        if first is not None:
+            cards = tuple(
+                card
+                for card in cards
+                if card_suit(card) != card_suit(first) and card_rank(card) != card_rank(first)
+            )
+        return _distinct(cards)
+
+    # -- applying ----------------------------------------------------------
+
+    def apply(self, state: MateState, action: Action) -> MateState:
+        """The state after ``action``; :class:`IllegalAction` says why it is not allowed."""
+        state = self.current(state)
+        if state.phase == "ended":
+            raise IllegalAction(_("The match is over."))
+        if state.phase == "deal":
+            return self._apply_deal(state, action)
+        if state.phase == "foreplace":
+            return self._apply_foreplace(state, action)
+        return self._apply_card(state, action)
+
+    def _apply_deal(self, state: MateState, action: Action) -> MateState:
+        """A shuffle: the twenty cards in order; 1-5 and 11-15 go to the non-dealer."""
+        cards = action.split()
+        deck = deck_for(state.variant)
+        if sorted(cards) != sorted(deck):
+            raise IllegalAction(_("A deal must list each of the twenty cards of the deck once."))
+        dealer = state.dealer
+        to_other = sort_hand(cards[0:5] + cards[10:15])
+        to_dealer = sort_hand(cards[5:10] + cards[15:20])
+        deal = (to_dealer, to_other) if dealer == 0 else (to_other, to_dealer)
+        return self._start_play(state, state.play, deal)
+
+    def _apply_foreplace(self, state: MateState, action: Action) -> MateState:
+        seat = state.decider()
+        foreplaced = list(state.foreplaced)
+        hands = list(state.hands)
+        if action != NONE:
+            if action not in state.hands[seat]:
+                raise IllegalAction(_("You can only set aside a card from your own hand."))
+            if action not in self._foreplace_choices(state):
+                raise IllegalAction(
+                    _(
+                        "{card} shares a suit or rank with {first}, already set aside.",
+                        card=pretty(action),
+                        first=pretty(state.foreplaced[1 - seat] or ""),
+                    )
+                )
+            foreplaced[seat] = action
+            hands[seat] = _remove(state.hands[seat], action)
+        decided = state.decided + 1
+        return replace(
+            state,
+            foreplaced=(foreplaced[0], foreplaced[1]),
+            hands=(hands[0], hands[1]),
+            decided=decided,
+            phase="play" if decided == 2 else "foreplace",
+        )
+
+    def _apply_card(self, state: MateState, action: Action) -> MateState:
+        seat = state.to_act()
+        cards = state.available(seat)
+        if action not in cards:
+            raise IllegalAction(_("{card} is not in your hand.", card=self._card_name(action)))
+        variant = state.variant
+        if state.lead is not None:
+            allowed = answers(state.lead, cards, variant)
+            if action not in allowed:
+                raise IllegalAction(self._why_not(state.lead, action, cards, variant))
+        hands = list(state.hands)
+        if state.hands[seat]:
+            hands[seat] = _remove(state.hands[seat], action)
+        played = list(state.played)
+        played[seat] = (*played[seat], action)
+        after = replace(state, hands=(hands[0], hands[1]), played=(played[0], played[1]))
+        if state.lead is None:
+            other = 1 - seat
+            if not answers(action, after.available(other), variant):
+                # §5 Play: the other seat can answer neither suit nor rank: mated.
+                result = PlayResult(seat, state.move, action, state.foreplaced[seat] is not None)
+                return replace(after, phase="ended", results=(*state.results, result))
+            return replace(after, lead=action)
+        # §5 Play: the stronger card leads the next move.
+        leader = state.leader if stronger(state.lead, action) else seat
+        if state.move == MOVES:
+            return replace(after, phase="ended", lead=None, results=(*state.results, PlayResult(None)))
+        return replace(after, lead=None, leader=leader, move=state.move + 1)
+
+    def _card_name(self, action: str) -> str:
+        return pretty(action) if is_card(action) else repr(action)
+
+    def _why_not(self, lead: str, card: str, cards: Sequence[str], variant: Variant) -> str:
+        """The reason an answer is refused, for the player."""
+        if variant.kings_privilege and card_rank(lead) == "K" and any(card_rank(c) == "K" for c in cards):
+            return _("King's privilege: a King was led and you hold a King, so you must play a King.")
+        if any(card_suit(c) == card_suit(lead) for c in cards):
+            return _("You must follow suit: {lead} was led.", lead=pretty(lead))
+        return _(
+            "You have no {suit}, so you must answer with a card of rank {rank}.",
+            suit=SUIT_SYMBOLS[card_suit(lead)],
+            rank=card_rank(lead),
+        )
+
+    # -- chance ------------------------------------------------------------
+
+    def sample_chance(self, state: MateState, rng: random.Random) -> Action:
+        """A shuffle of the deck, as the twenty cards in dealing order."""
+        cards = list(deck_for(state.variant))
+        rng.shuffle(cards)
+        return " ".join(cards)
+
+    # -- what players see --------------------------------------------------
+
+    def view(self, state: MateState, seat: int) -> MateState:
+        """Everything: Mate is a game of perfect information."""
+        return state
+
+    def outcome(self, state: MateState) -> Outcome:
+        """Match totals; the lines itemise the four plays."""
+        return Outcome.from_scores(state.totals, self.result_lines(state))
+
+    def result_lines(self, state: MateState) -> list[tuple[str, tuple[int, int]]]:
+        """One line per finished play: "Play 2 (B leads): ...", with its points."""
+        return [
+            (
+                _(
+                    "Play {number} ({seat} leads): {result}",
+                    number=number,
+                    seat=SEAT_LETTERS[LEADERS[number - 1]],
+                    result=result.describe(),
+                ),
+                result.points(),
+            )
+            for number, result in enumerate(state.results, start=1)
+        ]
+
+    def interlude(self, state: MateState) -> Interlude | None:
+        """The pause after plays 1-3, showing how the play ended."""
+        if state.phase != "ended" or state.play == PLAYS - 1:
+            return None
+        result = state.results[-1]
+        return Interlude(
+            title=_("Play {number}: {result}", number=state.play + 1, result=result.describe()),
+            scores=state.totals,
+            lines=tuple(self.result_lines(state)),
+            key=f"play-{state.play + 1}",
+        )
+
+    def current_scores(self, state: MateState) -> tuple[float, ...]:
+        """Match totals so far."""
+        return state.totals
+
+    def describe_action(self, state: MateState, action: Action, seat: int) -> str:
+        """A log line: the deal, a foreplacing decision or a card played."""
+        state = self.current(state)
+        if seat == CHANCE:
+            return _("{seat} shuffles and deals.", seat=SEAT_LETTERS[state.dealer])
+        letter = SEAT_LETTERS[seat]
+        if state.phase == "foreplace":
+            if action == NONE:
+                return _("{seat} does not foreplace.", seat=letter)
+            return _("{seat} sets {card} aside.", seat=letter, card=pretty(action))
+        if state.lead is None:
+            return _("{seat} leads {card} (move {move}).", seat=letter, card=pretty(action), move=state.move)
+        return _("{seat} answers {card}.", seat=letter, card=pretty(action))

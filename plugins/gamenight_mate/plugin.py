@@ -1,0 +1,83 @@
+"""Mate registered with gamenight: the GameInfo and its hook."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gamenight.hookspecs import hookimpl
+from gamenight.i18n import load_catalogue_file
+from gamenight.sdk import BotSpec, GameInfo, Option
+
+from .bots import make_greedy, make_perfect, make_random
+from .rules import MateRules
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from gamenight.match import Match
+    from textual.screen import Screen
+
+_HERE = Path(__file__).parent
+
+
+def _screen(match: Match) -> Screen:
+    from .screen import MateScreen  # Textual only when a screen is wanted
+
+    return MateScreen(match)
+
+
+GAME = GameInfo(
+    id="mate",
+    title="Mate",
+    description="Sackson's two-player card problem: all cards dealt, mate your opponent late and with a high card.",
+    rules=MateRules(),
+    min_seats=2,
+    max_seats=2,
+    default_seats=2,
+    bots=(
+        BotSpec("random", "Random", make_random, 0, "Plays any legal card."),
+        BotSpec("greedy", "Greedy", make_greedy, 1, "Mates at once when it can, else keeps the lead cheaply."),
+        BotSpec("perfect", "Perfect", make_perfect, 2, "Solves the whole play exactly and never misses a mate."),
+    ),
+    options=(
+        Option(
+            "foreplacing",
+            "Foreplacing",
+            True,
+            description="Before each play a seat may set one card aside and replay its move-9 card on move 10.",
+        ),
+        Option(
+            "double_deck",
+            "Double deck",
+            False,
+            description="Play with twenty cards picked from two packs; of two identical cards the first played wins.",
+        ),
+        Option(
+            "kings_privilege",
+            "King's privilege",
+            False,
+            description="When a King is led, a seat holding a King must play a King.",
+        ),
+        Option(
+            "free_move",
+            "Free move",
+            False,
+            description="A seat may answer with the same rank even when it holds the suit.",
+        ),
+    ),
+    screen=_screen,
+    help={
+        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
+        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
+    },
+    translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
+    seat_names=("Capellen", "Sackson"),
+    version="1",
+    perfect_information=True,
+)
+
+
+@hookimpl
+def register_games(register: Callable[[GameInfo], None]) -> None:
+    """Register Mate."""
+    register(GAME)

@@ -1,0 +1,349 @@
+"""An exact solver for Mate: alpha-beta with a transposition table over bitmask hands.
+
+Mate is a finite two-person zero-sum game of perfect information, so every
+position has an exact value.  The value of a play is the score difference it
+produces: the winner's score, signed (positive for the seat it is computed
+for).  A position inside a play is the two remaining hands (20-bit masks over
+the deck's card indices) plus the seat to lead; the move number follows from
+the number of cards left and who foreplaced.  Each combination of foreplacing
+flags gets its own table, so the positions shared by different foreplaced
+cards (once both cards are gone) are solved once.
+
+The public entry points work on :class:`~gamenight_mate.rules.MateState`:
+:meth:`Solver.action_values` values every legal action, and
+:meth:`Solver.best_line` walks the principal variation to explain it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gamenight_mate.rules import (
+    MOVES,
+    MateRules,
+    MateState,
+    Variant,
+    card_rank,
+    card_suit,
+    card_value,
+    deck_for,
+    score_for,
+    strength,
+)
+
+__all__ = ["Line", "Solver"]
+
+INF = 10_000
+
+
+@dataclass(frozen=True)
+class Line:
+    """How a position ends under best play by both seats.
+
+    ``value`` is for the seat the line was asked for (positive: it wins).
+    ``winner`` is None when best play is a ten-move draw.
+    """
+
+    value: int
+    winner: int | None
+    move: int = MOVES
+    card: str = ""
+    foreplaced: bool = False
+
+
+class _Tables:
+    """Per-variant card tables: masks of same suit, same rank, Kings, strengths, values."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.deck = deck_for(variant)
+        deck = self.deck
+        n = len(deck)
+        self.suit_mask = [sum(1 << j for j in range(n) if card_suit(deck[j]) == card_suit(deck[i])) for i in range(n)]
+        self.rank_mask = [sum(1 << j for j in range(n) if card_rank(deck[j]) == card_rank(deck[i])) for i in range(n)]
+        # Same suit or rank, excluding the identical copies already in suit_mask.
+        self.either_mask = [self.suit_mask[i] | self.rank_mask[i] for i in range(n)]
+        self.king_mask = sum(1 << j for j in range(n) if card_rank(deck[j]) == "K")
+        self.is_king = [card_rank(card) == "K" for card in deck]
+        self.strength = [strength(card) for card in deck]
+        self.value = [card_value(card) for card in deck]
+        # Identical cards (double deck) are interchangeable: only the lowest copy held is tried.
+        self.lower_twins = [sum(1 << j for j in range(i) if deck[j] == deck[i]) for i in range(n)]
+        self.bit = {card: [1 << i for i in range(n) if deck[i] == card] for card in set(deck)}
+
+    def answers(self, lead: int, hand: int) -> int:
+        """The mask of ``hand``'s cards that may answer card index ``lead`` (RULES.md §5)."""
+        if self.variant.kings_privilege and self.is_king[lead] and hand & self.king_mask:
+            return hand & self.king_mask
+        if self.variant.free_move:
+            return hand & self.either_mask[lead]
+        return (hand & self.suit_mask[lead]) or (hand & self.rank_mask[lead])
+
+    def mask_of(self, cards: Sequence[str]) -> int:
+        """A bitmask for ``cards`` (identical cards take distinct copies)."""
+        mask = 0
+        for card in cards:
+            mask |= next(b for b in self.bit[card] if not mask & b)
+        return mask
+
+
+def _bits(mask: int) -> list[int]:
+    """Card indices in ``mask``, strongest card indices are not special: ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Solver:
+    """Exact values of Mate positions for one variant, with a reusable transposition table.
+
+    Keep one solver per match: positions recur across moves and across the
+    foreplacing options, so later questions are answered from the table.
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.t = _Tables(variant)
+        self.rules = MateRules()
+        self._tables: dict[tuple[bool, bool], dict[tuple[int, int, int], tuple[int, int]]] = {}
+        self.nodes = 0
+
+    # -- the search --------------------------------------------------------
+
+    def _lead(self, mine: int, theirs: int, leader: int, fp: tuple[bool, bool], alpha: int, beta: int) -> int:
+        """Value for ``leader`` (holding ``mine``) before its lead: fail-soft alpha-beta.
+
+        The table keeps a lower and an upper bound per position and the lead
+        that last proved best, which is tried first next time.
+        """
+        t = self.t
+        table = self._tables.setdefault(fp, {})
+        key = mine | theirs << 20 | leader << 40
+        entry = table.get(key)
+        if entry is None:
+            lo, hi, first = -INF, INF, -1
+        else:
+            lo, hi, first = entry
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+        alpha0 = alpha = max(alpha, lo)
+        beta0 = beta = min(beta, hi)
+        self.nodes += 1
+        move = 1 + (MOVES - fp[leader]) - mine.bit_count()
+        answers = t.answers
+        strengths = t.strength
+        twins = t.lower_twins
+        # Leads that mate at once go first: they give a sure lower bound.
+        best, best_lead = -INF, -1
+        leads = []
+        for a in _bits(mine):
+            if mine & twins[a]:
+                continue
+            replies = answers(a, theirs)
+            if replies:
+                if a == first:
+                    leads.insert(0, (a, replies))
+                else:
+                    leads.append((a, replies))
+                continue
+            value = score_for(move, t.deck[a], fp[leader])
+            if value > best:
+                best, best_lead = value, a
+        if best > alpha:
+            alpha = best
+        if alpha < beta:
+            if leads and leads[0][0] == first:
+                leads[1:] = sorted(leads[1:], key=lambda lr: lr[1].bit_count())
+            else:
+                leads.sort(key=lambda lr: lr[1].bit_count())
+            other = 1 - leader
+            last_before_ten = move == MOVES - 1 and (fp[0] or fp[1])
+            for a, replies in leads:
+                after_lead = mine & ~(1 << a)
+                strength_a = strengths[a]
+                worst = INF
+                low = beta
+                for b in _bits(replies):
+                    if theirs & twins[b]:
+                        continue
+                    rest = theirs & ~(1 << b)
+                    keeps = strength_a >= strengths[b]
+                    if last_before_ten:
+                        value = self._move_ten(after_lead, rest, leader, a, b, fp, keeps)
+                    elif move == MOVES:
+                        value = 0  # §5: ten moves and no mate: a draw
+                    elif keeps:
+                        value = self._lead(after_lead, rest, leader, fp, alpha, low)
+                    else:
+                        value = -self._lead(rest, after_lead, other, fp, -low, -alpha)
+                    if value < worst:
+                        worst = value
+                        if worst < low:
+                            low = worst
+                            if low <= alpha:
+                                break
+                if worst > best:
+                    best, best_lead = worst, a
+                    if best > alpha:
+                        alpha = best
+                        if alpha >= beta:
+                            break
+        if best <= alpha0:
+            table[key] = (lo, min(hi, best), best_lead)
+        elif best >= beta0:
+            table[key] = (max(lo, best), hi, best_lead)
+        else:
+            table[key] = (best, best, best_lead)
+        return best
+
+    def _answer(
+        self, a: int, mine: int, theirs: int, leader: int, fp: tuple[bool, bool], alpha: int, beta: int
+    ) -> int:
+        """Value for ``leader`` after it led card ``a`` from ``mine``: the other seat picks the least."""
+        t = self.t
+        move = 1 + (MOVES - fp[leader]) - mine.bit_count()
+        after_lead = mine & ~(1 << a)
+        worst = INF
+        for b in _bits(t.answers(a, theirs)):
+            if theirs & t.lower_twins[b]:
+                continue
+            rest = theirs & ~(1 << b)
+            keeps = t.strength[a] >= t.strength[b]
+            if move == MOVES - 1 and (fp[0] or fp[1]):
+                value = self._move_ten(after_lead, rest, leader, a, b, fp, keeps)
+            elif move == MOVES:
+                value = 0
+            elif keeps:
+                value = self._lead(after_lead, rest, leader, fp, alpha, beta)
+            else:
+                value = -self._lead(rest, after_lead, 1 - leader, fp, -beta, -alpha)
+            if value < worst:
+                worst = value
+                beta = min(beta, worst)
+                if beta <= alpha:
+                    break
+        return worst
+
+    def _move_ten(
+        self, mine: int, theirs: int, leader: int, a: int, b: int, fp: tuple[bool, bool], keeps: bool
+    ) -> int:
+        """Move 10 when a seat foreplaced: it plays its move-9 card again (§5); value for ``leader``.
+
+        ``mine``/``theirs`` are the cards left after move 9 (led ``a``, answered ``b``).
+        """
+        t = self.t
+        own = a if fp[leader] else mine.bit_length() - 1
+        other = b if fp[1 - leader] else theirs.bit_length() - 1
+        first, second, sign = (own, other, 1) if keeps else (other, own, -1)
+        if t.answers(first, 1 << second):
+            return 0
+        first_seat = leader if keeps else 1 - leader
+        return sign * score_for(MOVES, t.deck[first], fp[first_seat])
+
+    # -- positions from states ---------------------------------------------
+
+    def _position(self, state: MateState) -> tuple[tuple[int, int], tuple[bool, bool]]:
+        hands = (self.t.mask_of(state.hands[0]), self.t.mask_of(state.hands[1]))
+        fp = (state.foreplaced[0] is not None, state.foreplaced[1] is not None)
+        return hands, fp
+
+    def play_value(self, state: MateState, seat: int, alpha: int = -INF, beta: int = INF) -> int:
+        """Exact value for ``seat`` of a state of the current play (an ended one: its result)."""
+        if state.phase == "ended":
+            result = state.results[-1]
+            return 0 if result.winner is None else (result.score if result.winner == seat else -result.score)
+        if state.phase == "deal":
+            raise ValueError("a deal is chance: there is nothing to solve yet")
+        if state.phase == "foreplace":
+            return self._foreplace_value(state, seat, alpha, beta)
+        if state.move == MOVES and any(state.foreplaced):
+            return self._value_by_rules(state, seat)
+        hands, fp = self._position(state)
+        leader = state.leader
+        sign = 1 if leader == seat else -1
+        low, high = (alpha, beta) if sign == 1 else (-beta, -alpha)
+        if state.lead is None:
+            return sign * self._lead(hands[leader], hands[1 - leader], leader, fp, low, high)
+        a = self._lead_index(state)
+        # The led card has left the leader's hand; the search wants it back in.
+        mine = hands[leader] | 1 << a
+        return sign * self._answer(a, mine, hands[1 - leader], leader, fp, low, high)
+
+    def _lead_index(self, state: MateState) -> int:
+        """A deck index for the led card not used by the leader's remaining hand."""
+        held = self.t.mask_of(state.hands[state.leader])
+        return next(b for b in self.t.bit[state.lead] if not held & b).bit_length() - 1
+
+    def _value_by_rules(self, state: MateState, seat: int) -> int:
+        """Move 10 with a foreplacer: every choice is forced, so just play it out."""
+        while state.phase != "ended":
+            state = self.rules.apply(state, self.rules.legal_actions(state)[0])
+        result = state.results[-1]
+        return 0 if result.winner is None else (result.score if result.winner == seat else -result.score)
+
+    def _foreplace_value(self, state: MateState, seat: int, alpha: int, beta: int) -> int:
+        """Value for ``seat`` of the foreplacing decision due now: max or min over the choices."""
+        decider = state.decider()
+        best = -INF if decider == seat else INF
+        # "none" comes first: usually the best choice, or a quick refutation.
+        for action in self.rules.legal_actions(state):
+            child = self.rules.apply(state, action)
+            value = self.play_value(child, seat, alpha, beta)
+            if decider == seat:
+                if value > best:
+                    best = value
+                    alpha = max(alpha, best)
+            elif value < best:
+                best = value
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        return best
+
+    # -- the bot's questions -----------------------------------------------
+
+    def action_values(self, state: MateState, seat: int) -> dict[str, int]:
+        """Exact value for ``seat`` (to move) of each legal action."""
+        return {
+            action: self.play_value(self.rules.apply(state, action), seat)
+            for action in self.rules.legal_actions(state)
+        }
+
+    def best_action(
+        self, state: MateState, seat: int, should_stop: Callable[[], bool] = lambda: False
+    ) -> tuple[str, int]:
+        """A best action for ``seat`` (to move) and its value, found with narrowing windows.
+
+        When ``should_stop()`` turns true between two actions, the best so far is returned.
+        """
+        best_action, best = "", -INF
+        for action in self.rules.legal_actions(state):
+            if best_action and should_stop():
+                break
+            value = self.play_value(self.rules.apply(state, action), seat, best, INF)
+            if value > best or not best_action:
+                best_action, best = action, value
+        return best_action, best
+
+    def best_line(self, state: MateState, seat: int) -> Line:
+        """How the current play ends with best play by both, valued for ``seat``."""
+        state = self.rules.current(state)
+        while state.phase in ("foreplace", "play"):
+            mover = self.rules.to_move(state)
+            action, _value = self.best_action(state, mover)
+            state = self.rules.apply(state, action)
+        if state.phase != "ended":
+            raise ValueError("a deal is chance: there is no line to show yet")
+        result = state.results[-1]
+        if result.winner is None:
+            return Line(0, None)
+        value = result.score if result.winner == seat else -result.score
+        return Line(value, result.winner, result.move, result.card, result.foreplaced)

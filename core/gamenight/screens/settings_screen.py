@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
-from gamenight.i18n import LANGUAGES, _, get_language, set_language, translator
+from gamenight.i18n import LANGUAGES, _, get_language, translator
 
 
 class SettingsScreen(Screen):
@@ -53,7 +53,7 @@ class SettingsScreen(Screen):
                     yield Select([(translator(g.id)(g.title), g.id) for g in games], value=games[0].id,
                                  allow_blank=False, id="names-game")
                 for seat in range(max(g.max_seats for g in games)):
-                    with Horizontal(classes="row", id=f"name-row-{seat}"):
+                    with Horizontal(classes="row name-row", id=f"name-row-{seat}"):
                         yield Label(f"player.{seat + 1}")
                         yield Input("", id=f"player-{seat}", max_length=32)
             yield Static("", id="settings-message")
@@ -76,7 +76,7 @@ class SettingsScreen(Screen):
             return
         t = translator(game.id)
         names = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names], game.max_seats)
-        for seat, row in enumerate(self.query(".row").filter("[id^=name-row-]")):
+        for seat, row in enumerate(self.query(".name-row")):
             row.display = seat < game.max_seats
             if seat < game.max_seats:
                 self.query_one(f"#player-{seat}", Input).value = names[seat]
@@ -133,5 +133,4 @@ class SettingsScreen(Screen):
             self._say(str(error), error=True)
             return
         self.app.bot_delay = delay
-        set_language(language)
-        self._say(_("Saved to {path}. A new language shows on newly opened screens.", path=config.path))
+        self._say(_("Saved to {path}. A new language applies from the next start.", path=config.path))

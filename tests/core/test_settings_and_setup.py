@@ -1,0 +1,78 @@
+"""Settings and setup screens, driven by keys."""
+
+import tomllib
+
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.screens.settings_screen import SettingsScreen
+from gamenight.screens.setup_screen import SetupScreen
+from gamenight.testing import settle
+from gamenight.ui.game_screen import GameScreen
+
+
+def make_app(registry, config, tmp_path, **kwargs):
+    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+
+
+async def test_settings_save_japanese_names_as_dotted_player_keys(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#player-1").value = "ベルダンディー"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data["nim"]["player"] == {"1": "Ann", "2": "ベルダンディー", "3": "Cid"}
+    assert data["general"]["theme"] == "gamenight"
+
+
+async def test_settings_refuse_a_bad_name_with_a_message(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        app.screen.query_one("#player-0").value = "長" * 12
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "16 cells" in str(app.screen.query_one("#settings-message").render())
+    assert not path.exists()
+
+
+async def test_settings_never_overwrite_a_malformed_config(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[general\nlanguage = 'ja'\n", encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "line 1" in str(app.screen.query_one("#settings-message").render())
+    assert path.read_text(encoding="utf-8") == "[general\nlanguage = 'ja'\n"
+
+
+async def test_setup_uses_config_names_and_rejects_a_control_character(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[nim]\nplayer.2 = "Skuld"\n', encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path, start_game="nim")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        assert app.screen.query_one("#name-1").value == "Skuld"
+        app.screen.query_one("#name-0").value = "A\tB"
+        await pilot.press("enter")
+        assert isinstance(app.screen, SetupScreen)
+        assert "control characters" in str(app.screen.query_one("#setup-error").render())
+        app.screen.query_one("#name-0").value = "Kei"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        assert [seat.name for seat in app.screen.match.seats] == ["Kei", "Skuld"]
+
+
+async def test_unknown_game_on_the_command_line_is_a_message_not_a_crash(nim_registry, tmp_path):
+    app = make_app(nim_registry, Config.load(tmp_path / "c.toml"), tmp_path, start_game="chess")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LobbyScreen"

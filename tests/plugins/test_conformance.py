@@ -1,0 +1,61 @@
+"""Every installed built-in game passes the plugin conformance kit (gamenight.testing)."""
+
+from __future__ import annotations
+
+import pytest
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.match import Match, SeatConfig
+from gamenight.plugins import load_registry
+from gamenight.testing import check_bot_legality, check_save_round_trip, random_playouts, settle
+from gamenight.ui.game_screen import GameScreen
+
+BUILTIN = ("yatzy", "mille", "seven", "lits", "mate")
+REGISTRY = load_registry()
+
+
+def test_every_builtin_plugin_loads_without_error():
+    failures = {record.name: record.error for record in REGISTRY.plugins if record.error}
+    assert failures == {}
+    assert set(BUILTIN) <= set(REGISTRY.games)
+
+
+@pytest.fixture(params=BUILTIN)
+def game(request):
+    return REGISTRY.game(request.param)
+
+
+def test_random_playouts_follow_the_sdk_contract(game):
+    for seats in sorted({game.min_seats, game.max_seats}):
+        assert len(random_playouts(game, 3, seed=11, seats=seats)) == 3
+
+
+def test_the_weakest_bots_pick_only_legal_moves(game):
+    weakest = min(game.bots, key=lambda bot: bot.strength).id
+    check_bot_legality(game, [weakest] * game.default_seats, games=2, seed=5)
+
+
+def test_a_game_saved_halfway_resumes_exactly(game, tmp_path):
+    check_save_round_trip(game, REGISTRY, tmp_path, seed=3)
+
+
+def test_every_bot_is_listed_with_a_label_and_strength(game):
+    assert len(game.bots) >= 3
+    assert len({bot.strength for bot in game.bots}) == len(game.bots)
+    assert game.help.get("en") and game.help.get("ja")
+    assert game.translations.get("ja")
+
+
+async def test_the_screen_mounts_at_80x24_and_the_first_human_can_act(game, tmp_path):
+    strongest = max(game.bots, key=lambda bot: bot.strength).id
+    weakest = min(game.bots, key=lambda bot: bot.strength).id
+    seats = [SeatConfig("You")] + [SeatConfig(f"Bot {i}", weakest) for i in range(1, game.default_seats)]
+    match = Match(game, seats, {}, seed=1)
+    assert strongest  # the setup screen offers the strongest by default
+    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path,
+                       bot_delay=0, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) or isinstance(screen.app.screen_stack[-2], GameScreen)
+        assert not app.screen.query("TooSmallScreen")

@@ -141,6 +141,8 @@ class Hub:
         self.rate = RateLimiter(settings.max_new_per_minute)
         self.connections: set[Connection] = set()
         self.endings: set[asyncio.Task[None]] = set()
+        self.refused_waiting = 0
+        """Connections turned away by a limit, waiting to be told why."""
         self._next_id = 0
         self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
 
@@ -185,6 +187,7 @@ class Connection(asyncssh.SSHServer):
         self.auth_tried = False
         self.refused_reason: str | None = None
         self._candidate: asyncssh.SSHKey | None = None
+        self._refusal: tuple[int, str] | None = None
         self._idle_handle: asyncio.TimerHandle | None = None
         self._closing = False
 
@@ -207,11 +210,19 @@ class Connection(asyncssh.SSHServer):
         self._schedule_idle_check()
 
     def _refuse(self, kind: str, code: int, reason: str) -> None:
+        """Turn the client away.  The SSH disconnect message (which clients show) can only be
+        sent once the version exchange is done, so it waits for the first auth request; while
+        too many refused connections are already waiting, the socket is just dropped."""
+        hub = self.hub
         self.refused_reason = kind
-        self.hub.log("limit", kind=kind, conn=self.id, peer=self.peer,
-                     open=len(self.hub.connections), limit=self._limit_value(kind))
+        hub.log("limit", kind=kind, conn=self.id, peer=self.peer, open=len(hub.connections),
+                limit=self._limit_value(kind))
         assert self.conn is not None
-        self.conn.disconnect(code, reason)
+        if hub.refused_waiting >= hub.settings.max_sessions:
+            self.conn.abort()
+            return
+        hub.refused_waiting += 1
+        self._refusal = (code, reason)
 
     def _limit_value(self, kind: str) -> float:
         settings = self.hub.settings
@@ -222,6 +233,8 @@ class Connection(asyncssh.SSHServer):
         if self._idle_handle is not None:
             self._idle_handle.cancel()
         if self.refused_reason in ("rate", "sessions"):
+            if self._refusal is not None:
+                self.hub.refused_waiting -= 1
             return
         self.hub.connections.discard(self)
         if self.session is not None:
@@ -269,6 +282,9 @@ class Connection(asyncssh.SSHServer):
 
     # -- authentication -------------------------------------------------------
     def begin_auth(self, username: str) -> bool:
+        if self._refusal is not None and self.conn is not None:
+            self.conn.disconnect(*self._refusal)
+            return True
         self.username = username[:64]
         if self.hub.settings.guest:
             self.user_id = guest_user_id(username)
@@ -612,6 +628,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--idle-timeout", type=float, default=1800.0,
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
     parser.add_argument("--command", help=argparse.SUPPRESS)
+    parser.add_argument("--grace", type=float, default=5.0, help=argparse.SUPPRESS)
     return parser
 
 
@@ -634,7 +651,7 @@ def main(argv: list[str]) -> int:
     settings = Settings(
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
-        idle_timeout=args.idle_timeout, command=shlex.split(args.command) if args.command else None,
+        idle_timeout=args.idle_timeout, grace=args.grace, command=shlex.split(args.command) if args.command else None,
     )
     log = EventLog(sys.stderr)
     try:

@@ -1,14 +1,16 @@
 """A stand-in for the game room, used by the server tests that are not about the room.
 
 It draws a title, reports its window size (and again on every SIGWINCH),
-echoes each input chunk as ``got:<hex>`` and, on ``s``, writes a file into the
-saves folder given as its first argument; ``q`` quits.
+echoes each input chunk as ``got:<length>:<hex>``; ``s`` writes a file into
+the saves folder given as its first argument, ``c`` starts a grandchild
+(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``q`` quits.
 """
 
 import fcntl
 import os
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import tty
@@ -40,6 +42,12 @@ def main() -> None:
             with open(os.path.join(saves, "autosave-fake.toml"), "w") as handle:
                 handle.write("game = 'fake'\n")
             say("saved")
+        if data == b"c":
+            say(f"child:{subprocess.Popen(['sleep', '300']).pid}")
+        if data == b"i":
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            say("ignoring")
         if data == b"q":
             return
 

@@ -1,0 +1,131 @@
+"""Limits hold, sessions end cleanly, and one bad client cannot hurt the others."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+
+import asyncssh
+import pytest
+
+from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, process_alive, ssh_argv, wait_until
+
+
+def connect(server, username: str = "alice"):
+    return asyncssh.connect("127.0.0.1", server.port, username=username, known_hosts=None, client_keys=None,
+                            agent_path=None, config=[])
+
+
+async def open_room(conn, cols: int = 80, rows: int = 24):
+    process = await conn.create_process(term_type="xterm", term_size=(cols, rows), encoding=None)
+    await asyncio.wait_for(process.stdout.readuntil(b"saves:"), 20)
+    return process
+
+
+async def test_the_connection_limit_holds(start_server) -> None:
+    server = start_server("--guest", "--max-sessions", "2", "--command", FAKE_COMMAND)
+    async with connect(server, "one") as first, connect(server, "two"):
+        await open_room(first)
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as refused:
+            async with connect(server, "three"):
+                pass
+        assert "full" in str(refused.value)
+        event = server.wait_event(lambda e: e["event"] == "limit" and e["kind"] == "sessions")
+        assert event["limit"] == 2 and event["open"] == 2
+    server.wait_event(lambda e: e["event"] == "disconnect" and e["open"] == 0)
+    async with connect(server, "three") as third:  # room again once the others left
+        await open_room(third)
+
+
+async def test_the_rate_of_new_connections_per_address_holds(start_server) -> None:
+    server = start_server("--guest", "--max-new-per-minute", "3", "--command", FAKE_COMMAND)
+    for _ in range(3):
+        async with connect(server):
+            pass
+    with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as refused:
+        async with connect(server):
+            pass
+    assert "Too many new connections" in str(refused.value)
+    assert server.of_kind("limit", kind="rate", peer="127.0.0.1")
+
+
+async def test_the_idle_timeout_disconnects_and_ends_the_room(start_server) -> None:
+    server = start_server("--guest", "--idle-timeout", "2", "--command", FAKE_COMMAND)
+    async with connect(server) as conn:
+        process = await open_room(conn)
+        pid = server.wait_event(lambda e: e["event"] == "session_start")["pid"]
+        started = time.monotonic()
+        await asyncio.sleep(1.2)
+        process.stdin.write(b"x")  # input resets the clock
+        await process.stdout.readuntil(b"got:1:78")
+        await asyncio.sleep(1.3)
+        assert not server.of_kind("limit", kind="idle")  # 2.5 s after connecting, 1.3 s after the key
+        rest = await asyncio.wait_for(process.stdout.read(), 5)
+        assert b"without input" in rest
+        assert time.monotonic() - started >= 3.1
+    assert server.of_kind("limit", kind="idle")
+    wait_until(lambda: not process_alive(pid), 10, "the idle room to end")
+
+
+async def test_an_idle_connection_without_a_session_is_closed_too(start_server) -> None:
+    server = start_server("--guest", "--idle-timeout", "1", "--command", FAKE_COMMAND)
+    async with connect(server) as conn:
+        await asyncio.wait_for(conn.wait_closed(), 5)
+    assert server.of_kind("limit", kind="idle")
+
+
+@needs_ssh
+def test_a_vanished_client_ends_its_whole_process_group(start_server, terminals) -> None:
+    server = start_server("--guest", "--grace", "1", "--command", FAKE_COMMAND)
+    terminal = terminals(ssh_argv(server.port, "alice", None, "-tt"))
+    terminal.wait_for("saves:")
+    room = server.wait_event(lambda e: e["event"] == "session_start")["pid"]
+    terminal.send("c")
+    grandchild = int(re.search(r"child:(\d+)", terminal.wait_for("child:")).group(1))
+    terminal.send("i")  # the room now ignores SIGHUP and SIGTERM: only SIGKILL ends it
+    terminal.wait_for("ignoring")
+    assert process_alive(room) and process_alive(grandchild)
+    terminal.kill()
+    server.wait_event(lambda e: e["event"] == "disconnect")
+    wait_until(lambda: not process_alive(room) and not process_alive(grandchild), 10, "the room's group to end")
+    assert server.process.poll() is None
+
+
+async def test_garbage_huge_pastes_and_resize_storms_do_not_hurt_other_sessions(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    async with connect(server, "noisy") as noisy_conn, connect(server, "calm") as calm_conn:
+        noisy = await open_room(noisy_conn)
+        calm = await open_room(calm_conn)
+        garbage = random.Random(7).randbytes(4 * 1024 * 1024)
+
+        async def flood() -> None:
+            for offset in range(0, len(garbage), 32 * 1024):
+                noisy.stdin.write(garbage[offset:offset + 32 * 1024])
+                if offset % (256 * 1024) == 0:
+                    for size in range(200):
+                        noisy.change_terminal_size(20 + size % 300, 5 + size % 90)
+                await asyncio.sleep(0)
+            noisy.change_terminal_size(123, 45)
+            await noisy.stdin.drain()
+
+        async def typing() -> list[float]:
+            delays = []
+            for key in b"0123456789":  # keys the fake room gives no meaning
+                began = time.monotonic()
+                calm.stdin.write(bytes([key]))
+                await asyncio.wait_for(calm.stdout.readuntil(f"got:1:{key:02x}".encode()), 10)
+                delays.append(time.monotonic() - began)
+                await asyncio.sleep(0.05)
+            return delays
+
+        flooding = asyncio.create_task(flood())
+        delays = await typing()
+        await asyncio.wait_for(flooding, 60)
+        assert max(delays) < 2.0, delays
+        await asyncio.wait_for(noisy.stdout.readuntil(b"size:123x45"), 20)  # the last size won
+    async with connect(server, "later") as later:  # and the server still admits newcomers
+        await open_room(later)
+    assert server.process.poll() is None
+    assert not server.of_kind("error")

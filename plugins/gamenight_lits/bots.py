@@ -7,28 +7,21 @@ information) and answers with one of the legal action strings.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.sdk import Action, BotContext, Rules
 
 from .rules import (
     ACTIONS,
-    BY_SHAPE,
-    FULL,
     KEEP,
     MASK,
-    NEIGHBOURS,
     PLACEMENT_ID,
     SHAPE_OF,
     SWAP,
     LitsState,
-    grow,
     scan,
 )
-
-ALL_PIDS = [pid for shape in BY_SHAPE for _m, _n, pid in shape]
-_CORNERS = sum(1 << (10 * r + c) for r in range(9) for c in range(9))
 
 
 def _gain(pid: int, mine: int, theirs: int) -> int:
@@ -78,14 +71,13 @@ class _OutOfTime(Exception):
 class _Search:
     """Negamax alpha-beta over placements with iterative deepening.
 
-    A node carries its *potential* placements: those legal apart from the
-    contact rule.  Rules 2 and 3 only tighten, so a child's potential is a
-    filter of its parent's, and their union is every cell that may still be
-    covered -- marks outside it are safe for good, which the evaluation
-    counts in full (LITS-NOTES: uncoverable cells protect marks).
+    The evaluation uses :func:`scan`'s reach: rules 2 and 3 only tighten, so
+    a mark outside every cell a placement could still cover is safe for good
+    and counts in full, while reachable marks count at a discount
+    (LITS-NOTES: uncoverable cells protect marks).
     """
 
-    def __init__(self, deadline: float, should_stop: Any) -> None:
+    def __init__(self, deadline: float, should_stop: Callable[[], bool]) -> None:
         self.deadline = deadline
         self.should_stop = should_stop
         self.nodes = 0
@@ -93,25 +85,10 @@ class _Search:
         """shapes -> (depth, exact value, best pid), for the side to move."""
 
     def check_time(self) -> None:
+        """Raise _OutOfTime once the deadline passes or the runner says stop."""
         self.nodes += 1
         if self.nodes & 7 == 0 and (time.perf_counter() > self.deadline or self.should_stop()):
             raise _OutOfTime
-
-    @staticmethod
-    def potential(parent: list[int], covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
-        """The placements of ``parent`` still allowed (ignoring contact) on this board."""
-        blocked = [covered | grow(shapes[i]) if remaining[i] else FULL for i in range(4)]
-        out = []
-        append = out.append
-        for pid in parent:
-            mask = MASK[pid]
-            if mask & blocked[SHAPE_OF[pid]]:
-                continue
-            nc = covered | mask
-            if nc & (nc >> 1) & (nc >> 10) & (nc >> 11) & _CORNERS:
-                continue
-            append(pid)
-        return out
 
     @staticmethod
     def evaluate(mine: int, theirs: int, reach: int, legal: list[int]) -> float:
@@ -127,58 +104,49 @@ class _Search:
         covered: int,
         shapes: tuple[int, ...],
         remaining: tuple[int, ...],
-        potential: list[int],
         mine: int,
         theirs: int,
         depth: int,
         alpha: float,
         beta: float,
     ) -> tuple[float, int]:
-        """(value for the side to move, best pid or -1)."""
+        """(value for the side to move, best pid or -1); ``mine``/``theirs`` are its marks."""
         self.check_time()
-        legal = [pid for pid in potential if NEIGHBOURS[pid] & covered]
+        legal, reach = scan(covered, shapes, remaining)
+        unc_mine, unc_theirs = mine & ~covered, theirs & ~covered
         if not legal:
             # RULES.md §4: the mover cannot place, the game ends; a tie goes
             # to the last placer, who is the opponent.
-            diff = (mine & ~covered).bit_count() - (theirs & ~covered).bit_count()
+            diff = unc_mine.bit_count() - unc_theirs.bit_count()
             return (WIN + diff if diff > 0 else -WIN + diff), -1
         if depth == 0:
-            reach = 0
-            for pid in potential:
-                reach |= MASK[pid]
-            return self.evaluate(mine & ~covered, theirs & ~covered, reach, legal), -1
+            return self.evaluate(unc_mine, unc_theirs, reach, legal), -1
         entry = self.table.get(shapes)
         first = -1
         if entry is not None:
             if entry[0] >= depth:
                 return entry[1], entry[2]
             first = entry[2]
-        unc_mine, unc_theirs = mine & ~covered, theirs & ~covered
         legal.sort(key=lambda pid: (pid != first, -_gain(pid, unc_mine, unc_theirs)))
         best_value, best_pid = -2 * WIN, legal[0]
         start_alpha = alpha
         for pid in legal:
             index = SHAPE_OF[pid]
+            mask = MASK[pid]
             child_shapes = list(shapes)
-            child_shapes[index] |= MASK[pid]
+            child_shapes[index] |= mask
             child_remaining = list(remaining)
             child_remaining[index] -= 1
-            child_covered = covered | MASK[pid]
-            child_shapes_t = tuple(child_shapes)
-            child_remaining_t = tuple(child_remaining)
-            child_potential = self.potential(potential, child_covered, child_shapes_t, child_remaining_t)
-            value, _pid = self.node(
-                child_covered,
-                child_shapes_t,
-                child_remaining_t,
-                child_potential,
+            value = -self.node(
+                covered | mask,
+                tuple(child_shapes),
+                tuple(child_remaining),
                 theirs,
                 mine,
                 depth - 1,
                 -beta,
                 -alpha,
-            )
-            value = -value
+            )[0]
             if value > best_value:
                 best_value, best_pid = value, pid
             alpha = max(alpha, value)
@@ -192,14 +160,16 @@ class _Search:
 
     def best(self, state: LitsState, seat: int, max_depth: int = 30) -> tuple[float, int]:
         """Iterative deepening until time runs out; (value, pid) of the deepest finished depth."""
-        legal, _reach = scan(state.covered, state.shapes, state.remaining)
-        potential = self.potential(ALL_PIDS, state.covered, state.shapes, state.remaining)
         mine, theirs = state.marks(seat), state.marks(1 - seat)
-        found = (0.0, legal[0])
+        legal, _reach = scan(state.covered, state.shapes, state.remaining)
+        if not state.covered:
+            return self.first_piece(legal, mine, theirs)
+        unc_mine, unc_theirs = mine & ~state.covered, theirs & ~state.covered
+        found = (0.0, max(legal, key=lambda pid: _gain(pid, unc_mine, unc_theirs)))  # if time runs out at once
         started = time.perf_counter()
         for depth in range(1, max_depth + 1):
             try:
-                found = self.root(state, potential, mine, theirs, depth)
+                found = self.node(state.covered, state.shapes, state.remaining, mine, theirs, depth, -2 * WIN, 2 * WIN)
             except _OutOfTime:
                 break
             spent = time.perf_counter() - started
@@ -207,18 +177,10 @@ class _Search:
                 break  # a proven result, or the next depth would not finish
         return found
 
-    def root(self, state: LitsState, potential: list[int], mine: int, theirs: int, depth: int) -> tuple[float, int]:
-        """One full-width search of the root at ``depth``."""
-        if not state.covered:
-            # The first piece: any place is legal; the node code needs contact.
-            return self.first_piece(potential, mine, theirs)
-        return self.node(
-            state.covered, state.shapes, state.remaining, potential, mine, theirs, depth, -2 * WIN, 2 * WIN
-        )
-
-    def first_piece(self, potential: list[int], mine: int, theirs: int) -> tuple[float, int]:
-        """Under the pie rule the opponent takes the better side, so aim for a level board."""
-        best = min(potential, key=lambda pid: (abs(_gain(pid, mine, theirs)), -_gain(pid, mine, theirs), pid))
+    @staticmethod
+    def first_piece(legal: list[int], mine: int, theirs: int) -> tuple[float, int]:
+        """Any place is legal; under the pie rule the opponent takes the better side, so stay level."""
+        best = min(legal, key=lambda pid: (abs(_gain(pid, mine, theirs)), -_gain(pid, mine, theirs), pid))
         return 0.0, best
 
 

@@ -192,79 +192,146 @@ class Placement:
 # -- the placement table ------------------------------------------------------
 
 PLACEMENTS: list[Placement] = []
-"""Every on-board placement; its index is its id."""
+"""Every on-board placement; its index is its id (ordered by shape, anchor, orientation)."""
 MASK: list[int] = []
 NEIGHBOURS: list[int] = []
 """Edge neighbours of each placement (outside the piece)."""
 SHAPE_OF: list[int] = []
 ACTIONS: list[Action] = []
 PLACEMENT_ID: dict[Action, int] = {}
-BY_SHAPE: list[list[tuple[int, int, int]]] = [[] for _ in SHAPES]
-"""Per shape index: ``(mask, neighbours, id)`` of every placement of that shape."""
 for _index, _shape in enumerate(SHAPES):
-    for _orient in range(len(ORIENTATIONS[_shape])):
-        for _row in range(SIZE):
-            for _col in range(SIZE):
+    for _row in range(SIZE):
+        for _col in range(SIZE):
+            for _orient in range(len(ORIENTATIONS[_shape])):
                 _p = Placement(_shape, _row, _col, _orient)
-                if not _p.on_board:
-                    continue
-                _id = len(PLACEMENTS)
-                PLACEMENTS.append(_p)
-                MASK.append(_p.mask)
-                NEIGHBOURS.append(grow(_p.mask) & ~_p.mask)
-                SHAPE_OF.append(_index)
-                ACTIONS.append(_p.action)
-                PLACEMENT_ID[_p.action] = _id
-                BY_SHAPE[_index].append((_p.mask, NEIGHBOURS[_id], _id))
+                if _p.on_board:
+                    PLACEMENT_ID[_p.action] = len(PLACEMENTS)
+                    PLACEMENTS.append(_p)
+                    MASK.append(_p.mask)
+                    NEIGHBOURS.append(grow(_p.mask) & ~_p.mask)
+                    SHAPE_OF.append(_index)
+                    ACTIONS.append(_p.action)
+
+
+# -- bit-parallel generation ----------------------------------------------------------
+#
+# For one orientation, the set of *anchors* where the piece breaks a rule is a
+# union of shifted boards: the piece overlaps X at anchor a iff a + d is in X
+# for one of its cell offsets d.  So all placements of one orientation are
+# tested at once with a few dozen big-int operations instead of one by one.
+
+_COLUMN_OK = {dc: sum(bit(r, c) for r in range(SIZE) for c in range(SIZE) if 0 <= c + dc < SIZE) for dc in range(-4, 5)}
+"""Anchors whose column plus ``dc`` stays on the board (a shift must not wrap a row)."""
+
+
+def _shift_table(offsets: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple((SIZE * dr + dc, _COLUMN_OK[dc]) for dr, dc in offsets)
+
+
+def _orientation_table() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
+    offsets: list[tuple[int, int]] = []  # board shifts shared by all orientations
+
+    def index_of(offset: tuple[int, int]) -> int:
+        if offset not in offsets:
+            offsets.append(offset)
+        return offsets.index(offset)
+
+    table = []
+    for index, shape in enumerate(SHAPES):
+        for orientation, piece in enumerate(ORIENTATIONS[shape]):
+            cells = set(piece)
+            around = {(r + a, c + b) for r, c in cells for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1))} - cells
+            rests = []  # the other cells of every 2×2 square the piece enters
+            for r, c in cells:
+                for top in (r - 1, r):
+                    for left in (c - 1, c):
+                        square = {(top, left), (top + 1, left), (top, left + 1), (top + 1, left + 1)}
+                        rest = tuple(sorted(index_of(d) for d in square - cells))
+                        if rest not in rests:
+                            rests.append(rest)
+            ids = {}
+            for row in range(SIZE):
+                for col in range(SIZE):
+                    action = Placement(shape, row, col, orientation).action
+                    if action in PLACEMENT_ID:
+                        ids[SIZE * row + col] = PLACEMENT_ID[action]
+            table.append(
+                (
+                    index,
+                    _shift_table(sorted(cells)),
+                    tuple(sorted(index_of(d) for d in around)),
+                    tuple(rests),
+                    sum(1 << cell for cell in ids),
+                    ids,
+                )
+            )
+    return offsets, table
+
+
+_OFFSETS, _ORIENTATION_TABLE = _orientation_table()
+_OFFSET_SHIFTS = _shift_table(_OFFSETS)
+
+
+def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[tuple[Any, int, int]]:
+    """Per orientation: (its table row, anchors legal but for contact, anchors in contact)."""
+    near = [((covered >> k) if k >= 0 else ((covered << -k) & FULL)) & ok for k, ok in _OFFSET_SHIFTS]
+    out = []
+    blocked = [covered | grow(cells) for cells in shapes]  # no overlap; rule 3
+    for row in _ORIENTATION_TABLE:
+        index, cell_shifts, around, rests, anchors, _ids = row
+        if not remaining[index]:
+            continue
+        avoid = blocked[index]
+        for k, ok in cell_shifts:
+            anchors &= ~(((avoid >> k) if k >= 0 else ((avoid << -k) & FULL)) & ok)
+        for rest in rests:  # rule 2: the piece completes a square the board has the rest of
+            if len(rest) == 1:
+                anchors &= ~near[rest[0]]
+            elif len(rest) == 2:
+                anchors &= ~(near[rest[0]] & near[rest[1]])
+            else:
+                anchors &= ~(near[rest[0]] & near[rest[1]] & near[rest[2]])
+        touching = 0
+        for i in around:  # rule 1
+            touching |= near[i]
+        out.append((row, anchors, anchors & touching if covered else anchors))
+    return out
 
 
 def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
-    """Ids of the placements legal on this board (RULES.md §4, rules 1-3)."""
-    if not covered:
-        return [pid for pid in range(len(PLACEMENTS)) if remaining[SHAPE_OF[pid]]]  # first piece: anywhere
+    """Ids of the placements legal on this board (RULES.md §4, rules 1-3), ascending."""
     legal: list[int] = []
     append = legal.append
-    corners = _SQUARE_CORNERS
-    for index in range(4):
-        if not remaining[index]:
-            continue
-        blocked = covered | grow(shapes[index])  # rule 3, and no overlap
-        for mask, neighbours, pid in BY_SHAPE[index]:
-            if mask & blocked or not neighbours & covered:  # rule 1
-                continue
-            nc = covered | mask
-            if nc & (nc >> 1) & (nc >> 10) & (nc >> 11) & corners:  # rule 2
-                continue
-            append(pid)
+    for row, _anchors, touching in _anchor_sets(covered, shapes, remaining):
+        ids = row[5]
+        while touching:
+            low = touching & -touching
+            touching ^= low
+            append(ids[low.bit_length() - 1])
+    legal.sort()
     return legal
 
 
 def scan(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> tuple[list[int], int]:
-    """Legal placement ids, and the cells any placement could still cover ever.
+    """The legal placement ids, and every cell any placement could still ever cover.
 
     Rules 2 and 3 and the supply only tighten as pieces go down, so a cell
-    outside the second value (a *reachable* mask that ignores contact) can
-    never be covered: the marks on it are safe for good (LITS-NOTES).
+    outside the second value can never be covered: the marks on it are safe
+    for good (LITS-NOTES).  Contact is the one rule that loosens, so it is
+    left out of the second value.
     """
     legal: list[int] = []
     append = legal.append
     reach = 0
-    first = covered == 0
-    corners = _SQUARE_CORNERS
-    for index in range(4):
-        if not remaining[index]:
-            continue
-        blocked = covered | grow(shapes[index])
-        for mask, neighbours, pid in BY_SHAPE[index]:
-            if mask & blocked:
-                continue
-            nc = covered | mask
-            if nc & (nc >> 1) & (nc >> 10) & (nc >> 11) & corners:
-                continue
-            reach |= mask
-            if first or neighbours & covered:
-                append(pid)
-    return legal, reach
+    for row, anchors, touching in _anchor_sets(covered, shapes, remaining):
+        for k, _ok in row[1]:
+            reach |= anchors << k
+        ids = row[5]
+        while touching:
+            low = touching & -touching
+            touching ^= low
+            append(ids[low.bit_length() - 1])
+    return legal, reach & FULL
 
 
 # -- layouts -------------------------------------------------------------------
@@ -478,34 +545,42 @@ class LitsRules(Rules):
             return self._deal(state, action)
         if state.pie_pending:
             return self._pie(state, action)
+        pid = PLACEMENT_ID.get(action, -1)
+        if pid in state.legal:
+            return self._place(state, pid)
         placement = Placement.parse(action)
         if placement is None:
             raise IllegalAction(_("{action!r} is not a placement like L:r3c4:o0.", action=action))
-        violation = why_illegal(state, placement)
-        if violation is not None:
-            raise IllegalAction(violation.message(placement.shape))
-        return self.place(state, PLACEMENT_ID[placement.action])
+        violation = why_illegal(state, placement) or Violation.NOT_NOW
+        raise IllegalAction(violation.message(placement.shape))
 
-    def place(self, state: LitsState, pid: int) -> LitsState:
-        """Put down placement ``pid`` (already known legal) and pass the turn."""
+    @staticmethod
+    def _place(state: LitsState, pid: int) -> LitsState:
+        """Put down placement ``pid`` (known legal) and pass the turn."""
         index = SHAPE_OF[pid]
         mask = MASK[pid]
+        covered = state.covered | mask
         shapes = list(state.shapes)
         shapes[index] |= mask
         remaining = list(state.remaining)
         remaining[index] -= 1
-        seat = state.turn
-        placed = replace(
-            state,
-            covered=state.covered | mask,
-            shapes=tuple(shapes),
-            remaining=tuple(remaining),
-            moves=(*state.moves, (pid, seat)),
+        moves = (*state.moves, (pid, state.turn))
+        first = len(moves) == 1  # the pie rule: the second seat now chooses a side
+        legal = () if first else tuple(legal_placements(covered, shapes, remaining))
+        turn = 1 if first else (1 - state.turn if legal else TERMINAL)  # RULES.md §4 end
+        return LitsState(
+            state.layout,
+            state.x_marks,
+            state.o_marks,
+            turn,
+            covered,
+            (shapes[0], shapes[1], shapes[2], shapes[3]),
+            (remaining[0], remaining[1], remaining[2], remaining[3]),
+            moves,
+            first,
+            state.swapped,
+            legal,
         )
-        if len(placed.moves) == 1:
-            # Pie rule: the second seat now chooses a side.
-            return replace(placed, turn=1, pie_pending=True, legal=())
-        return self._with_turn(placed, 1 - seat)
 
     def _pie(self, state: LitsState, action: Action) -> LitsState:
         # RULES.md §4 pie rule: whoever holds ○ afterwards places next.

@@ -126,6 +126,17 @@ class ExpertBot:
     * the extension is declared from the score, the deck and the opponent.
     """
 
+    distance_base = 200.0
+    attack_base = 300.0
+    safe_trip_cost = (180.0, 60.0)
+    """What spending the first 200 costs when comfortably ahead / in a close race."""
+    opponent_close = 200
+    deck_low = 8
+    keep_go = 140.0
+    keep_remedy = 110.0
+    extension_deck = 30
+    extension_opponent = 300
+
     def choose(self, view: MilleView, legal: Sequence[Action], ctx: BotContext) -> Action:
         """The legal action with the best heuristic score."""
         if view.phase == EXTENSION:
@@ -145,8 +156,7 @@ class ExpertBot:
 
     # -- extension -------------------------------------------------------------
 
-    @staticmethod
-    def wants_extension(view: MilleView) -> bool:
+    def wants_extension(self, view: MilleView) -> bool:
         """Extend only when stopping does not already win and the 300 more miles look safe."""
         me, opponent = view.me, view.opponent
         hand = _hand_totals_if_stopped(view)
@@ -154,7 +164,7 @@ class ExpertBot:
         theirs = view.totals[1 - view.seat] + hand[1]
         if mine >= view.target and mine > theirs:
             return False
-        if view.deck_count < 30 or opponent.mileage > 300:
+        if view.deck_count < self.extension_deck or opponent.mileage > self.extension_opponent:
             return False
         distance = sum(VALUE[c] for c in me.hand if c != EMPTY and c <= D200)
         protected = sum(me.safeties) + sum(1 for c in me.hand if c >= EXTRA_TANK)
@@ -168,14 +178,14 @@ class ExpertBot:
         card = _card(view, action)
         if verb == "discard":
             return -self.keep_value(view, card, unseen)
+        if card >= EXTRA_TANK:
+            return self.safety_value(view, card, unseen)
         return self.use_value(view, card, unseen) - self.keep_value(view, card, unseen) * 0.25
 
     def use_value(self, view: MilleView, card: int, unseen: list[int]) -> float:
         """What using ``card`` now is worth."""
         me, opponent = view.me, view.opponent
         need = view.trip - me.mileage
-        if card >= EXTRA_TANK:
-            return self.safety_value(view, card, unseen)
         if card <= D200:
             value = float(VALUE[card])
             if VALUE[card] == need:
@@ -183,11 +193,11 @@ class ExpertBot:
             if card == D200 and me.two_hundreds == 0:
                 # Spending the first 200 gives up Safe Trip: worth it in a close race.
                 lead = (view.trip - opponent.mileage) - need
-                value -= 180.0 if lead >= 200 else 60.0
+                value -= self.safe_trip_cost[0] if lead >= 200 else self.safe_trip_cost[1]
             rest = need - VALUE[card]
             if rest < 25 or not self._reachable(rest, me, card):
                 value -= 80.0
-            return 200.0 + value
+            return self.distance_base + value
         if card in (OUT_OF_GAS, FLAT_TIRE, ACCIDENT, STOP, SPEED_LIMIT):
             return self.attack_value(view, card, unseen)
         if card == END_OF_LIMIT:
@@ -213,8 +223,8 @@ class ExpertBot:
         threats = (unseen[STOP] + unseen[SPEED_LIMIT]) if card == RIGHT_OF_WAY else unseen[HAZARD_FOR_SAFETY[card]]
         need = view.trip - me.mileage
         finishing = any(c != EMPTY and c <= D200 and VALUE[c] == need for c in me.hand) and me.can_move
-        opponent_close = view.trip - opponent.mileage <= 200 and opponent.can_move
-        if threats == 0 or finishing or opponent_close or view.deck_count <= 8:
+        opponent_close = view.trip - opponent.mileage <= self.opponent_close and opponent.can_move
+        if threats == 0 or finishing or opponent_close or view.deck_count <= self.deck_low:
             return 2200.0  # nothing to wait for, or the hand may end: take 100 and the extra turn
         if card == RIGHT_OF_WAY and not me.can_move and not any(c == GO for c in me.hand):
             return 900.0  # a permanent Go now beats waiting for one
@@ -236,7 +246,7 @@ class ExpertBot:
             base *= 1.4  # few remedies left: the hazard may stop them for long
         safety = SAFETY_FOR[hazard]
         p_safety = self._chance_opponent_holds(view, unseen[safety])
-        return 300.0 + (1.0 - p_safety) * base * urgency - p_safety * COUP_LOSS
+        return self.attack_base + (1.0 - p_safety) * base * urgency - p_safety * COUP_LOSS
 
     @staticmethod
     def _chance_opponent_holds(view: MilleView, copies: int) -> float:
@@ -277,11 +287,11 @@ class ExpertBot:
         if card == GO:
             if not me.can_move and me.battle in (EMPTY, STOP, GASOLINE, SPARE_TIRE, REPAIRS):
                 return 400.0
-            return 140.0 if copies == 1 else 40.0
+            return self.keep_go if copies == 1 else 40.0
         threats = unseen[hazard]
         if threats == 0:
             return 2.0
-        base = 110.0 if card != END_OF_LIMIT else 70.0
+        base = self.keep_remedy if card != END_OF_LIMIT else 70.0
         return base * min(1.0, threats / 2.0) * (1.0 if copies == 1 else 0.3)
 
 

@@ -1,0 +1,586 @@
+"""The rules of SEVEN (RULES.md §2): a pure, fast engine with no UI import.
+
+Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
+and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
+
+* ``"7S"``, ``"TD"`` (the ten of diamonds), ``"AH"``: discard that card;
+* ``"QS:H"``: discard the Queen of spades and call hearts (a Queen that is the
+  seat's last card ends the deal and calls nothing: ``"QS"``);
+* ``"draw"``: draw one card (the turn goes on), or -- while a 7 penalty is
+  pending -- take the whole penalty (the turn ends);
+* ``"pass"``: only when the seat cannot play and nothing is left to draw;
+* chance: ``"deal:<52 cards>"`` and ``"shuffle:<cards>"`` (two-character card
+  codes run together), validated as permutations of the right cards.
+
+The deal ends when a seat empties its hand, when every seat passes in a row
+(*blocked*), or -- a guard so that no strategy can keep a deal going forever --
+after :data:`TURN_LIMIT` turns, which also counts as blocked.  The guard is
+needed: when nearly every card is in the hands, the 7s can circle for ever
+(a seat takes a penalty of 3 but draws only the 7 under the top card, the next
+seat plays a 7 on it, and so on) -- the "dance of the sevens" that hung the
+original.  Random play rarely lasts past 400 turns.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+
+_ = translator("seven")
+
+__all__ = [
+    "CARD_CODES",
+    "DEAL",
+    "HAND_SIZE",
+    "OVER",
+    "PLAY",
+    "RANKS",
+    "SHUFFLE",
+    "SUITS",
+    "SUIT_SYMBOLS",
+    "TURN_LIMIT",
+    "Event",
+    "SevenRules",
+    "SevenState",
+    "SevenView",
+    "card_code",
+    "card_label",
+    "hand_penalty",
+    "parse_card",
+    "penalty_of",
+    "rank_of",
+    "suit_of",
+]
+
+SUITS = "SHCD"
+SUIT_SYMBOLS = "♠♥♣♦"
+RANKS = "A23456789TJQK"
+RANK_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+ACE, SEVEN, QUEEN = 0, 6, 11
+HAND_SIZE = 5
+PENALTY_STEP = 3
+TURN_LIMIT = 500
+"""Turns after which a deal ends as blocked: it stops the "sevens dance" (see the module doc)."""
+
+DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
+"""Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
+
+CARD_CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
+_CODE_TO_CARD = {code: card for card, code in enumerate(CARD_CODES)}
+_SUIT_OF = tuple(c // 13 for c in range(52))
+_RANK_OF = tuple(c % 13 for c in range(52))
+_PENALTY = tuple(10 if c % 13 == QUEEN else 5 if c % 13 == SEVEN else 1 for c in range(52))
+_SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
+_SPECIAL_UP = frozenset(c for c in range(52) if c % 13 in (ACE, SEVEN, QUEEN))
+# Every action that names a card, mapped to (card, called suit or -1).
+_PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
+_PLAYS.update(
+    {f"{CARD_CODES[s * 13 + QUEEN]}:{SUITS[call]}": (s * 13 + QUEEN, call) for s in range(4) for call in range(4)}
+)
+_QUEEN_CALLS = tuple(
+    tuple(f"{CARD_CODES[c]}:{suit}" for suit in SUITS) if c % 13 == QUEEN else () for c in range(52)
+)
+
+
+def suit_of(card: int) -> int:
+    """The suit index (0 ♠, 1 ♥, 2 ♣, 3 ♦)."""
+    return _SUIT_OF[card]
+
+
+def rank_of(card: int) -> int:
+    """The rank index (0 Ace … 6 Seven … 11 Queen, 12 King)."""
+    return _RANK_OF[card]
+
+
+def penalty_of(card: int) -> int:
+    """What the card costs a loser (RULES §2 Scoring): Queen 10, 7 5, any other 1."""
+    return _PENALTY[card]
+
+
+def hand_penalty(hand: Sequence[int]) -> int:
+    """The penalty of a whole hand."""
+    return sum(_PENALTY[c] for c in hand)
+
+
+def card_code(card: int) -> str:
+    """The two-character code used in actions: ``"7S"``, ``"TD"``."""
+    return CARD_CODES[card]
+
+
+def card_label(card: int) -> str:
+    """The card as players read it: ``"7♠"``, ``"10♦"``."""
+    return RANK_LABELS[_RANK_OF[card]] + SUIT_SYMBOLS[_SUIT_OF[card]]
+
+
+def parse_card(code: str) -> int:
+    """The card for a two-character code; ``ValueError`` if there is none."""
+    try:
+        return _CODE_TO_CARD[code.upper()]
+    except KeyError:
+        raise ValueError(f"not a card: {code!r}") from None
+
+
+def _encode(cards: Sequence[int]) -> str:
+    return "".join(CARD_CODES[c] for c in cards)
+
+
+def _decode(text: str) -> list[int] | None:
+    if len(text) % 2:
+        return None
+    cards = [_CODE_TO_CARD.get(text[i : i + 2]) for i in range(0, len(text), 2)]
+    return None if None in cards else cards  # type: ignore[return-value]
+
+
+class Event(NamedTuple):
+    """One public happening, for the log every seat sees (never a drawn card)."""
+
+    kind: str
+    """``up`` (first card turned), ``bury`` (a 7/A/Q turned up, put back), ``play``,
+    ``draw``, ``penalty`` (a 7 penalty taken), ``pass``, ``skip`` (by an Ace),
+    ``shuffle``, ``win`` or ``blocked``."""
+    seat: int = -1
+    card: int = -1
+    count: int = 0
+    """Cards drawn (``draw``/``penalty``), cards reshuffled (``shuffle``)."""
+    call: int = -1
+    """The suit a Queen called, or the penalty that was due (``penalty``)."""
+
+
+class SevenState(NamedTuple):
+    """One moment of a deal.  Immutable; stock and discards have their top card last."""
+
+    seats: int
+    phase: int
+    hands: tuple[tuple[int, ...], ...]
+    stock: tuple[int, ...]
+    discards: tuple[int, ...]
+    turn: int
+    """The seat whose turn it is (also during a reshuffle it is waiting for)."""
+    called: int
+    """The suit called by the Queen on top, or -1."""
+    penalty: int
+    """The 7 penalty pending on ``turn`` (0, 3, 6, 9 or 12)."""
+    owed: int
+    """Cards ``turn`` still has to draw (a draw or a penalty interrupted by a reshuffle)."""
+    owed_ends_turn: bool
+    owed_total: int
+    """How many cards the draw in progress asked for (for the log)."""
+    drawn: int
+    """How many of them have been drawn so far."""
+    passes: int
+    """Turns in a row that ended with nothing played and nothing drawn."""
+    turns: int
+    shuffle_notice: bool
+    """A reshuffle happened and no card has been played since ("Table: Shuffling")."""
+    winner: int
+    blocked_from: int
+    """The seat from which the blocked tie-break counts, or -1 if not blocked."""
+    events: tuple[Event, ...]
+
+
+_FIELDS = SevenState._fields
+_I_PHASE, _I_HANDS, _I_STOCK, _I_DISCARDS, _I_TURN, _I_CALLED, _I_PENALTY = (
+    _FIELDS.index(name) for name in ("phase", "hands", "stock", "discards", "turn", "called", "penalty")
+)
+_I_OWED, _I_OWED_ENDS, _I_OWED_TOTAL, _I_DRAWN, _I_PASSES, _I_TURNS, _I_NOTICE, _I_WINNER, _I_EVENTS = (
+    _FIELDS.index(name)
+    for name in ("owed", "owed_ends_turn", "owed_total", "drawn", "passes", "turns", "shuffle_notice",
+                 "winner", "events")
+)
+
+
+def _event(kind: str, seat: int = -1, card: int = -1, count: int = 0, call: int = -1) -> Event:
+    return tuple.__new__(Event, (kind, seat, card, count, call))
+
+
+def _make(fields: list[Any]) -> SevenState:
+    """A state from its fields as a list (faster than ``_replace`` on the hot paths)."""
+    return tuple.__new__(SevenState, fields)
+
+
+@dataclass(frozen=True)
+class SevenView:
+    """What one seat sees: its own hand and the table, nothing of others' hands."""
+
+    seat: int
+    seats: int
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    top: int
+    """The top card of the discard pile, or -1 before the deal."""
+    called: int
+    penalty: int
+    stock_count: int
+    discard_count: int
+    played: tuple[int, ...]
+    """The discard pile, oldest first (every card in it was played face up)."""
+    to_move: int
+    turn: int
+    shuffling: bool
+    """True while the table reshuffles and until the next card is played."""
+    events: tuple[Event, ...]
+    winner: int
+    blocked: bool
+    turns: int
+
+
+class SevenRules(Rules):
+    """The SEVEN engine (RULES.md §2)."""
+
+    # -- setup ----------------------------------------------------------------
+
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> SevenState:
+        """An undealt table; the deal itself is the first (chance) action."""
+        if not 2 <= seats <= 5:
+            raise ValueError(f"SEVEN takes 2-5 seats, not {seats}")
+        return SevenState(
+            seats=seats,
+            phase=DEAL,
+            hands=((),) * seats,
+            stock=(),
+            discards=(),
+            turn=0,
+            called=-1,
+            penalty=0,
+            owed=0,
+            owed_ends_turn=False,
+            owed_total=0,
+            drawn=0,
+            passes=0,
+            turns=0,
+            shuffle_notice=False,
+            winner=-1,
+            blocked_from=-1,
+            events=(),
+        )
+
+    def to_move(self, state: SevenState) -> int:
+        """The seat to move, CHANCE for the deal and reshuffles, TERMINAL at the end."""
+        phase = state.phase
+        if phase == PLAY:
+            return state.turn
+        if phase == OVER:
+            return TERMINAL
+        return CHANCE
+
+    # -- chance ---------------------------------------------------------------
+
+    def sample_chance(self, state: SevenState, rng: random.Random) -> Action:
+        """A shuffled deck for the deal, or a shuffled discard pile for the new stock."""
+        if state.phase == DEAL:
+            deck = list(range(52))
+            rng.shuffle(deck)
+            return "deal:" + _encode(deck)
+        if state.phase == SHUFFLE:
+            cards = list(state.discards[:-1])
+            rng.shuffle(cards)
+            return "shuffle:" + _encode(cards)
+        raise IllegalAction(_("No chance outcome is pending."))
+
+    def _apply_deal(self, state: SevenState, action: Action) -> SevenState:
+        deck = _decode(action[5:]) if action.startswith("deal:") else None
+        if deck is None or len(deck) != 52 or len(set(deck)) != 52:
+            raise IllegalAction(_("A deal must be all 52 cards, each once."))
+        n = state.seats
+        # Deal 5 each (§2 Cards); the deck's end is the top of the stock.
+        hands = tuple(tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(n))
+        stock = deck[n * HAND_SIZE :]
+        events = []
+        up = stock.pop()
+        # §2 Decision: a 7, Ace or Queen turned up goes back into the middle of the
+        # stock.  It terminates: the cards above the middle turn over in a cycle of
+        # at least 14 (the stock holds 27 or more), and only 12 cards are special.
+        while up in _SPECIAL_UP:
+            events.append(Event("bury", card=up))
+            stock.insert(len(stock) // 2, up)
+            up = stock.pop()
+        events.append(Event("up", card=up))
+        return state._replace(
+            phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events)
+        )
+
+    def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
+        cards = _decode(action[8:]) if action.startswith("shuffle:") else None
+        if cards is None or sorted(cards) != sorted(state.discards[:-1]):
+            raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
+        # §2 Stock empty: the discards except the top card become the new stock.
+        s = list(state)
+        s[_I_PHASE] = PLAY
+        s[_I_STOCK] = tuple(cards)
+        s[_I_DISCARDS] = state.discards[-1:]
+        s[_I_NOTICE] = True
+        s[_I_EVENTS] = (*state.events, _event("shuffle", count=len(cards)))
+        return self._settle(s)
+
+    # -- play -----------------------------------------------------------------
+
+    def legal_actions(self, state: SevenState) -> list[Action]:
+        """Discards that match, Queens with each call, ``draw`` and (only if stuck) ``pass``."""
+        if state.phase != PLAY:
+            return []
+        hand = state.hands[state.turn]
+        if state.penalty:
+            # §2 7: only a 7 answers a pending penalty; "draw" takes it.
+            actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
+            actions.append("draw")
+            return actions
+        top = state.discards[-1]
+        if state.called >= 0:
+            suit, rank = state.called, QUEEN
+        else:
+            suit, rank = _SUIT_OF[top], _RANK_OF[top]
+        actions = []
+        last_card = len(hand) == 1
+        for card in hand:
+            card_rank = _RANK_OF[card]
+            if card_rank == QUEEN:
+                if last_card:
+                    actions.append(CARD_CODES[card])
+                else:
+                    actions.extend(_QUEEN_CALLS[card])
+            elif card_rank == rank or _SUIT_OF[card] == suit:
+                actions.append(CARD_CODES[card])
+        if state.stock or len(state.discards) > 1:
+            actions.append("draw")
+        elif not actions:
+            actions.append("pass")
+        return actions
+
+    def apply(self, state: SevenState, action: Action) -> SevenState:
+        """The state after ``action``; :class:`IllegalAction` (with the reason) if it is not legal."""
+        phase = state.phase
+        if phase == PLAY:
+            if action == "draw":
+                return self._apply_draw(state)
+            if action == "pass":
+                return self._apply_pass(state)
+            return self._apply_play(state, action)
+        if phase == DEAL:
+            return self._apply_deal(state, action)
+        if phase == SHUFFLE:
+            return self._apply_shuffle(state, action)
+        raise IllegalAction(_("The deal is over."))
+
+    def _apply_play(self, state: SevenState, action: Action) -> SevenState:
+        parsed = _PLAYS.get(action)
+        if parsed is None:
+            raise IllegalAction(_("{action} is not a card or a move.", action=action))
+        card, call = parsed
+        seat = state.turn
+        hand = state.hands[seat]
+        if card not in hand:
+            raise IllegalAction(_("You do not hold {card}.", card=card_label(card)))
+        rank = _RANK_OF[card]
+        self._check_matches(state, card)
+        index = hand.index(card)
+        remaining = hand[:index] + hand[index + 1 :]
+        if rank == QUEEN:
+            if remaining and call < 0:
+                raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
+            if not remaining and call >= 0:
+                raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
+        s = list(state)
+        hands = list(state.hands)
+        hands[seat] = remaining
+        s[_I_HANDS] = tuple(hands)
+        s[_I_DISCARDS] = (*state.discards, card)
+        s[_I_CALLED] = call
+        s[_I_PASSES] = 0
+        s[_I_TURNS] = state.turns + 1
+        s[_I_NOTICE] = False
+        if not remaining:  # §2 Scoring: the first seat to empty its hand wins
+            s[_I_PHASE] = OVER
+            s[_I_PENALTY] = 0
+            s[_I_WINNER] = seat
+            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call), _event("win", seat))
+            return _make(s)
+        s[_I_PENALTY] = state.penalty + PENALTY_STEP if rank == SEVEN else 0  # §2 7: 3, 6, 9, 12
+        following = (seat + 1) % state.seats
+        if rank == ACE:  # §2 Ace: the next seat is skipped
+            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call), _event("skip", following))
+            following = (following + 1) % state.seats
+        else:
+            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call))
+        s[_I_TURN] = following
+        if s[_I_TURNS] >= TURN_LIMIT:
+            return self._block(_make(s))
+        return _make(s)
+
+    def _check_matches(self, state: SevenState, card: int) -> None:
+        """Raise the reason why ``card`` may not be discarded now, if it may not."""
+        if state.penalty:
+            if card not in _SEVENS:  # §2 7: while a penalty is pending only a 7 may be played
+                raise IllegalAction(
+                    _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
+                )
+            return
+        rank = _RANK_OF[card]
+        if rank == QUEEN:  # §2 Queen: on anything but a pending 7
+            return
+        if state.called >= 0:
+            if _SUIT_OF[card] != state.called:
+                raise IllegalAction(
+                    _("{card} does not follow the called suit {suit}.", card=card_label(card),
+                      suit=SUIT_SYMBOLS[state.called])
+                )
+            return
+        top = state.discards[-1]
+        if _SUIT_OF[card] != _SUIT_OF[top] and rank != _RANK_OF[top]:
+            raise IllegalAction(
+                _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
+                  top=card_label(top))
+            )
+
+    def _apply_draw(self, state: SevenState) -> SevenState:
+        s = list(state)
+        if state.penalty:
+            # §2 Decision: the seat that takes the penalty draws it and its turn ends.
+            s[_I_OWED] = s[_I_OWED_TOTAL] = state.penalty
+            s[_I_OWED_ENDS] = True
+        elif state.stock or len(state.discards) > 1:
+            # §2 Decision (drawing): one card, and the turn goes on.
+            s[_I_OWED] = s[_I_OWED_TOTAL] = 1
+        else:
+            raise IllegalAction(_("Nothing is left to draw."))
+        s[_I_DRAWN] = 0
+        return self._settle(s)
+
+    def _settle(self, s: list[Any]) -> SevenState:
+        """Draw what the mover owes; stop for a reshuffle; end the turn after a penalty.
+
+        ``s`` is a state as a list, changed in place and returned as a state.
+        """
+        owed = s[_I_OWED]
+        stock = s[_I_STOCK]
+        seat = s[_I_TURN]
+        take = min(owed, len(stock))
+        s[_I_DRAWN] += take
+        if take:
+            hands = list(s[_I_HANDS])
+            hands[seat] = tuple(sorted(hands[seat] + stock[len(stock) - take :]))
+            s[_I_STOCK] = stock[: len(stock) - take]
+            s[_I_HANDS] = tuple(hands)
+            owed -= take
+        if owed and len(s[_I_DISCARDS]) > 1:
+            # §2 Stock empty: a reshuffle (a chance action) before drawing on.
+            s[_I_PHASE] = SHUFFLE
+            s[_I_OWED] = owed
+            return _make(s)
+        # Otherwise stock and discards are exhausted: §2 Decision -- draw what exists, the rest is void.
+        drawn = s[_I_DRAWN]
+        total = s[_I_OWED_TOTAL]
+        s[_I_OWED] = s[_I_OWED_TOTAL] = s[_I_DRAWN] = 0
+        if not s[_I_OWED_ENDS]:
+            s[_I_EVENTS] = (*s[_I_EVENTS], _event("draw", seat, -1, drawn))
+            s[_I_PASSES] = 0
+            return _make(s)
+        s[_I_EVENTS] = (*s[_I_EVENTS], _event("penalty", seat, -1, drawn, total))
+        s[_I_OWED_ENDS] = False
+        s[_I_PENALTY] = 0
+        s[_I_TURN] = (seat + 1) % s[0]
+        s[_I_TURNS] += 1
+        s[_I_PASSES] = 0 if drawn else s[_I_PASSES] + 1
+        return self._check_blocked(_make(s))
+
+    def _apply_pass(self, state: SevenState) -> SevenState:
+        if self.legal_actions(state) != ["pass"]:
+            raise IllegalAction(_("You may pass only when you cannot play and nothing is left to draw."))
+        new = state._replace(
+            turn=(state.turn + 1) % state.seats, passes=state.passes + 1, turns=state.turns + 1,
+            events=(*state.events, Event("pass", state.turn)),
+        )
+        return self._check_blocked(new)
+
+    def _check_blocked(self, state: SevenState) -> SevenState:
+        # §2 Decision: every seat passing in a row blocks the deal.
+        if state.passes >= state.seats:
+            return self._block(state)
+        return self._check_turn_limit(state)
+
+    def _check_turn_limit(self, state: SevenState) -> SevenState:
+        if state.turns >= TURN_LIMIT:
+            return self._block(state)
+        return state
+
+    def _block(self, state: SevenState) -> SevenState:
+        """End a blocked deal: the lowest penalty in hand wins, ties from the next seat on."""
+        start = state.turn
+        order = [(start + k) % state.seats for k in range(state.seats)]
+        winner = min(order, key=lambda seat: hand_penalty(state.hands[seat]))  # min keeps the first tie
+        return state._replace(
+            phase=OVER, penalty=0, winner=winner, blocked_from=start,
+            events=(*state.events, Event("blocked", start), _event("win", winner)),
+        )
+
+    # -- views and results -------------------------------------------------------
+
+    def view(self, state: SevenState, seat: int) -> SevenView:
+        """Own hand, others' hand sizes, the table and the public log (RULES §2 Play)."""
+        return SevenView(
+            seat=seat,
+            seats=state.seats,
+            hand=state.hands[seat],
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            top=state.discards[-1] if state.discards else -1,
+            called=state.called,
+            penalty=state.penalty,
+            stock_count=len(state.stock),
+            discard_count=len(state.discards),
+            played=state.discards,
+            to_move=self.to_move(state),
+            turn=state.turn,
+            shuffling=state.shuffle_notice or state.phase == SHUFFLE,
+            events=state.events,
+            winner=state.winner,
+            blocked=state.blocked_from >= 0,
+            turns=state.turns,
+        )
+
+    def scores(self, state: SevenState) -> tuple[int, ...]:
+        """§2 Scoring: each loser loses its hand's penalty, the winner gains their sum."""
+        losses = [0 if seat == state.winner else hand_penalty(hand) for seat, hand in enumerate(state.hands)]
+        total = sum(losses)
+        return tuple(total if seat == state.winner else -loss for seat, loss in enumerate(losses))
+
+    def outcome(self, state: SevenState) -> Outcome:
+        """The deal's scores; the winner is the seat that went out (or won the blocked deal)."""
+        scores = self.scores(state)
+        return Outcome(
+            scores=tuple(float(s) for s in scores),
+            winners=(state.winner,),
+            lines=(
+                ("Cards left", tuple(float(len(hand)) for hand in state.hands)),
+                ("Penalty in hand", tuple(float(hand_penalty(hand)) for hand in state.hands)),
+                ("This deal", tuple(float(s) for s in scores)),
+            ),
+        )
+
+    def describe_action(self, state: SevenState, action: Action, seat: int) -> str:
+        """A log line with the seat's number ("Seat 2 plays 7♠"); the screen uses names."""
+        return describe(state, action, _("Seat {number}", number=seat + 1))
+
+
+def describe(state: SevenState, action: Action, who: str) -> str:
+    """What ``who`` did with ``action`` in ``state`` (the state before it), translated."""
+    if action.startswith("deal:"):
+        return _("The cards are dealt.")
+    if action.startswith("shuffle:"):
+        return _("Table: Shuffling")
+    if action == "pass":
+        return _("{who} passes.", who=who)
+    if action == "draw":
+        if state.penalty:
+            return _("{who} takes the 7 penalty of {count}.", who=who, count=state.penalty)
+        return _("{who} draws a card.", who=who)
+    parsed = _PLAYS.get(action)
+    if parsed is None:
+        return action
+    card, call = parsed
+    if call >= 0:
+        return _("{who} plays {card} and calls {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
+    return _("{who} plays {card}.", who=who, card=card_label(card))

@@ -228,16 +228,19 @@ def _shift_table(offsets: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple((SIZE * dr + dc, _COLUMN_OK[dc]) for dr, dc in offsets)
 
 
-def _orientation_table() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
-    offsets: list[tuple[int, int]] = []  # board shifts shared by all orientations
+def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
+    """Shifts of the covered board shared by all orientations, and per shape its orientations."""
+    offsets: list[tuple[int, int]] = []
 
-    def index_of(offset: tuple[int, int]) -> int:
-        if offset not in offsets:
-            offsets.append(offset)
-        return offsets.index(offset)
+    def index_in(offset: tuple[int, int], pool: list[tuple[int, int]]) -> int:
+        if offset not in pool:
+            pool.append(offset)
+        return pool.index(offset)
 
-    table = []
+    tables = []
     for index, shape in enumerate(SHAPES):
+        shape_offsets: list[tuple[int, int]] = []  # shifts of this shape's blocked board
+        rows = []
         for orientation, piece in enumerate(ORIENTATIONS[shape]):
             cells = set(piece)
             around = {(r + a, c + b) for r, c in cells for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1))} - cells
@@ -246,7 +249,7 @@ def _orientation_table() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
                 for top in (r - 1, r):
                     for left in (c - 1, c):
                         square = {(top, left), (top + 1, left), (top, left + 1), (top + 1, left + 1)}
-                        rest = tuple(sorted(index_of(d) for d in square - cells))
+                        rest = tuple(sorted(index_in(d, offsets) for d in square - cells))
                         if rest not in rests:
                             rests.append(rest)
             ids = {}
@@ -255,20 +258,22 @@ def _orientation_table() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
                     action = Placement(shape, row, col, orientation).action
                     if action in PLACEMENT_ID:
                         ids[SIZE * row + col] = PLACEMENT_ID[action]
-            table.append(
+            rows.append(
                 (
-                    index,
-                    _shift_table(sorted(cells)),
-                    tuple(sorted(index_of(d) for d in around)),
+                    tuple(index_in(d, shape_offsets) for d in sorted(cells)),
+                    tuple(SIZE * dr + dc for dr, dc in sorted(cells)),  # all >= 0: the anchor comes first
+                    tuple(sorted(index_in(d, offsets) for d in around)),
                     tuple(rests),
                     sum(1 << cell for cell in ids),
                     ids,
                 )
             )
-    return offsets, table
+        tables.append((index, _shift_table(shape_offsets), tuple(rows)))
+    return offsets, tables
 
 
-_OFFSETS, _ORIENTATION_TABLE = _orientation_table()
+_OFFSETS, _SHAPE_TABLES = _orientation_tables()
+_EVERY_PLACEMENT = tuple(range(len(PLACEMENTS)))
 _OFFSET_SHIFTS = _shift_table(_OFFSETS)
 
 
@@ -276,30 +281,32 @@ def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ..
     """Per orientation: (its table row, anchors legal but for contact, anchors in contact)."""
     near = [((covered >> k) if k >= 0 else ((covered << -k) & FULL)) & ok for k, ok in _OFFSET_SHIFTS]
     out = []
-    blocked = [covered | grow(cells) for cells in shapes]  # no overlap; rule 3
-    for row in _ORIENTATION_TABLE:
-        index, cell_shifts, around, rests, anchors, _ids = row
+    for index, shape_shifts, rows in _SHAPE_TABLES:
         if not remaining[index]:
             continue
-        avoid = blocked[index]
-        for k, ok in cell_shifts:
-            anchors &= ~(((avoid >> k) if k >= 0 else ((avoid << -k) & FULL)) & ok)
-        for rest in rests:  # rule 2: the piece completes a square the board has the rest of
-            if len(rest) == 1:
-                anchors &= ~near[rest[0]]
-            elif len(rest) == 2:
-                anchors &= ~(near[rest[0]] & near[rest[1]])
-            else:
-                anchors &= ~(near[rest[0]] & near[rest[1]] & near[rest[2]])
-        touching = 0
-        for i in around:  # rule 1
-            touching |= near[i]
-        out.append((row, anchors, anchors & touching if covered else anchors))
+        avoid = covered | grow(shapes[index])  # no overlap; rule 3
+        hit = [((avoid >> k) if k >= 0 else ((avoid << -k) & FULL)) & ok for k, ok in shape_shifts]
+        for row in rows:
+            a, b, c, d = row[0]
+            anchors = row[4] & ~(hit[a] | hit[b] | hit[c] | hit[d])
+            for rest in row[3]:  # rule 2: the piece completes a square the board has the rest of
+                if len(rest) == 1:
+                    anchors &= ~near[rest[0]]
+                elif len(rest) == 2:
+                    anchors &= ~(near[rest[0]] & near[rest[1]])
+                else:
+                    anchors &= ~(near[rest[0]] & near[rest[1]] & near[rest[2]])
+            touching = 0
+            for i in row[2]:  # rule 1
+                touching |= near[i]
+            out.append((row, anchors, anchors & touching if covered else anchors))
     return out
 
 
 def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
     """Ids of the placements legal on this board (RULES.md §4, rules 1-3), ascending."""
+    if not covered and all(remaining):
+        return list(_EVERY_PLACEMENT)  # the first piece may go anywhere
     legal: list[int] = []
     append = legal.append
     for row, _anchors, touching in _anchor_sets(covered, shapes, remaining):
@@ -324,7 +331,7 @@ def scan(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> t
     append = legal.append
     reach = 0
     for row, anchors, touching in _anchor_sets(covered, shapes, remaining):
-        for k, _ok in row[1]:
+        for k in row[1]:
             reach |= anchors << k
         ids = row[5]
         while touching:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import tomllib
 from pathlib import Path
 
 import gamenight_lits
 from gamenight.match import SeatConfig, play_headless
 from gamenight.plugins import load_registry
+from gamenight.testing import declared_texts, missing_translations
 from gamenight_lits.plugin import GAME
 from gamenight_lits.rules import LAYOUTS
 
@@ -35,29 +34,8 @@ def test_a_headless_game_with_a_random_layout_plays_through() -> None:
     assert match.log[0].seat == -1 and match.log[0].action.startswith("layout:")
 
 
-def _message_ids() -> set[str]:
-    ids = set()
-    for path in PLUGIN_DIR.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == "_"
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-            ):
-                ids.add(node.args[0].value)
-    return ids
-
-
 def test_every_message_has_a_japanese_translation() -> None:
-    with (PLUGIN_DIR / "locale" / "ja.toml").open("rb") as handle:
-        catalogue = tomllib.load(handle)
-    labels = {GAME.title, GAME.description, *(b.label for b in GAME.bots), *(b.description for b in GAME.bots)}
-    labels |= {o.label for o in GAME.options} | {o.description for o in GAME.options}
-    labels |= {label for o in GAME.options for _v, label in o.choices} | set(GAME.seat_names)
-    wanted = _message_ids() | labels
-    assert wanted - catalogue.keys() == set()
+    assert missing_translations(PLUGIN_DIR, GAME.translations["ja"], also=declared_texts(GAME)) == []
 
 
 def test_the_help_exists_in_english_and_japanese() -> None:

@@ -1,0 +1,327 @@
+"""Bots for SEVEN: ``random``, ``greedy`` and ``expert``.
+
+Every bot decides from its seat's :class:`~gamenight_seven.rules.SevenView`
+only -- its own hand, the others' hand sizes and the face-up table -- so no bot
+can peek at a hidden card.
+
+``expert`` plays by *determinization* (perfect-information Monte Carlo): it
+deals the cards it cannot see (all 52 less its hand and the discard pile) at
+random into the other hands (by their known sizes) and the stock, plays each
+candidate move out to the end of the deal with every seat following the greedy
+policy, and picks the move with the best mean score over the samples.  The
+samples are shared by all candidates (common random numbers), so the
+comparison is between moves, not between lucky and unlucky deals.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gamenight.sdk import Action, Bot, BotContext, BotSpec, Rules
+
+from .rules import CARD_CODES, QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
+
+__all__ = ["BOTS", "ExpertBot", "GreedyBot", "RandomBot", "best_call", "greedy_card"]
+
+ACE = 0
+_SUIT = tuple(c // 13 for c in range(52))
+_RANK = tuple(c % 13 for c in range(52))
+_PENALTY = tuple(10 if c % 13 == QUEEN else 5 if c % 13 == SEVEN else 1 for c in range(52))
+_SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
+SHEDDING = 2.0
+"""How much likelier to go out first a hand is for each card fewer (the expert's estimate)."""
+_GREEDY_ORDER = tuple(3 if r == SEVEN else 2 if r == ACE else 0 if r == QUEEN else 1 for r in range(13))
+
+
+def _card_of(action: Action) -> int:
+    return parse_card(action[:2])
+
+
+def best_call(hand: Sequence[int]) -> int:
+    """The suit to call after a Queen: the one held most (then the lowest index)."""
+    counts = [0, 0, 0, 0]
+    for card in hand:
+        if _RANK[card] != QUEEN:
+            counts[_SUIT[card]] += 1
+    return counts.index(max(counts))
+
+
+def greedy_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int:
+    """The card the greedy policy discards, or -1 to draw.
+
+    It takes what hurts the next seat now: a 7 (answering a pending 7 with one
+    if it can), then an Ace, then a plain card of the suit it holds most, and a
+    Queen only when nothing else matches (it is the one card that always can).
+    """
+    if penalty:
+        for card in hand:
+            if card in _SEVENS:
+                return card
+        return -1
+    if called >= 0:
+        suit, rank = called, QUEEN
+    else:
+        suit, rank = _SUIT[top], _RANK[top]
+    best, best_key = -1, (-1, -1)
+    counts = [0, 0, 0, 0]
+    for card in hand:
+        counts[_SUIT[card]] += 1
+    for card in hand:
+        card_rank = _RANK[card]
+        if card_rank == QUEEN or card_rank == rank or _SUIT[card] == suit:
+            key = (_GREEDY_ORDER[card_rank], counts[_SUIT[card]])
+            if key > best_key:
+                best, best_key = card, key
+    return best
+
+
+def _action_for(card: int, hand: Sequence[int], legal: Sequence[Action]) -> Action:
+    """The legal action that discards ``card`` (a Queen calls :func:`best_call`)."""
+    code = CARD_CODES[card]
+    if code in legal:
+        return code
+    rest = [c for c in hand if c != card]
+    return f"{code}:{SUITS[best_call(rest)]}"
+
+
+class RandomBot:
+    """Plays a uniformly random playable card; draws only when it must (or to take a 7)."""
+
+    def choose(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> Action:
+        """A random card (a Queen calls a random suit), else ``draw`` or ``pass``."""
+        cards = sorted({action[:2] for action in legal if action not in ("draw", "pass")})
+        if not cards:
+            return legal[0]
+        if view.penalty:
+            cards.append("draw")
+        code = ctx.rng.choice(cards)
+        if code in legal:
+            return code
+        return ctx.rng.choice([action for action in legal if action.startswith(code + ":")])
+
+
+class GreedyBot:
+    """Plays :func:`greedy_card` at once; never draws while it can play."""
+
+    def choose(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> Action:
+        """The :func:`greedy_card` move."""
+        card = greedy_card(view.hand, view.top, view.called, view.penalty)
+        if card < 0:
+            return legal[-1]  # "draw" (or "pass"): the rules list it last
+        return _action_for(card, view.hand, legal)
+
+
+class _Deal:
+    """A determinized deal as mutable lists, played out fast by the greedy policy.
+
+    It follows RULES.md §2 like the engine (matching, Queens, 7 penalties, the
+    Ace skip, reshuffles, the exhausted case, blocking, the turn limit) but
+    keeps no log and checks nothing: it only ever plays the moves it picks.
+    """
+
+    __slots__ = ("called", "discards", "hands", "penalty", "rng", "seats", "stock", "turn", "turns")
+
+    def __init__(
+        self, hands: list[list[int]], stock: list[int], discards: list[int], view: SevenView, rng: random.Random
+    ) -> None:
+        self.hands = hands
+        self.stock = stock
+        self.discards = discards
+        self.seats = view.seats
+        self.turn = view.turn
+        self.called = view.called
+        self.penalty = view.penalty
+        self.turns = view.turns
+        self.rng = rng
+
+    def _draw(self, seat: int, count: int) -> int:
+        hand = self.hands[seat]
+        drawn = 0
+        while drawn < count:
+            if not self.stock:
+                if len(self.discards) < 2:
+                    break
+                self.stock = self.discards[:-1]
+                self.rng.shuffle(self.stock)
+                del self.discards[:-1]
+            hand.append(self.stock.pop())
+            drawn += 1
+        return drawn
+
+    def play(self, seat: int, card: int, call: int) -> int:
+        """Discard ``card``; return the winner if the hand is now empty, else -1."""
+        hand = self.hands[seat]
+        hand.remove(card)
+        self.discards.append(card)
+        self.turns += 1
+        if not hand:
+            return seat
+        rank = _RANK[card]
+        self.called = call if rank == QUEEN else -1
+        self.penalty = self.penalty + 3 if rank == SEVEN else 0
+        self.turn = (seat + (2 if rank == ACE else 1)) % self.seats
+        return -1
+
+    def playout(self, horizon: int = TURN_LIMIT) -> int:
+        """Play greedily to the end of the deal (or ``horizon`` more turns); return the winner or -1."""
+        passes = 0
+        seats = self.seats
+        stop = min(TURN_LIMIT, self.turns + horizon)
+        while self.turns < stop:
+            seat = self.turn
+            hand = self.hands[seat]
+            card = greedy_card(hand, self.discards[-1], self.called, self.penalty)
+            if card < 0 and self.penalty:
+                drawn = self._draw(seat, self.penalty)
+                self.penalty = 0
+                self.turn = (seat + 1) % seats
+                self.turns += 1
+                passes = 0 if drawn else passes + 1
+                if passes >= seats:
+                    break
+                continue
+            drew = False
+            while card < 0:
+                if not self._draw(seat, 1):
+                    break
+                drew = True
+                card = greedy_card(hand, self.discards[-1], self.called, self.penalty)
+            if card < 0:  # nothing to play, nothing to draw: pass
+                self.turn = (seat + 1) % seats
+                self.turns += 1
+                passes = 1 if drew else passes + 1
+                if passes >= seats:
+                    break
+                continue
+            passes = 0
+            winner = self.play(seat, card, best_call([c for c in hand if c != card]))
+            if winner >= 0:
+                return winner
+        if self.turns < TURN_LIMIT and passes < seats:
+            return -1
+        # Blocked (or the turn limit): the lowest penalty wins, ties from the seat to move.
+        order = [(self.turn + k) % seats for k in range(seats)]
+        return min(order, key=lambda s: sum(_PENALTY[c] for c in self.hands[s]))
+
+    def score(self, seat: int, winner: int) -> float:
+        """``seat``'s points for the deal (RULES §2 Scoring), or their estimate if it goes on."""
+        if winner < 0:
+            return self.estimate(seat)
+        if seat == winner:
+            return sum(sum(_PENALTY[c] for c in hand) for s, hand in enumerate(self.hands) if s != winner)
+        return -sum(_PENALTY[c] for c in self.hands[seat])
+
+
+    def estimate(self, seat: int) -> float:
+        """Expected points for ``seat`` in an unfinished deal, from hand sizes and penalties.
+
+        Each seat's chance to go out first is taken as proportional to
+        ``SHEDDING ** -cards``; the winner collects the others' penalties.
+        """
+        weights = [SHEDDING ** -len(hand) for hand in self.hands]
+        penalties = [sum(_PENALTY[c] for c in hand) for hand in self.hands]
+        total_weight = sum(weights)
+        total_penalty = sum(penalties)
+        value = 0.0
+        for winner, weight in enumerate(weights):
+            if winner == seat:
+                value += weight * (total_penalty - penalties[seat])
+            else:
+                value -= weight * penalties[seat]
+        return value / total_weight
+
+
+class ExpertBot:
+    """Determinized look-ahead over greedy playouts (see the module docstring).
+
+    ``samples`` is how many deals of the unseen cards it tries per decision;
+    it also stops early when ``ctx.should_stop()`` or the time budget says so.
+    """
+
+    def __init__(self, samples: int = 40, horizon: int = 10) -> None:
+        self.samples = samples
+        self.horizon = horizon
+
+    def candidates(self, view: SevenView, legal: Sequence[Action]) -> list[Action]:
+        """The moves worth comparing: each playable card once (a Queen with its best call).
+
+        A voluntary draw is left out -- the only draws considered are the
+        forced ones and taking a pending 7 penalty instead of passing it on.
+        """
+        actions: list[Action] = []
+        seen: set[str] = set()
+        for action in legal:
+            if action in ("draw", "pass"):
+                continue
+            code = action[:2]
+            if code not in seen:
+                seen.add(code)
+                actions.append(_action_for(parse_card(code), view.hand, legal))
+        if not actions or view.penalty:
+            actions.append(legal[-1])
+        return actions
+
+    def choose(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> Action:
+        """The candidate with the best mean score over the sampled deals."""
+        candidates = self.candidates(view, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+        others = [seat for seat in range(view.seats) if seat != view.seat]
+        totals = [0] * len(candidates)
+        deadline = time.monotonic() + ctx.time_budget * 0.8
+        for sample in range(self.samples):
+            if sample and (ctx.should_stop() or time.monotonic() > deadline):
+                break
+            ctx.rng.shuffle(unseen)
+            seed = ctx.rng.getrandbits(32)
+            for index, action in enumerate(candidates):
+                totals[index] += self._evaluate(view, unseen, others, action, random.Random(seed))
+        return candidates[totals.index(max(totals))]
+
+    def _evaluate(
+        self, view: SevenView, unseen: list[int], others: list[int], action: Action, rng: random.Random
+    ) -> float:
+        hands: list[list[int]] = [[] for _ in range(view.seats)]
+        hands[view.seat] = list(view.hand)
+        start = 0
+        for seat in others:
+            size = view.hand_sizes[seat]
+            hands[seat] = unseen[start : start + size]
+            start += size
+        deal = _Deal(hands, unseen[start:], list(view.played), view, rng)
+        me = view.seat
+        if action == "draw":  # only a candidate when it takes a pending 7 penalty
+            deal._draw(me, view.penalty)
+            deal.penalty = 0
+            deal.turn = (me + 1) % view.seats
+            deal.turns += 1
+        else:
+            card = _card_of(action)
+            winner = deal.play(me, card, SUITS.index(action[3]) if ":" in action else -1)
+            if winner >= 0:
+                return deal.score(me, winner)
+        return deal.score(me, deal.playout(self.horizon))
+
+
+def _factory(make: Callable[[], Bot]) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+    def build(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
+        return make()
+
+    return build
+
+
+BOTS = (
+    BotSpec("random", "Random", _factory(RandomBot), 0, "Plays any card that matches; draws only when it must."),
+    BotSpec("greedy", "Greedy", _factory(GreedyBot), 1, "Hits the next seat with 7s and Aces, keeps Queens."),
+    BotSpec(
+        "expert",
+        "Expert",
+        _factory(ExpertBot),
+        2,
+        "Counts the cards it has seen and plays each choice out on sampled deals of the rest.",
+    ),
+)

@@ -715,3 +715,25 @@ def accounted_cards(state: MilleState) -> list[int]:
             if card != EMPTY:
                 counts[card] += 1
     return counts
+
+
+def invariant_errors(state: MilleState) -> list[str]:
+    """What is wrong with ``state`` (empty when sound); used by the tests and the bench.
+
+    All 101 cards are somewhere; each seat's mileage is the sum of its distance
+    cards, never past the trip, with at most two 200s; a hand holds at most 7.
+    """
+    errors = []
+    if state.phase != DEAL and tuple(accounted_cards(state)) != DECK_COUNTS:
+        errors.append(f"cards not accounted for: {accounted_cards(state)}")
+    for index, seat in enumerate(state.seats):
+        miles = sum(VALUE[card] for card in seat.table if card <= D200)
+        if miles != seat.mileage:
+            errors.append(f"seat {index}: mileage {seat.mileage} but its distance cards make {miles}")
+        if seat.mileage > state.trip:
+            errors.append(f"seat {index}: mileage {seat.mileage} past the trip {state.trip}")
+        if seat.two_hundreds != seat.table.count(D200) or seat.two_hundreds > 2:
+            errors.append(f"seat {index}: {seat.two_hundreds} 200s")
+        if len(seat.hand) != 7:
+            errors.append(f"seat {index}: a hand of {len(seat.hand)} slots")
+    return errors

@@ -1,0 +1,110 @@
+"""Seeded bot-vs-bot games with invariants (issue 3: cards accounted for, scores = sum of lines,
+every hand ends).  A bounded count here; ``bench/bench_mille.py --invariants 2000`` runs the full 2,000."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from gamenight.match import Match, SeatConfig
+from gamenight.sdk import CHANCE, TERMINAL, BotContext
+from gamenight.testing import check_view_hiding, random_playouts
+from gamenight_mille.bots import ExpertBot, GreedyBot, RandomBot
+from gamenight_mille.plugin import GAME
+from gamenight_mille.rules import (
+    EMPTY,
+    GAME_OVER,
+    HAND_OVER,
+    PLAY,
+    MilleRules,
+    hand_lines,
+    hand_totals,
+    invariant_errors,
+)
+
+RULES = MilleRules()
+MAX_ACTIONS_PER_HAND = 400
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "expert": ExpertBot}
+
+
+def play_checked(pair: tuple[str, str], seed: int) -> int:
+    """One whole game with invariants checked after every action; returns the hands played."""
+    rng = random.Random(seed)
+    bots = [BOTS[pair[0]](), BOTS[pair[1]]()]
+    contexts = [BotContext(seat=i, rng=random.Random(f"{seed}:{i}")) for i in (0, 1)]
+    game = RULES.new_game(2, {})
+    hands = 0
+    actions_this_hand = 0
+    while RULES.to_move(game) != TERMINAL:
+        seat = RULES.to_move(game)
+        if seat == CHANCE:
+            game = RULES.apply(game, RULES.sample_chance(game, rng))
+            hands += 1
+            actions_this_hand = 0
+            continue
+        legal = RULES.legal_actions(game)
+        assert legal
+        action = bots[seat].choose(RULES.view(game, seat), legal, contexts[seat])
+        assert action in legal
+        before = game
+        game = RULES.apply(game, action)
+        actions_this_hand += 1
+        assert actions_this_hand < MAX_ACTIONS_PER_HAND, "a hand did not end"
+        assert invariant_errors(game) == []
+        if game.phase in (HAND_OVER, GAME_OVER):
+            totals = hand_totals(game)
+            lines = hand_lines(game)
+            assert totals == tuple(sum(values[i] for _label, values in lines) for i in (0, 1))
+            assert game.totals == (before.totals[0] + totals[0], before.totals[1] + totals[1])
+    assert max(game.totals) >= 5000 and game.totals[0] != game.totals[1]
+    return hands
+
+
+@pytest.mark.parametrize(
+    ("pair", "games"),
+    [(("random", "random"), 30), (("greedy", "random"), 30), (("greedy", "greedy"), 30),
+     (("expert", "greedy"), 30), (("expert", "expert"), 20)],
+)
+def test_seeded_bot_games_keep_every_invariant_and_every_hand_ends(pair, games):
+    hands = sum(play_checked(pair, seed) for seed in range(games))
+    assert hands >= games * 2  # no game to 5000 is a single hand
+
+
+def _sound(state) -> None:
+    assert invariant_errors(state) == []
+
+
+def test_games_follow_the_sdk_contract_through_the_match_runner():
+    assert len(random_playouts(GAME, 4, seed=2, invariant=_sound)) == 4
+
+
+def _reshuffle_hidden(state, seat, rng):
+    """Swap the opponent's hand cards with deck cards: only what ``seat`` may not see changes."""
+    if state.phase != PLAY or not state.deck:
+        return state
+    other = 1 - seat
+    hidden = [c for c in state.seats[other].hand if c != EMPTY] + list(state.deck)
+    rng.shuffle(hidden)
+    slots = list(state.seats[other].hand)
+    for index, card in enumerate(slots):
+        if card != EMPTY:
+            slots[index] = hidden.pop()
+    seats = list(state.seats)
+    seats[other] = seats[other]._replace(hand=tuple(slots))
+    return state._replace(seats=tuple(seats), deck=tuple(hidden))
+
+
+def test_a_seats_view_never_shows_the_opponents_hand_or_the_deck():
+    check_view_hiding(GAME, _reshuffle_hidden, games=2, seed=4)
+
+
+def test_a_match_replays_to_the_identical_position():
+    match = Match(GAME, [SeatConfig("a", "greedy"), SeatConfig("b", "expert")], {}, seed=8)
+    for _step in range(300):
+        if match.to_move() == CHANCE:
+            match.apply_chance()
+        else:
+            match.apply(match.bot_choice())
+    replay = Match(GAME, match.seats, match.options, seed=8)
+    replay.replay(match.log)
+    assert replay.state == match.state

@@ -1,0 +1,39 @@
+"""Every text of the game is translated into Japanese, placeholders intact; help in both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gamenight_mille
+from gamenight.testing import missing_translations
+from gamenight_mille.plugin import GAME
+from gamenight_mille.rules import CARD_NAMES, SCORE_LINES
+
+REFUSALS = (
+    "only two 200's per hand", "limit of 50", "puts you over {trip}", "cannot move now",
+    "opponent cannot go", "opponent is protected", "opponent has limit", 'cannot play "Go" on a "{card}"',
+    "not limited", 'can\'t play "{card}"',
+)  # fmt: skip
+
+
+def test_every_message_has_a_japanese_translation_with_the_same_placeholders():
+    also = [
+        *CARD_NAMES[5:],
+        *SCORE_LINES,
+        "Hand Total",
+        "Overall Total",
+        "Games",
+        *REFUSALS,
+        GAME.title,
+        GAME.description,
+        *(bot.label for bot in GAME.bots),
+        *(bot.description for bot in GAME.bots),
+        *(option.label for option in GAME.options),
+    ]
+    root = Path(gamenight_mille.__file__).parent
+    assert missing_translations(root, GAME.translations["ja"], also=also) == []
+
+
+def test_the_help_screen_has_the_rules_in_english_and_japanese():
+    assert "coup fourré" in GAME.help["en"].lower()
+    assert "クー・フーレ" in GAME.help["ja"]

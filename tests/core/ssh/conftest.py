@@ -137,7 +137,7 @@ def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
         argv += ["-i", str(key)]
     else:
         argv += ["-o", "PubkeyAuthentication=no"]
-    return [*argv, *extra, f"{user}@127.0.0.1"]
+    return [*argv, *extra, "-l", user, "127.0.0.1"]
 
 
 def process_alive(pid: int) -> bool:
@@ -190,9 +190,16 @@ class Terminal:
 
     def wait_for(self, needle: str, timeout: float = 20) -> str:
         """Wait until ``needle`` is on the screen; returns the screen."""
+        def check() -> str | None:
+            screen = self.text()
+            if needle in screen:
+                return screen
+            if self.process.poll() is not None and not self._reader.is_alive():
+                raise AssertionError(f"the program exited ({self.process.returncode})")
+            return None
+
         try:
-            return wait_until(lambda: self.text() if needle in self.text() else None, timeout,
-                              repr(needle))  # type: ignore[return-value]
+            return wait_until(check, timeout, repr(needle))  # type: ignore[return-value]
         except AssertionError as error:
             raise AssertionError(f"{error}\n--- screen ---\n{self.text()}") from None
 

@@ -1,0 +1,69 @@
+"""Each user has a folder of their own, chosen by the server, never by the client."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import asyncssh
+import pytest
+from gamenight.ssh.identity import key_user_id
+
+from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
+
+
+def saves_listed(screen: str) -> str:
+    return re.search(r"saves:(\[.*?\])", screen).group(1)
+
+
+@needs_ssh
+def test_a_second_user_cannot_reach_the_first_users_saves(start_server, terminals, tmp_path: Path) -> None:
+    alice, bob = make_key(tmp_path, "alice"), make_key(tmp_path, "bob")
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_text(alice.with_suffix(".pub").read_text() + bob.with_suffix(".pub").read_text())
+    server = start_server("--authorized-keys", str(authorized), "--command", FAKE_COMMAND)
+
+    first = terminals(ssh_argv(server.port, "alice", alice, "-tt"))
+    assert saves_listed(first.wait_for("saves:")) == "[]"
+    first.send("s")
+    first.wait_for("saved")
+    first.kill()
+
+    # Bob asks for Alice's user name: the folder comes from his key, not from the name.
+    second = terminals(ssh_argv(server.port, "alice", bob, "-tt"))
+    assert saves_listed(second.wait_for("saves:")) == "[]"
+    second.kill()
+
+    third = terminals(ssh_argv(server.port, "bob", alice, "-tt"))  # Alice under another name
+    assert saves_listed(third.wait_for("saves:")) == "['autosave-fake.toml']"
+
+    ids = {e["user_id"] for e in server.of_kind("session_start")}
+    alice_id = key_user_id(asyncssh.read_public_key(str(alice.with_suffix(".pub"))))
+    bob_id = key_user_id(asyncssh.read_public_key(str(bob.with_suffix(".pub"))))
+    assert ids == {alice_id, bob_id}
+    assert (server.data_dir / "users" / alice_id / "saves" / "autosave-fake.toml").is_file()
+    assert not list((server.data_dir / "users" / bob_id / "saves").iterdir())
+
+
+@pytest.mark.parametrize("user", ["../../alice", "alice/../../etc", "..", "~root"])
+@needs_ssh
+def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminals, user: str) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    terminal = terminals(ssh_argv(server.port, user, None, "-tt"))
+    terminal.wait_for("saves:")
+    start = server.wait_event(lambda e: e["event"] == "session_start")
+    home = server.data_dir / "users" / start["user_id"]
+    assert home.parent == server.data_dir / "users" and home.is_dir()
+    assert sorted(p.name for p in server.data_dir.iterdir()) == [
+        "ssh_host_ed25519_key", "ssh_host_ed25519_key.pub", "users"]
+    assert [p.name for p in (server.data_dir / "users").iterdir()] == [start["user_id"]]
+
+
+def test_the_host_key_survives_a_restart(start_server, tmp_path: Path) -> None:
+    first = start_server("--guest", data_dir=tmp_path / "data")
+    key = first.of_kind("listening")[0]
+    first.stop()
+    second = start_server("--guest", data_dir=tmp_path / "data")
+    again = second.of_kind("listening")[0]
+    assert key["host_key_created"] and not again["host_key_created"]
+    assert key["host_key"] == again["host_key"]

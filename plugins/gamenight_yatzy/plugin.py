@@ -1,0 +1,78 @@
+"""The Yatzy plugin: its :class:`~gamenight.sdk.GameInfo` and the hook that registers it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gamenight.hookspecs import hookimpl
+from gamenight.i18n import load_catalogue_file
+from gamenight.sdk import BotSpec, GameInfo, Option
+
+from gamenight_yatzy.bots import greedy_bot, optimal_bot, random_bot
+from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from gamenight.match import Match
+    from textual.screen import Screen
+
+_HERE = Path(__file__).parent
+
+
+def _screen(match: Match) -> Screen:
+    from gamenight_yatzy.screen import YatzyScreen
+
+    return YatzyScreen(match)
+
+
+BOTS = (
+    BotSpec("random", "Random", random_bot, strength=0, description="Rolls and scores at random."),
+    BotSpec(
+        "greedy",
+        "Greedy",
+        greedy_bot,
+        strength=1,
+        description="Chases the most common face or a straight; scores the best-looking box.",
+    ),
+    BotSpec(
+        "optimal",
+        "Optimal",
+        optimal_bot,
+        strength=2,
+        description="Maximises its expected score exactly (solitaire dynamic programming).",
+    ),
+)
+
+GAME = GameInfo(
+    id="yatzy",
+    title="Yatzy",
+    description="Five dice, three rolls, thirteen boxes: fill the score sheet, 1-8 players.",
+    rules=YatzyRules(),
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    default_seats=2,
+    bots=BOTS,
+    options=(
+        Option(
+            "joker",
+            "Joker rule",
+            False,
+            description="Official Hasbro joker: a further Yatzy must fill its upper box, else scores "
+            "Full House or a straight in full.",
+        ),
+    ),
+    screen=_screen,
+    help={
+        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
+        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
+    },
+    translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
+    seat_names=("You", "Bot 1", "Bot 2", "Bot 3", "Bot 4", "Bot 5", "Bot 6", "Bot 7"),
+    version="1",
+)
+
+
+@hookimpl
+def register_games(register) -> None:
+    """Register Yatzy."""
+    register(GAME)

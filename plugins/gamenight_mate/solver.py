@@ -72,13 +72,34 @@ class _Tables:
         self.lower_twins = [sum(1 << j for j in range(i) if deck[j] == deck[i]) for i in range(n)]
         self.bit = {card: [1 << i for i in range(n) if deck[i] == card] for card in set(deck)}
 
-    def answers(self, lead: int, hand: int) -> int:
-        """The mask of ``hand``'s cards that may answer card index ``lead`` (RULES.md §5)."""
-        if self.variant.kings_privilege and self.is_king[lead] and hand & self.king_mask:
-            return hand & self.king_mask
-        if self.variant.free_move:
-            return hand & self.either_mask[lead]
-        return (hand & self.suit_mask[lead]) or (hand & self.rank_mask[lead])
+        self.answers = self._answers_function()
+        # score[foreplaced][move][card index], RULES.md §5 Score, Foreplacing and Overmate.
+        self.score = [
+            [[score_for(move, card, flag) for card in deck] for move in range(MOVES + 1)] for flag in (False, True)
+        ]
+
+    def _answers_function(self) -> Callable[[int, int], int]:
+        """``answers(lead, hand)``: the mask of ``hand``'s cards that may answer ``lead`` (§5)."""
+        suit, rank, either = self.suit_mask, self.rank_mask, self.either_mask
+        kings, is_king = self.king_mask, self.is_king
+        privilege, free = self.variant.kings_privilege, self.variant.free_move
+
+        def plain(lead: int, hand: int) -> int:
+            return (hand & suit[lead]) or (hand & rank[lead])
+
+        def free_move(lead: int, hand: int) -> int:
+            return hand & either[lead]
+
+        base = free_move if free else plain
+        if not privilege:
+            return base
+
+        def kings_privilege(lead: int, hand: int) -> int:
+            if is_king[lead] and hand & kings:
+                return hand & kings
+            return base(lead, hand)
+
+        return kings_privilege
 
     def mask_of(self, cards: Sequence[str]) -> int:
         """A bitmask for ``cards`` (identical cards take distinct copies)."""
@@ -88,14 +109,13 @@ class _Tables:
         return mask
 
 
-def _bits(mask: int) -> list[int]:
-    """Card indices in ``mask``, strongest card indices are not special: ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+_LOW = [tuple(i for i in range(10) if m >> i & 1) for m in range(1024)]
+_HIGH = [tuple(i + 10 for i in range(10) if m >> i & 1) for m in range(1024)]
+
+
+def _bits(mask: int) -> tuple[int, ...]:
+    """Card indices in a 20-bit ``mask``, ascending (by suit, strongest rank first)."""
+    return _LOW[mask & 1023] + _HIGH[mask >> 10]
 
 
 class Solver:
@@ -109,7 +129,10 @@ class Solver:
         self.variant = variant
         self.t = _Tables(variant)
         self.rules = MateRules()
-        self._tables: dict[tuple[bool, bool], dict[tuple[int, int, int], tuple[int, int]]] = {}
+        self._tables: dict[tuple[bool, bool], dict[int, tuple[int, int, int]]] = {
+            (f0, f1): {} for f0 in (False, True) for f1 in (False, True)
+        }
+        self._refutations: dict[int, str] = {}
         self.nodes = 0
 
     # -- the search --------------------------------------------------------
@@ -121,7 +144,7 @@ class Solver:
         that last proved best, which is tried first next time.
         """
         t = self.t
-        table = self._tables.setdefault(fp, {})
+        table = self._tables[fp]
         key = mine | theirs << 20 | leader << 40
         entry = table.get(key)
         if entry is None:
@@ -134,39 +157,43 @@ class Solver:
                 return hi
             if lo == hi:
                 return lo
-        alpha0 = alpha = max(alpha, lo)
-        beta0 = beta = min(beta, hi)
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        alpha0, beta0 = alpha, beta
         self.nodes += 1
         move = 1 + (MOVES - fp[leader]) - mine.bit_count()
         answers = t.answers
         strengths = t.strength
         twins = t.lower_twins
-        # Leads that mate at once go first: they give a sure lower bound.
+        scores = t.score[fp[leader]][move]
+        # Leads that mate at once give a sure lower bound; the rest are tried
+        # last-best first, then those with the fewest answers.
         best, best_lead = -INF, -1
         leads = []
+        head = None
         for a in _bits(mine):
             if mine & twins[a]:
                 continue
             replies = answers(a, theirs)
-            if replies:
-                if a == first:
-                    leads.insert(0, (a, replies))
-                else:
-                    leads.append((a, replies))
-                continue
-            value = score_for(move, t.deck[a], fp[leader])
-            if value > best:
-                best, best_lead = value, a
+            if not replies:
+                if scores[a] > best:
+                    best, best_lead = scores[a], a
+            elif a == first:
+                head = (0, a, replies)
+            else:
+                leads.append((replies.bit_count(), a, replies))
         if best > alpha:
             alpha = best
         if alpha < beta:
-            if leads and leads[0][0] == first:
-                leads[1:] = sorted(leads[1:], key=lambda lr: lr[1].bit_count())
-            else:
-                leads.sort(key=lambda lr: lr[1].bit_count())
+            leads.sort()
+            if head is not None:
+                leads.insert(0, head)
             other = 1 - leader
             last_before_ten = move == MOVES - 1 and (fp[0] or fp[1])
-            for a, replies in leads:
+            lead_value = self._lead
+            for _count, a, replies in leads:
                 after_lead = mine & ~(1 << a)
                 strength_a = strengths[a]
                 worst = INF
@@ -181,9 +208,9 @@ class Solver:
                     elif move == MOVES:
                         value = 0  # §5: ten moves and no mate: a draw
                     elif keeps:
-                        value = self._lead(after_lead, rest, leader, fp, alpha, low)
+                        value = lead_value(after_lead, rest, leader, fp, alpha, low)
                     else:
-                        value = -self._lead(rest, after_lead, other, fp, -low, -alpha)
+                        value = -lead_value(rest, after_lead, other, fp, -low, -alpha)
                     if value < worst:
                         worst = value
                         if worst < low:
@@ -197,9 +224,9 @@ class Solver:
                         if alpha >= beta:
                             break
         if best <= alpha0:
-            table[key] = (lo, min(hi, best), best_lead)
+            table[key] = (lo, best if best < hi else hi, best_lead)
         elif best >= beta0:
-            table[key] = (max(lo, best), hi, best_lead)
+            table[key] = (best if best > lo else lo, hi, best_lead)
         else:
             table[key] = (best, best, best_lead)
         return best
@@ -293,8 +320,14 @@ class Solver:
         """Value for ``seat`` of the foreplacing decision due now: max or min over the choices."""
         decider = state.decider()
         best = -INF if decider == seat else INF
-        # "none" comes first: usually the best choice, or a quick refutation.
-        for action in self.rules.legal_actions(state):
+        # The second decider's last refutation goes first (it often refutes again),
+        # then "none": usually the best choice or a quick refutation.
+        choices = self.rules.legal_actions(state)
+        refutation = self._refutations.get(state.decided)
+        if refutation in choices:
+            choices.remove(refutation)
+            choices.insert(0, refutation)
+        for action in choices:
             child = self.rules.apply(state, action)
             value = self.play_value(child, seat, alpha, beta)
             if decider == seat:
@@ -305,6 +338,7 @@ class Solver:
                 best = value
                 beta = min(beta, best)
             if alpha >= beta:
+                self._refutations[state.decided] = action
                 break
         return best
 

@@ -104,13 +104,15 @@ class Board(Widget):
                 shape_of[cell] = PLACEMENTS[pid].shape
         last = set(PLACEMENTS[state.moves[-1][0]].cells) if state.moves else set()
         ghost = set(self.ghost)
-        ghost_style = self.get_component_rich_style("board--ghost-ok" if self.ghost_legal else "board--ghost-bad")
+        ghost_style = self.get_component_rich_style(
+            "board--ghost-ok" if self.ghost_legal else "board--ghost-bad", partial=True
+        )
         for row in range(SIZE):
             text.append(f"{row + 1:>2} ", label)
             for col in range(SIZE):
                 glyph, style = self._cell(state, row, col, shape_of.get((row, col)))
                 if (row, col) in last:
-                    style += self.get_component_rich_style("board--last")
+                    style += self.get_component_rich_style("board--last", partial=True)
                 if (row, col) in ghost:
                     style = style + ghost_style
                 text.append(glyph, style)

@@ -64,6 +64,8 @@ EXTENDED_TRIP = 1000
 HAND_SIZE = 6
 SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
 SLOT_INDEX = {name: index for index, name in enumerate(SLOT_NAMES)} | {"p": 0, "0": 0}
+_USE = tuple("use:" + name for name in SLOT_NAMES)
+_DISCARD = tuple("discard:" + name for name in SLOT_NAMES)
 
 # Scores (RULES.md §1 "Scoring"; notes "Scoring").
 SAFETY_POINTS = 100
@@ -278,13 +280,44 @@ def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | Non
     return None  # a safety may always be played
 
 
+SAFETY_INDEX = tuple(SAFETY_FOR[card] - EXTRA_TANK if card in SAFETY_FOR else -1 for card in range(CARD_COUNT))
+"""For each hazard, the index of its safety in ``Seat.safeties``."""
+
+
+def usable(me: Seat, opponent: Seat, trip: int, card: int) -> bool:
+    """True when ``me`` may use ``card`` now (its pick aside): :func:`use_refusal` is ``None``.
+
+    The same rules as :func:`use_refusal` without building a message, for speed.
+    """
+    if card <= D200:
+        return (
+            me.can_move
+            and (card != D200 or me.two_hundreds < 2)
+            and (card < D75 or me.speed != SPEED_LIMIT)
+            and me.mileage + VALUE[card] <= trip
+        )
+    if card <= STOP:
+        return opponent.can_move and not opponent.safeties[SAFETY_INDEX[card]]
+    if card == SPEED_LIMIT:
+        return opponent.speed != SPEED_LIMIT and not opponent.safeties[3]
+    if card == GO:
+        return me.battle in GO_ALLOWED_ON
+    if card == END_OF_LIMIT:
+        return me.speed == SPEED_LIMIT
+    if card <= REPAIRS:
+        return me.battle == HAZARD_FOR_REMEDY[card]
+    return True
+
+
 def can_use_any(state: MilleState, seat_index: int) -> bool:
     """True when ``seat_index`` holds a card it could legally use now.
 
     Used for the end of a hand once the deck is out (notes "End of hand",
     *Ours*: our own legality, not the original's stricter hidden test).
     """
-    return any(card != EMPTY and use_refusal(state, seat_index, card) is None for card in state.seats[seat_index].hand)
+    me, opponent = state.seats[seat_index], state.seats[1 - seat_index]
+    trip = state.trip
+    return any(card != EMPTY and usable(me, opponent, trip, card) for card in me.hand)
 
 
 def _compact(hand: list[int]) -> None:
@@ -399,17 +432,28 @@ class MilleRules(Rules):
             for slot in range(1, 7):
                 card = me.hand[slot]
                 if card >= EXTRA_TANK and cancels(me, card):
-                    actions.append("use:" + SLOT_NAMES[slot])
+                    actions.append(_USE[slot])
             return actions
+        # The checks of usable(), hoisted out of the loop: this is the engine's hottest path.
+        opponent = state.seats[1 - seat_index]
+        room = state.trip - me.mileage if me.can_move else -1
+        top_speed = D50 if me.speed == SPEED_LIMIT else (D200 if me.two_hundreds < 2 else D100)
+        attackable = opponent.can_move
         uses: list[Action] = []
         discards: list[Action] = []
         for slot, card in enumerate(me.hand):
             if card == EMPTY:
                 continue
-            if use_refusal(state, seat_index, card) is None:
-                uses.append("use:" + SLOT_NAMES[slot])
+            if card <= D200:
+                ok = card <= top_speed and VALUE[card] <= room
+            elif card <= STOP:
+                ok = attackable and not opponent.safeties[SAFETY_INDEX[card]]
+            else:
+                ok = usable(me, opponent, state.trip, card)
+            if ok:
+                uses.append(_USE[slot])
             if card < EXTRA_TANK:
-                discards.append("discard:" + SLOT_NAMES[slot])
+                discards.append(_DISCARD[slot])
         return uses + discards
 
     def refusal(self, state: MilleState, action: Action) -> str | None:
@@ -502,9 +546,9 @@ class MilleRules(Rules):
             if hand[1] == EMPTY and len(deck) > 1:
                 hand[1] = deck[1]
                 taken = 2
-            me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
-            after = state._replace(seats=_put(state.seats, turn, me), deck=deck[taken:], picked=True)
-            return self._check_deck_out(after)
+            me = _with_hand(me, tuple(hand))
+            after = _moved(state, _put(state.seats, turn, me), deck[taken:], state.discards, turn, True)
+            return after if after.deck else self._check_deck_out(after)
         verb, _sep, slot_name = action.partition(":")
         slot = SLOT_INDEX.get(slot_name, -1)
         card = me.hand[slot] if slot >= 0 else EMPTY
@@ -512,7 +556,7 @@ class MilleRules(Rules):
             card != EMPTY
             and (verb == "use" or verb == "discard")
             and (state.picked or not state.deck or (verb == "use" and card >= EXTRA_TANK and cancels(me, card)))
-            and (use_refusal(state, turn, card) is None if verb == "use" else card < EXTRA_TANK)
+            and (usable(me, state.seats[1 - turn], state.trip, card) if verb == "use" else card < EXTRA_TANK)
         )
         if not legal:
             raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
@@ -520,9 +564,8 @@ class MilleRules(Rules):
         hand[slot] = EMPTY
         _compact(hand)
         if verb == "discard":
-            me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
-            seats = _put(state.seats, turn, me)
-            return self._end_turn(state._replace(seats=seats, discards=(*state.discards, card)))
+            seats = _put(state.seats, turn, _with_hand(me, tuple(hand)))
+            return self._end_turn(_moved(state, seats, state.deck, (*state.discards, card), turn, state.picked))
         return self._use(state, me._replace(hand=tuple(hand)), card)
 
     def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
@@ -601,9 +644,10 @@ class MilleRules(Rules):
     def _end_turn(self, state: MilleState) -> MilleState:
         """Pass the turn; a seat with an empty hand is skipped (notes "Turn order")."""
         other = 1 - state.turn
-        if state.seats[other].hand_count == 0 and state.seats[state.turn].hand_count > 0:
+        # Hands only run empty once the deck is out.
+        if not state.deck and state.seats[other].hand_count == 0 and state.seats[state.turn].hand_count > 0:
             other = state.turn
-        return self._check_deck_out(state._replace(turn=other, picked=False))
+        return self._check_deck_out(_moved(state, state.seats, state.deck, state.discards, other, False))
 
     def _check_deck_out(self, state: MilleState) -> MilleState:
         """Once the deck is out, the hand ends when neither seat can use a card (RULES.md §1)."""
@@ -701,6 +745,25 @@ class MilleRules(Rules):
         if card >= EXTRA_TANK and is_coup_fourre(me, card):
             return _("{name} played {card}: Coup Fourré!", name=name, card=card_name(card))
         return _("{name} played {card}.", name=name, card=card_name(card))
+
+
+def _with_hand(seat: Seat, hand: tuple[int, ...]) -> Seat:
+    """``seat`` with a new hand and its coup fourré flags cleared (a draw or the end of its turn)."""
+    return Seat(hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties, seat.coups,
+                False, False, seat.table)
+
+
+def _moved(
+    state: MilleState,
+    seats: tuple[Seat, Seat],
+    deck: tuple[int, ...],
+    discards: tuple[int, ...],
+    turn: int,
+    picked: bool,
+) -> MilleState:
+    """``state`` with new seats, deck, discards and turn (built directly: the hottest path)."""
+    return MilleState(state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
+                      state.hand_number, state.totals, state.target)
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

@@ -62,3 +62,23 @@ def test_messages_are_translated(rules: MilleRules):
         assert str(raised.value) == GAME.translations["ja"]["must pick first"]
     finally:
         set_language("en")
+
+
+def test_the_legal_actions_are_exactly_the_actions_without_a_refusal(rules: MilleRules):
+    import random
+
+    from gamenight.sdk import CHANCE, TERMINAL
+
+    rng = random.Random(3)
+    candidates = ["draw", "extend", "stop"] + [f"{verb}:{slot}" for verb in ("use", "discard") for slot in "P123456"]
+    game = rules.new_game(2, {})
+    checked = 0
+    while rules.to_move(game) != TERMINAL and checked < 3000:
+        if rules.to_move(game) == CHANCE:
+            game = rules.apply(game, rules.sample_chance(game, rng))
+            continue
+        legal = rules.legal_actions(game)
+        assert sorted(legal) == sorted(a for a in candidates if rules.refusal(game, a) is None)
+        game = rules.apply(game, rng.choice(legal))
+        checked += 1
+    assert checked > 500

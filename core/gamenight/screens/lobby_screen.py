@@ -7,7 +7,7 @@ from datetime import datetime
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
@@ -39,17 +39,21 @@ class LobbyScreen(Screen):
 
     DEFAULT_CSS = """
     LobbyScreen #lobby-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
-    LobbyScreen #games { height: 1fr; border: round $primary; }
-    LobbyScreen #about { height: 5; padding: 0 1; border: round $panel; }
+    LobbyScreen #lobby-body { height: 1fr; }
+    LobbyScreen #games { width: 32; height: 1fr; border: round $primary; border-title-color: $text; }
+    LobbyScreen #about { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
     LobbyScreen #notices { height: auto; max-height: 3; padding: 0 1; color: $text-warning; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static(_("gamenight — choose a game"), id="lobby-title")
-        with Vertical():
-            yield OptionList(*self._game_options(), id="games")
+        with Horizontal(id="lobby-body"):
+            games = OptionList(*self._game_options(), id="games")
+            games.border_title = _("Games")
+            yield games
             yield Static("", id="about")
-            yield Static(self._notices(), id="notices")
+        notices = self._notices()
+        yield Static(notices, id="notices").set_styles(f"display: {'block' if notices else 'none'};")
         yield Footer()
 
     @property
@@ -62,10 +66,9 @@ class LobbyScreen(Screen):
         options = []
         for game in self.games:
             t = translator(game.id)
-            line = Text.assemble((f"{t(game.title):<20}", "bold"), f" {seats_text(game):<12} ",
-                                 (t(game.description), "dim"))
-            line.truncate(74, overflow="ellipsis")
-            options.append(Option(line, id=game.id))
+            title = Text(t(game.title), style="bold")
+            title.truncate(18, overflow="ellipsis", pad=True)
+            options.append(Option(Text.assemble(title, " ", (seats_text(game), "dim")), id=game.id))
         if not options:
             options.append(Option(_("No games are installed."), id="", disabled=True))
         return options
@@ -115,10 +118,29 @@ class LobbyScreen(Screen):
         if game is None:
             about.update("")
             return
+        about.update(self._about(game))
+
+    def _about(self, game: GameInfo) -> Text:
         t = translator(game.id)
-        bots = ", ".join(t(bot.label) for bot in game.bots) or "—"
-        about.update(f"[b]{t(game.title)}[/b]  {seats_text(game)}\n{t(game.description)}\n"
-                     f"[dim]{_('Bots')}: {bots}[/dim]")
+        text = Text()
+        text.append(t(game.title), "bold")
+        text.append(f"   {seats_text(game)}\n\n", "dim")
+        text.append(f"{t(game.description)}\n\n")
+        bots = sorted(game.bots, key=lambda bot: bot.strength)
+        if bots:
+            text.append(f"{_('Bots')}\n", "bold")
+            for bot in bots:
+                text.append(f"  {t(bot.label)}", "bold")
+                text.append(f"  {t(bot.description)}\n" if bot.description else "\n", "dim")
+        if game.options:
+            text.append(f"\n{_('Options')}\n", "bold")
+            for option in game.options:
+                text.append(f"  {t(option.label)}\n")
+        saves = [p for p in self.app.saves.list() if p.name.startswith(f"{game.id}-")]
+        if saves:
+            text.append(f"\n{_('{count} saved game(s): press r', count=len(saves))}\n", "italic")
+        text.append(f"\n{_('Return: play   h: rules')}", "dim")
+        return text
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:

@@ -94,8 +94,21 @@ class Server:
 
         return wait_until(check, timeout, "a server log event")  # type: ignore[return-value]
 
-    def of_kind(self, event: str, **fields: object) -> list[dict]:
-        return self.find(lambda e: e["event"] == event and all(e.get(k) == v for k, v in fields.items()))
+    def of_kind(self, event: str, since: int = 0, **fields: object) -> list[dict]:
+        """Log events named ``event`` with these field values (from the ``since``-th event on)."""
+        with self._lock:
+            events = self.events[since:]
+        return [e for e in events if e["event"] == event and all(e.get(k) == v for k, v in fields.items())]
+
+    def expect(self, event: str, since: int = 0, **fields: object) -> list[dict]:
+        """Like :meth:`of_kind`, but waits (up to 10 s) for at least one such event."""
+        return wait_until(lambda: self.of_kind(event, since, **fields), 10,  # type: ignore[return-value]
+                          f"a {event} {fields} log line")
+
+    def mark(self) -> int:
+        """The number of events so far (for ``of_kind(..., since=mark)``)."""
+        with self._lock:
+            return len(self.events)
 
     def stop(self) -> int:
         if self.process.poll() is None:

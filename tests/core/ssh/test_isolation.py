@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import asyncssh
-import pytest
 from gamenight.ssh.identity import key_user_id
 
 from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
@@ -45,18 +44,18 @@ def test_a_second_user_cannot_reach_the_first_users_saves(start_server, terminal
     assert not list((server.data_dir / "users" / bob_id / "saves").iterdir())
 
 
-@pytest.mark.parametrize("user", ["../../alice", "alice/../../etc", "..", "~root"])
 @needs_ssh
-def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminals, user: str) -> None:
+def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminals) -> None:
     server = start_server("--guest", "--command", FAKE_COMMAND)
-    terminal = terminals(ssh_argv(server.port, user, None, "-tt"))
-    terminal.wait_for("saves:")
-    start = server.wait_event(lambda e: e["event"] == "session_start")
-    home = server.data_dir / "users" / start["user_id"]
-    assert home.parent == server.data_dir / "users" and home.is_dir()
+    for user in ("../../alice", "alice/../../etc", "..", "~root"):
+        terminal = terminals(ssh_argv(server.port, user, None, "-tt"))
+        terminal.wait_for("saves:")
+        terminal.kill()
+    homes = {e["user_id"] for e in server.of_kind("session_start")}
+    assert len(homes) == 4
     assert sorted(p.name for p in server.data_dir.iterdir()) == [
         "ssh_host_ed25519_key", "ssh_host_ed25519_key.pub", "users"]
-    assert [p.name for p in (server.data_dir / "users").iterdir()] == [start["user_id"]]
+    assert {p.name for p in (server.data_dir / "users").iterdir()} == homes
 
 
 def test_the_host_key_survives_a_restart(start_server, tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ async def test_the_rate_of_new_connections_per_address_holds(start_server) -> No
         async with connect(server):
             pass
     assert "Too many new connections" in str(refused.value)
-    assert server.of_kind("limit", kind="rate", peer="127.0.0.1")
+    server.expect("limit", kind="rate", peer="127.0.0.1")
 
 
 async def test_the_idle_timeout_disconnects_and_ends_the_room(start_server) -> None:
@@ -65,7 +65,7 @@ async def test_the_idle_timeout_disconnects_and_ends_the_room(start_server) -> N
         rest = await asyncio.wait_for(process.stdout.read(), 5)
         assert b"without input" in rest
         assert time.monotonic() - started >= 3.1
-    assert server.of_kind("limit", kind="idle")
+    server.expect("limit", kind="idle")
     wait_until(lambda: not process_alive(pid), 10, "the idle room to end")
 
 
@@ -73,7 +73,7 @@ async def test_an_idle_connection_without_a_session_is_closed_too(start_server) 
     server = start_server("--guest", "--idle-timeout", "1", "--command", FAKE_COMMAND)
     async with connect(server) as conn:
         await asyncio.wait_for(conn.wait_closed(), 5)
-    assert server.of_kind("limit", kind="idle")
+    server.expect("limit", kind="idle")
 
 
 @needs_ssh

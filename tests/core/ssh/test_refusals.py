@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
+from tests.core.ssh.conftest import FAKE_COMMAND, Server, make_key, needs_ssh, ssh_argv
 
 
-@pytest.fixture
-def keys(tmp_path: Path) -> dict[str, Path]:
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two admitted keys (alice, bob) and one that is not (mallory)."""
-    found = {name: make_key(tmp_path, name) for name in ("alice", "bob", "mallory")}
-    authorized = tmp_path / "authorized_keys"
+    directory = tmp_path_factory.mktemp("keys")
+    found = {name: make_key(directory, name) for name in ("alice", "bob", "mallory")}
+    authorized = directory / "authorized_keys"
     authorized.write_text(found["alice"].with_suffix(".pub").read_text() + found["bob"].with_suffix(".pub").read_text())
     found["authorized"] = authorized
     return found
 
 
-@pytest.fixture
-def keys_server(start_server, keys):
-    return start_server("--authorized-keys", str(keys["authorized"]), "--max-new-per-minute", "1000",
-                        "--command", FAKE_COMMAND)
+@pytest.fixture(scope="module")
+def keys_server(keys, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the whole module (each test looks only at its own log events)."""
+    server = Server(tmp_path_factory.mktemp("data"), ["--authorized-keys", str(keys["authorized"]),
+                                                       "--max-new-per-minute", "1000", "--command", FAKE_COMMAND])
+    yield server
+    server.stop()
 
 
 def connect(server, key: Path | None = None, username: str = "alice", **options):
@@ -34,79 +39,89 @@ def connect(server, key: Path | None = None, username: str = "alice", **options)
 
 @needs_ssh
 def test_a_wrong_key_is_refused(keys_server, keys) -> None:
+    mark = keys_server.mark()
     result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["mallory"], "-tt")],
                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert result.returncode == 255
     assert "Permission denied" in result.stderr
-    keys_server.wait_event(lambda e: e["event"] == "auth_failed")
-    assert keys_server.of_kind("auth_rejected_key")
-    assert not keys_server.of_kind("session_start")
+    keys_server.expect("auth_failed", since=mark)
+    keys_server.expect("auth_rejected_key", since=mark)
+    assert not keys_server.of_kind("session_start", since=mark)
 
 
 @needs_ssh
 def test_a_password_is_not_even_offered(keys_server) -> None:
+    mark = keys_server.mark()
     result = subprocess.run([*ssh_argv(keys_server.port, "alice", None), "-o", "BatchMode=no",
                              "-o", "NumberOfPasswordPrompts=1", "-tt"],
                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert result.returncode == 255
     assert "Permission denied (publickey)" in result.stderr
+    keys_server.expect("auth_failed", since=mark)
 
 
 @needs_ssh
 def test_an_exec_request_is_refused_with_a_message(keys_server, keys, tmp_path: Path) -> None:
+    mark = keys_server.mark()
     marker = tmp_path / "ran"
     result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"]), f"touch {marker}"],
                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert result.returncode == 1
     assert "only offers the gamenight game room" in result.stderr
     assert not marker.exists()
-    assert keys_server.of_kind("refused", kind="exec")
-    assert not keys_server.of_kind("session_start")
+    keys_server.expect("refused", since=mark, kind="exec")
+    assert not keys_server.of_kind("session_start", since=mark)
 
 
 @needs_ssh
 def test_a_shell_without_a_pty_is_refused_with_a_message(keys_server, keys) -> None:
+    mark = keys_server.mark()
     result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"], "-T")],
                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert result.returncode == 1
     assert "needs a terminal" in result.stderr
-    assert keys_server.of_kind("refused", kind="no_pty")
+    keys_server.expect("refused", since=mark, kind="no_pty")
 
 
 @needs_ssh
 def test_remote_port_forwarding_is_refused(keys_server, keys) -> None:
+    mark = keys_server.mark()
     result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"], "-N", "-o",
                                        "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9")],
                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert result.returncode == 255
     assert "forwarding failed" in result.stderr
-    assert keys_server.of_kind("refused", kind="remote_forward")
+    keys_server.expect("refused", since=mark, kind="remote_forward")
 
 
 async def test_local_port_forwarding_is_refused(keys_server, keys) -> None:
+    mark = keys_server.mark()
     async with connect(keys_server, keys["alice"]) as conn:
         with pytest.raises(asyncssh.ChannelOpenError):
             await conn.open_connection("127.0.0.1", keys_server.port)
         with pytest.raises(asyncssh.ChannelOpenError):
             await conn.open_unix_connection("/run/dbus/system_bus_socket")
-    assert keys_server.of_kind("refused", kind="local_forward")
+    keys_server.expect("refused", since=mark, kind="local_forward")
+    keys_server.expect("refused", since=mark, kind="local_forward_unix")
 
 
 async def test_sftp_and_other_subsystems_are_refused(keys_server, keys) -> None:
+    mark = keys_server.mark()
     async with connect(keys_server, keys["alice"]) as conn:
         with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError, OSError)):
             await conn.start_sftp_client()
-    assert keys_server.of_kind("refused", kind="subsystem", subsystem="sftp")
+    keys_server.expect("refused", since=mark, kind="subsystem", subsystem="sftp")
 
 
 async def test_one_game_room_per_connection(keys_server, keys) -> None:
+    mark = keys_server.mark()
     async with connect(keys_server, keys["alice"]) as conn:
         first = await conn.create_process(term_type="xterm", term_size=(80, 24))
         assert "fake room" in await first.stdout.readuntil("fake room")
         with pytest.raises(asyncssh.ChannelOpenError):
             await conn.create_process(term_type="xterm", term_size=(80, 24))
         first.close()
-    assert keys_server.of_kind("refused", kind="second_session")
+    keys_server.expect("refused", since=mark, kind="second_session")
 
 
 async def test_x11_forwarding_is_refused(keys_server, keys) -> None:

@@ -16,6 +16,7 @@ from .rules import (
     ACTIONS,
     KEEP,
     MASK,
+    PIECES_PER_SHAPE,
     PLACEMENT_ID,
     SHAPE_OF,
     SWAP,
@@ -177,11 +178,27 @@ class _Search:
                 break  # a proven result, or the next depth would not finish
         return found
 
-    @staticmethod
-    def first_piece(legal: list[int], mine: int, theirs: int) -> tuple[float, int]:
-        """Any place is legal; under the pie rule the opponent takes the better side, so stay level."""
-        best = min(legal, key=lambda pid: (abs(_gain(pid, mine, theirs)), -_gain(pid, mine, theirs), pid))
-        return 0.0, best
+    def first_piece(self, legal: list[int], mine: int, theirs: int) -> tuple[float, int]:
+        """Any place is legal; under the pie rule the opponent takes the better side, so stay level.
+
+        Each candidate is judged as the position the ○ side (mine is ×) then
+        moves in, tempo included; the answer is the one nearest to even.
+        """
+        legal = sorted(legal, key=lambda pid: (abs(_gain(pid, mine, theirs)), pid))
+        best_pid, best_value = legal[0], 2 * WIN
+        for pid in legal:
+            try:
+                self.check_time()
+            except _OutOfTime:
+                break
+            covered = MASK[pid]
+            shapes = tuple(covered if i == SHAPE_OF[pid] else 0 for i in range(4))
+            remaining = tuple(PIECES_PER_SHAPE - (i == SHAPE_OF[pid]) for i in range(4))
+            replies, reach = scan(covered, shapes, remaining)
+            value = abs(self.evaluate(theirs & ~covered, mine & ~covered, reach, replies))
+            if value < best_value:
+                best_pid, best_value = pid, value
+        return -best_value, best_pid
 
 
 class ExpertBot:

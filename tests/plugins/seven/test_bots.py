@@ -1,0 +1,79 @@
+"""Bots choose legal moves from their own view only; the expert looks ahead."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from gamenight.sdk import BotContext
+from gamenight.testing import check_bot_legality
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, best_call, greedy_card
+from gamenight_seven.plugin import GAME
+
+from .conftest import cards, pile, table
+
+
+@pytest.mark.parametrize("bot_id", ["random", "greedy", "expert"])
+def test_every_bot_picks_only_legal_moves(bot_id):
+    check_bot_legality(GAME, [bot_id, "greedy", "random", "greedy", "random"], games=2, seed=9)
+
+
+def shuffled_hidden_cards(state, seat, rng):
+    """The same table with every card ``seat`` cannot see dealt again (same hand sizes)."""
+    hidden = [c for other, hand in enumerate(state.hands) if other != seat for c in hand] + list(state.stock)
+    rng.shuffle(hidden)
+    hands, start = [], 0
+    for other, hand in enumerate(state.hands):
+        if other == seat:
+            hands.append(hand)
+        else:
+            hands.append(tuple(sorted(hidden[start : start + len(hand)])))
+            start += len(hand)
+    return state._replace(hands=tuple(hands), stock=tuple(hidden[start:]))
+
+
+@pytest.mark.parametrize("bot", [RandomBot(), GreedyBot(), ExpertBot(samples=12)])
+def test_a_bots_choice_does_not_change_when_the_other_seats_hidden_cards_change(rules, bot):
+    state = table(
+        ["7C 2C 9H QS 5H KC", "3D 9D 4S", "4D 8S", "AD TH JH", "6D 2H"],
+        top="5C",
+        stock="KS 8D 6S 3H 2S 7D AH",
+        discards="9S 3C",
+    )
+    rng = random.Random(3)
+    legal = rules.legal_actions(state)
+    for trial in range(5):
+        other = shuffled_hidden_cards(state, 0, rng)
+        assert other.hands[1:] != state.hands[1:]
+        assert rules.view(other, 0) == rules.view(state, 0)
+        assert rules.legal_actions(other) == legal
+        first = bot.choose(rules.view(state, 0), legal, BotContext(0, random.Random(trial)))
+        second = bot.choose(rules.view(other, 0), legal, BotContext(0, random.Random(trial)))
+        assert first == second
+
+
+def test_a_view_shows_hand_sizes_but_never_another_seats_cards(rules):
+    state = table(["7C 2C", "3D 9D 4S", "4D"], top="5C", stock="KS 8D")
+    view = rules.view(state, 1)
+    assert view.hand == cards("3D 9D 4S") and view.hand_sizes == (2, 3, 1)
+    seen = {c for field in (view.hand, view.played) for c in field}
+    assert not seen & set(cards("7C 2C 4D KS 8D"))
+
+
+def test_greedy_answers_a_seven_with_a_seven_and_otherwise_hits_with_sevens_and_aces():
+    assert greedy_card(cards("7H 2C"), pile("7C")[0], -1, 3) == pile("7H")[0]
+    assert greedy_card(cards("2D 2C"), pile("7C")[0], -1, 3) == -1
+    assert greedy_card(cards("QS 2C 7C AC"), pile("5C")[0], -1, 0) == pile("7C")[0]
+    assert greedy_card(cards("QS 2C AC"), pile("5C")[0], -1, 0) == pile("AC")[0]
+    assert greedy_card(cards("QS 2H"), pile("5C")[0], -1, 0) == pile("QS")[0]
+
+
+def test_the_call_after_a_queen_is_the_suit_held_most():
+    assert best_call(cards("2H 3H 4D QS")) == 1
+
+
+def test_the_expert_answers_a_pending_seven_rather_than_draw_six(rules):
+    state = table(["7H 2C 9D", "3D 9D 4S KD", "4D 8S 2S"], top="7C", stock="KS 8D 6S 3H 2D 4C 5S 6H", penalty=6)
+    view = rules.view(state, 0)
+    choice = ExpertBot(samples=16).choose(view, rules.legal_actions(state), BotContext(0, random.Random(2)))
+    assert choice == "7H"

@@ -1,0 +1,53 @@
+"""Texts in English and Japanese; the SDK conformance kit (save round trip, view hiding)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import gamenight_seven
+from gamenight.i18n import register_catalogue, set_language
+from gamenight.plugins import load_registry
+from gamenight.testing import check_save_round_trip, check_view_hiding, declared_texts, missing_translations
+from gamenight_seven.plugin import GAME
+from gamenight_seven.rules import PLAY, describe
+
+from .conftest import table
+from .test_bots import shuffled_hidden_cards
+
+PACKAGE = Path(gamenight_seven.__file__).parent
+
+
+def test_every_text_has_a_japanese_translation_with_the_same_placeholders():
+    problems = missing_translations(PACKAGE, GAME.translations["ja"], also=declared_texts(GAME))
+    assert problems == []
+
+
+def test_the_help_explains_the_rules_in_both_languages():
+    for language in ("en", "ja"):
+        text = GAME.help[language]
+        assert "Table: Shuffling" in text and "12" in text and "Queen" in text
+
+
+def test_log_lines_are_translated():
+    state = table(["7C 2D", "3D"], top="5C", stock="8D")
+    register_catalogue(GAME.id, GAME.translations)
+    try:
+        set_language("ja")
+        assert describe(state, "7C", "ウルド") == "ウルド が 7♣ を出しました。"
+    finally:
+        set_language("en")
+    assert describe(state, "QS:H", "Urd") == "Urd plays Q♠ and calls ♥."
+    assert describe(state._replace(penalty=6), "draw", "Urd") == "Urd takes the 7 penalty of 6."
+
+
+def hide_others(state, seat, rng: random.Random):
+    return shuffled_hidden_cards(state, seat, rng) if state.phase == PLAY else state
+
+
+def test_a_seats_view_does_not_change_when_only_hidden_cards_change():
+    check_view_hiding(GAME, hide_others, games=2, seed=5)
+
+
+def test_a_deal_saved_halfway_resumes_exactly(tmp_path):
+    check_save_round_trip(GAME, load_registry(), tmp_path, seed=2)

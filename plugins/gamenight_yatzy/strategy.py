@@ -26,7 +26,7 @@ import hashlib
 import itertools
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from math import factorial
 from pathlib import Path
@@ -48,7 +48,16 @@ from gamenight_yatzy.rules import (
     base_scores,
 )
 
-__all__ = ["TABLE_SHAPE", "TurnValues", "build_table", "cache_path", "load_table", "turn_values"]
+__all__ = [
+    "TABLE_SHAPE",
+    "TurnValues",
+    "build_table",
+    "cache_path",
+    "expected_score",
+    "load_or_build",
+    "load_table",
+    "turn_values",
+]
 
 TABLE_SHAPE = (1 << 13, UPPER_BONUS_THRESHOLD + 1, 2)
 FULL_MASK = (1 << 13) - 1
@@ -267,13 +276,17 @@ def turn_value(flat: np.ndarray, at: Positions, joker: bool) -> np.ndarray:
     return ROLL_PROB @ first
 
 
-def build_table(joker: bool, chunk: int = 6000) -> np.ndarray:
-    """Fill the table from the last turn back; unreachable positions stay 0."""
+def build_table(joker: bool, chunk: int = 1024, lowest_level: int = 0) -> np.ndarray:
+    """Fill the table from the last turn back; unreachable positions stay 0.
+
+    ``lowest_level`` stops early: only positions with at least that many boxes
+    used are filled (the end-game, for tests).
+    """
     flat = np.zeros(int(np.prod(TABLE_SHAPE)))
     by_level: dict[int, list[int]] = {}
     for mask in range(FULL_MASK):
         by_level.setdefault(mask.bit_count(), []).append(mask)
-    for level in sorted(by_level, reverse=True):
+    for level in sorted((level for level in by_level if level >= lowest_level), reverse=True):
         at = reachable_positions(by_level[level])
         for start in range(0, len(at.masks), chunk):
             part = Positions(*(array[start : start + chunk] for array in (at.masks, at.upper, at.flag)))
@@ -331,19 +344,23 @@ def _write(path: Path, table: np.ndarray) -> None:
         os.replace(temp, target)
 
 
-@cache
-def load_table(joker: bool) -> np.ndarray:
-    """The table for this ruleset: read from the cache, else built and cached."""
-    path = cache_path(joker)
+def load_or_build(path: Path, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """The table cached at ``path``; if missing or corrupt, ``build()`` it and cache it there."""
     table = _read(path)
     if table is None:
-        table = build_table(joker)
+        table = build()
         try:
             _write(path, table)
         except OSError:
             pass  # a read-only cache dir only costs a rebuild next time
     table.flags.writeable = False
     return table
+
+
+@cache
+def load_table(joker: bool) -> np.ndarray:
+    """The table for this ruleset (once per process): from the cache, else built and cached."""
+    return load_or_build(cache_path(joker), lambda: build_table(joker))
 
 
 # -- one turn, for the bot ---------------------------------------------------------

@@ -1,0 +1,190 @@
+"""The optimal strategy's DP: Verhoeff's value, an independent recomputation, the cache."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections import Counter
+from functools import cache
+from math import factorial
+
+import numpy as np
+import pytest
+from gamenight_yatzy import strategy
+from gamenight_yatzy.bots import position
+from gamenight_yatzy.rules import (
+    BOX_INDEX,
+    YATZY,
+    box_score,
+    earns_yatzy_bonus,
+    scoring_boxes,
+    upper_bonus,
+    upper_total,
+)
+
+from .conftest import full_sheet
+
+# -- an independent, slow, straightforward expectimax over real dice and sheets --------------
+
+ROLLS = sorted({tuple(sorted(dice)) for dice in itertools.product(range(1, 7), repeat=5)})
+
+
+@cache
+def outcomes(count: int) -> dict[tuple[int, ...], float]:
+    """Sorted outcomes of rolling ``count`` dice, with their probabilities."""
+    tally = Counter(tuple(sorted(dice)) for dice in itertools.product(range(1, 7), repeat=count))
+    return {dice: n / 6**count for dice, n in tally.items()}
+
+
+@cache
+def sub_multisets(roll: tuple[int, ...]) -> frozenset[tuple[int, ...]]:
+    return frozenset(
+        tuple(sorted(roll[i] for i in chosen)) for size in range(6) for chosen in itertools.combinations(range(5), size)
+    )
+
+
+def after_reroll(values: dict[tuple[int, ...], float]) -> dict[tuple[int, ...], float]:
+    """Value of each roll when one more re-roll of any subset is allowed before ``values``."""
+    keep_value = {
+        keep: sum(p * values[tuple(sorted(keep + out))] for out, p in outcomes(5 - len(keep)).items())
+        for keep in {keep for roll in ROLLS for keep in sub_multisets(roll)}
+    }
+    return {roll: max(keep_value[keep] for keep in sub_multisets(roll)) for roll in ROLLS}
+
+
+def solve(sheet: tuple[int | None, ...], joker: bool) -> float:
+    """Expected further points from the start of a turn, playing perfectly (by brute force)."""
+    key = (tuple(score is None for score in sheet), upper_total(sheet), sheet[YATZY], joker)
+    if key not in _MEMO:
+        _MEMO[key] = _solve(sheet, joker)
+    return _MEMO[key]
+
+
+_MEMO: dict[tuple, float] = {}
+
+
+def _solve(sheet: tuple[int | None, ...], joker: bool) -> float:
+    if None not in sheet:
+        return 0.0
+
+    def score_now(dice: tuple[int, ...]) -> float:
+        best = -1.0
+        for box in scoring_boxes(sheet, dice, joker):
+            points = box_score(sheet, dice, box, joker)
+            after = sheet[:box] + (points,) + sheet[box + 1 :]
+            gain = points + upper_bonus(after) - upper_bonus(sheet) + 100 * earns_yatzy_bonus(sheet, dice)
+            best = max(best, gain + solve(after, joker))
+        return best
+
+    third = {roll: score_now(roll) for roll in ROLLS}
+    first = after_reroll(after_reroll(third))
+    return sum(p * first[roll] for roll, p in outcomes(5).items())
+
+
+END_GAME_SHEETS = [
+    # (open boxes as None, the rest as given / 0)
+    full_sheet(full_house=None, small_straight=None, chance=None, ones=3, twos=6, threes=9, fours=12, yatzy=50),
+    full_sheet(fives=None, sixes=None, yatzy=None, ones=3, twos=6, threes=9, fours=16),
+    full_sheet(three_kind=None, sixes=None, ones=4, twos=8, threes=12, fours=16, fives=15),
+    full_sheet(fours=None, large_straight=None, yatzy=0, sixes=24),
+    full_sheet(ones=None, twos=None, yatzy=50, sixes=30, fives=25),
+    full_sheet(twos=None, chance=None, three_kind=None, yatzy=50, ones=3, sixes=30, fives=20),
+]
+
+
+@pytest.fixture(scope="module")
+def end_game_tables():
+    """The last three turns of the table, for each ruleset (quick to build)."""
+    return {joker: strategy.build_table(joker, lowest_level=10) for joker in (False, True)}
+
+
+@pytest.mark.parametrize("joker", [False, True])
+@pytest.mark.parametrize("sheet", END_GAME_SHEETS)
+def test_end_game_values_match_an_independent_brute_force(end_game_tables, sheet, joker):
+    mask, upper, flag = position(sheet)
+    assert end_game_tables[joker][mask, upper, flag] == pytest.approx(solve(sheet, joker), abs=1e-9)
+
+
+def test_the_last_turn_of_a_chance_only_sheet_is_the_expected_best_sum():
+    table = strategy.build_table(False, lowest_level=12)
+    # Chance alone: keep the dice above the threshold each roll; 23.33... is the known optimum.
+    assert table[(1 << 13) - 1 - (1 << BOX_INDEX["chance"]), 0, 0] == pytest.approx(23.33, abs=0.01)
+
+
+def test_with_the_joker_rule_the_optimum_is_verhoeffs_254_59(joker_table):
+    assert round(strategy.expected_score(joker_table), 2) == 254.59
+
+
+def test_the_full_joker_table_agrees_with_the_brute_force_at_the_end(joker_table):
+    for sheet in END_GAME_SHEETS:
+        mask, upper, flag = position(sheet)
+        assert joker_table[mask, upper, flag] == pytest.approx(solve(sheet, True), abs=1e-9)
+
+
+def test_one_position_turn_values_match_the_batched_computation(joker_table):
+    rng = random.Random(7)
+    flat = joker_table.reshape(-1)
+    for _ in range(40):
+        mask = rng.randrange((1 << 13) - 1)
+        upper = rng.choice(strategy.reachable_uppers(mask & 63))
+        flag = rng.randrange(2) if mask >> YATZY & 1 else 0
+        at = strategy.Positions(np.array([mask]), np.array([upper]), np.array([flag]))
+        batched = strategy._scoring_values(flat, at, True)[:, 0]
+        single = strategy.single_scoring_values(joker_table, mask, upper, flag, True)
+        np.testing.assert_allclose(single, batched, atol=1e-9)
+
+
+def test_the_table_grows_with_the_upper_total_and_the_yatzy_flag(joker_table):
+    mask = 0b0_0000_0000_0111  # ones, twos, threes used
+    uppers = strategy.reachable_uppers(mask)
+    values = [joker_table[mask, upper, 0] for upper in uppers]
+    assert values == sorted(values)
+    with_yatzy = mask | 1 << YATZY
+    assert joker_table[with_yatzy, 12, 1] > joker_table[with_yatzy, 12, 0]
+
+
+# -- the cache file -----------------------------------------------------------------------------
+
+
+def test_a_missing_cache_is_built_once_then_read(tmp_path):
+    calls = []
+
+    def build():
+        calls.append(1)
+        return np.arange(np.prod(strategy.TABLE_SHAPE), dtype=np.float64).reshape(strategy.TABLE_SHAPE)
+
+    path = tmp_path / "t.npy"
+    first = strategy.load_or_build(path, build)
+    second = strategy.load_or_build(path, build)
+    assert len(calls) == 1
+    assert np.array_equal(first, second)
+    assert not second.flags.writeable
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "tamper", "no-checksum"])
+def test_a_corrupt_cache_is_rebuilt(tmp_path, damage):
+    path = tmp_path / "t.npy"
+    good = np.ones(strategy.TABLE_SHAPE)
+    strategy.load_or_build(path, lambda: good)
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not a table")
+    elif damage == "tamper":
+        path.write_bytes(data[:-8] + np.float64(999.0).tobytes())
+    else:
+        path.with_suffix(".sha256").unlink()
+    rebuilt = strategy.load_or_build(path, lambda: good * 2)
+    assert rebuilt[0, 0, 0] == 2.0
+    assert strategy.load_or_build(path, lambda: good * 3)[0, 0, 0] == 2.0  # and cached again
+
+
+def test_the_cached_table_loads_fast(joker_table, table_cache):
+    path = strategy.cache_path(True)
+    assert path.parent == table_cache and path.exists()
+    started = time.perf_counter()
+    loaded = strategy.load_or_build(path, lambda: pytest.fail("the cache should have been read"))
+    assert time.perf_counter() - started < 1.0
+    assert np.array_equal(loaded, joker_table)

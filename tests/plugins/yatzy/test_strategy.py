@@ -7,7 +7,6 @@ import random
 import time
 from collections import Counter
 from functools import cache
-from math import factorial
 
 import numpy as np
 import pytest
@@ -72,7 +71,7 @@ def _solve(sheet: tuple[int | None, ...], joker: bool) -> float:
         best = -1.0
         for box in scoring_boxes(sheet, dice, joker):
             points = box_score(sheet, dice, box, joker)
-            after = sheet[:box] + (points,) + sheet[box + 1 :]
+            after = (*sheet[:box], points, *sheet[box + 1 :])
             gain = points + upper_bonus(after) - upper_bonus(sheet) + 100 * earns_yatzy_bonus(sheet, dice)
             best = max(best, gain + solve(after, joker))
         return best

@@ -194,3 +194,180 @@ def missing_translations(root: Path, catalogue: Mapping[str, str], also: Iterabl
     return problems
 
 
+# -- added for third-party plugins: the screen check and a one-call conformance run ----------------
+
+__all__ += ["check_screen_mounts", "run_conformance", "screen_mounts"]
+
+
+async def wait_for_bots(pilot: Any, rounds: int = 400) -> None:
+    """Like :func:`settle`, but tolerant of a bot worker cancelled as it finished.
+
+    When one bot's move leads straight to another bot's turn, the new
+    (exclusive) worker cancels the previous one, which may not have left the
+    worker manager yet; :func:`settle` then raises ``WorkerCancelled``.  That
+    cancellation is harmless, so this waits on through it.
+    """
+    from textual.worker import WorkerCancelled
+
+    from gamenight.ui.game_screen import GameScreen
+
+    for _ in range(rounds):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+        screen = pilot.app.screen
+        if not (isinstance(screen, GameScreen) and screen.bot_thinking):
+            return
+    raise AssertionError("the bots never settled")
+
+
+__all__ += ["wait_for_bots"]
+
+
+def _game_registry(game: GameInfo, registry: Any = None) -> Any:
+    """``registry`` if given, else a registry holding only ``game``."""
+    if registry is not None:
+        return registry
+    from gamenight.plugins import Registry
+
+    return Registry(games={game.id: game})
+
+
+def _find_game_screen(app: Any, match: Match) -> Any:
+    from gamenight.ui.game_screen import GameScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, GameScreen) and screen.match is match:
+            return screen
+    raise AssertionError(f"{match.game.id}: its screen is not open (top screen: {type(app.screen).__name__})")
+
+
+async def screen_mounts(
+    game: GameInfo,
+    size: tuple[int, int] = (80, 24),
+    language: str = "en",
+    theme: str | None = None,
+    seats: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    registry: Any = None,
+) -> None:
+    """Open ``game``'s screen in a real :class:`~gamenight.app.GameNightApp` of ``size`` and play one move.
+
+    A person sits in seat 0 and the game's weakest bot in every other seat.
+    Checks: the screen opens and draws (an exception in ``compose_table`` or
+    ``refresh_view`` fails here with its traceback), the bots move without an
+    error on the status line, and once it is the person's turn the first legal
+    action goes through :meth:`GameScreen.submit` and is applied.  Await it
+    from an async test; :func:`check_screen_mounts` is the plain-function form.
+    """
+    import tempfile
+
+    from gamenight.app import GameNightApp
+    from gamenight.config import Config
+    from gamenight.i18n import get_language, set_language
+
+    if game.screen is None:
+        raise AssertionError(f"{game.id}: GameInfo.screen is not set")
+    bots = sorted(game.bots, key=lambda spec: spec.strength)
+    if not bots and (seats or game.default_seats) > 1:
+        raise AssertionError(f"{game.id}: a game for several seats needs at least one bot")
+    count = seats or game.default_seats
+    lineup = [SeatConfig(game.seat_names[0] if game.seat_names else "Player")]
+    lineup += [SeatConfig(f"{bots[0].label} {seat + 1}", bots[0].id) for seat in range(1, count)]
+    match = Match(game, lineup, dict(options or {}), seed=seed)
+    previous = get_language()
+    set_language(language)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            app = GameNightApp(registry=_game_registry(game, registry), config=Config.load(Path(folder) / "c.toml"),
+                               saves_dir=Path(folder) / "saves", theme_name=theme, bot_delay=0, start_match=match)
+            async with app.run_test(size=size) as pilot:
+                await wait_for_bots(pilot)
+                screen = _find_game_screen(app, match)
+                assert tuple(app.size) == tuple(size), f"the app is {tuple(app.size)}, not {size}"
+                message = screen.query_one("#message")
+                assert not message.has_class("error"), f"{game.id}: error on the status line: {message.render()}"
+                app.export_screenshot()  # draws every widget of the screen
+                if match.human_to_move() and app.screen is screen:
+                    before = len(match.log)
+                    action = match.legal_actions()[0]
+                    assert screen.submit(action), f"{game.id}: the screen refused the legal action {action!r}"
+                    await wait_for_bots(pilot)
+                    assert len(match.log) > before, f"{game.id}: {action!r} was not applied"
+                    assert not message.has_class("error"), f"{game.id}: error after a move: {message.render()}"
+                    app.export_screenshot()
+    finally:
+        set_language(previous)
+
+
+def check_screen_mounts(game: GameInfo, size: tuple[int, int] = (80, 24), **kwargs: Any) -> None:
+    """:func:`screen_mounts` for a plain (not async) test, in English and in Japanese.
+
+    Keyword arguments go to :func:`screen_mounts` (``theme``, ``seats``,
+    ``options``, ``seed``, ``registry``; ``language`` to test only one).
+    """
+    import asyncio
+
+    languages = [kwargs.pop("language")] if "language" in kwargs else ["en", "ja"]
+    for language in languages:
+        asyncio.run(screen_mounts(game, size, language=language, **kwargs))
+
+
+def declared_texts(game: GameInfo) -> list[str]:
+    """The English message ids a game declares in its GameInfo (title, bots, options, seats)."""
+    texts = [game.title, game.description, *game.seat_names]
+    for spec in game.bots:
+        texts += [spec.label, spec.description]
+    for option in game.options:
+        texts += [option.label, option.description, *(label for _value, label in option.choices)]
+    return [text for text in texts if text]
+
+
+__all__ += ["declared_texts"]
+
+
+def run_conformance(
+    game: GameInfo,
+    perturb: Callable[[Any, int, random.Random], Any] | None = None,
+    package_root: Path | None = None,
+    games: int = 20,
+    seed: int = 0,
+    registry: Any = None,
+    screen: bool = True,
+    size: tuple[int, int] = (80, 24),
+) -> None:
+    """The whole conformance kit in one call (plain pytest test); raises ``AssertionError``.
+
+    * :func:`random_playouts` -- ``games`` games at every seat count the game allows;
+    * :func:`check_bot_legality` -- two games for each bot, every seat that bot;
+    * :func:`check_view_hiding` with ``perturb`` -- required unless the game
+      declares ``perfect_information=True``;
+    * :func:`check_save_round_trip`;
+    * with ``package_root`` and a ``"ja"`` catalogue: :func:`missing_translations`
+      (the ``_()`` texts under ``package_root`` plus :func:`declared_texts`), and
+      a Japanese help page;
+    * with ``screen``: :func:`check_screen_mounts` at ``size``.
+    """
+    import tempfile
+
+    for count in range(game.min_seats, game.max_seats + 1):
+        random_playouts(game, games, seed=seed, seats=count)
+    for spec in game.bots:
+        check_bot_legality(game, [spec.id] * game.default_seats, games=2, seed=seed)
+    if perturb is not None:
+        check_view_hiding(game, perturb, games=max(1, games // 4), seed=seed)
+    elif not game.perfect_information:
+        raise AssertionError(
+            f"{game.id}: has hidden information (perfect_information=False), so pass perturb= to check its views"
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        check_save_round_trip(game, _game_registry(game, registry), Path(folder), seed=seed)
+    if package_root is not None and "ja" in game.translations:
+        problems = missing_translations(package_root, game.translations["ja"], also=declared_texts(game))
+        assert not problems, f"{game.id}: Japanese catalogue problems:\n" + "\n".join(problems)
+        assert "ja" in game.help, f"{game.id}: there is a Japanese catalogue but no Japanese help"
+    if screen:
+        check_screen_mounts(game, size, registry=registry)

@@ -1,0 +1,92 @@
+"""The plugin module named by the entry point: three hook implementations.
+
+* ``register_games``  -- Goofspiel, a game of this package;
+* ``register_bots``   -- a "cautious" bot for the built-in game ``yatzy``;
+* ``register_themes`` -- the ``example-dusk`` theme (a TOML file in this package).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gamenight import BotSpec, GameInfo, Option, hookimpl
+from gamenight.i18n import load_catalogue_file, register_catalogue
+
+from . import __version__
+from .bots import make_matcher, make_random
+from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
+from .yatzy_bot import make_cautious
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from gamenight.match import Match
+    from textual.screen import Screen
+
+HERE = Path(__file__).parent
+THEME_FILE = HERE / "themes" / "example-dusk.toml"
+
+
+def _screen(match: Match) -> Screen:
+    from .screen import GoofspielScreen  # Textual is imported only when a table opens
+
+    return GoofspielScreen(match)
+
+
+GAME = GameInfo(
+    id="goofspiel",
+    title="Goofspiel",
+    description="Bid your cards face down for prize cards; the highest single bid takes the prize.",
+    rules=GoofspielRules(),
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    default_seats=2,
+    bots=(
+        BotSpec("random", "Random", make_random, 0, "Bids any card."),
+        BotSpec("matcher", "Matcher", make_matcher, 1, "Bids high cards on high prizes and low on low."),
+    ),
+    options=(
+        Option("cards", "Cards", DEFAULT_CARDS, kind="int", minimum=5, maximum=13,
+               description="How many cards each hand and the prize pile hold (a shorter game with fewer)."),
+        Option("carry", "Ties carry over", False,
+               description="A tied round's prize stays in the pot for the next round instead of being discarded."),
+    ),
+    screen=_screen,
+    help={
+        "en": (HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
+        "ja": (HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
+    },
+    translations={"ja": load_catalogue_file(HERE / "locale" / "ja.toml")},
+    seat_names=("North", "East", "South", "West"),
+    version=__version__,
+    perfect_information=False,
+)
+
+CAUTIOUS_YATZY = BotSpec(
+    "cautious", "Cautious (example plugin)", make_cautious, 1,
+    "Banks any made hand at once; otherwise keeps its most common face.",
+)
+
+
+@hookimpl
+def register_games(register: Callable[[GameInfo], None]) -> None:
+    """Add Goofspiel."""
+    register(GAME)
+
+
+@hookimpl
+def register_bots(register: Callable[[str, BotSpec], None]) -> None:
+    """Add the cautious bot to the built-in Yatzy.
+
+    Its label is translated in Yatzy's domain, which this plugin does not
+    own: the SDK has no way to pass a BotSpec's translations, so the texts
+    are added to that domain's catalogue directly.
+    """
+    register_catalogue("yatzy", {"ja": load_catalogue_file(HERE / "locale" / "yatzy.ja.toml")})
+    register("yatzy", CAUTIOUS_YATZY)
+
+
+@hookimpl
+def register_themes(register: Callable[[Path], None]) -> None:
+    """Add the example-dusk theme."""
+    register(THEME_FILE)

@@ -1,0 +1,36 @@
+"""Fixtures: the installed plugins (run ``pip install -e .`` first), English texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gamenight.config import Config
+from gamenight.i18n import set_language
+from gamenight.plugins import Registry, load_registry
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Every test starts (and ends) in English."""
+    set_language("en")
+    yield
+    set_language("en")
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    """Every installed plugin, found through its entry point -- as the room finds them."""
+    return load_registry()
+
+
+@pytest.fixture
+def game(registry):
+    """Goofspiel, as the installed example plugin registered it."""
+    return registry.game("goofspiel")
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    """A config of its own (no user settings leak in)."""
+    return Config.load(tmp_path / "config.toml")

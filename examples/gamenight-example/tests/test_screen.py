@@ -1,0 +1,71 @@
+"""The Goofspiel table driven like a player: key presses and clicks through Pilot."""
+
+from __future__ import annotations
+
+from gamenight.app import GameNightApp
+from gamenight.dialogs import MessageDialog, ResultDialog
+from gamenight.match import Match, SeatConfig
+from gamenight.testing import wait_for_bots
+
+from gamenight_example.screen import GoofspielScreen
+
+
+def make_app(registry, config, tmp_path, **kwargs) -> GameNightApp:
+    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+
+
+async def test_keys_and_clicks_bid_and_a_spent_card_is_refused_with_a_message(registry, config, tmp_path):
+    match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {}, seed=2)
+    app = make_app(registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        screen = app.screen
+        assert isinstance(screen, GoofspielScreen) and match.human_to_move()
+        await pilot.press("k")  # bid the king
+        await wait_for_bots(pilot)
+        assert match.state.history[0].bids[0] == 13 and 13 not in screen.view.hand
+        assert screen.query_one("#card-13").has_class("spent")
+        assert "Last round" in str(screen.query_one("#last-round").render())
+        log = list(match.log)
+        await pilot.press("k")
+        await wait_for_bots(pilot)
+        assert match.log == log
+        message = screen.query_one("#message")
+        assert message.has_class("error") and "Bid one of the cards in your hand." in str(message.render())
+        await pilot.click("#card-5")
+        await wait_for_bots(pilot)
+        assert match.state.history[1].bids[0] == 5
+
+
+async def test_hot_seat_hides_the_table_between_bids(registry, config, tmp_path):
+    match = Match(registry.game("goofspiel"), [SeatConfig("Ann"), SeatConfig("Ben")], {}, seed=1)
+    app = make_app(registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("j")
+        await pilot.pause()
+        assert isinstance(app.screen, MessageDialog)  # pass the keyboard to Ben
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GoofspielScreen) and screen.view_seat == 1
+        assert "bid face down" in str(screen.query_one("#seats").render())
+        assert "J" not in str(screen.query_one("#seats").render())
+
+
+async def test_a_short_game_ends_in_the_result_dialog(registry, config, tmp_path):
+    match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {"cards": 5})
+    app = make_app(registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key in "12345":
+            await wait_for_bots(pilot)
+            await pilot.press(key)
+        await wait_for_bots(pilot)
+        assert isinstance(app.screen, ResultDialog)
+
+
+async def test_the_plugins_theme_is_offered_by_the_room(registry, config, tmp_path):
+    app = make_app(registry, config, tmp_path, theme_name="example-dusk")
+    async with app.run_test(size=(80, 24)):
+        assert app.theme == "example-dusk"
+        assert app.theme_variables["table-felt"].lower() == "#3b2458"

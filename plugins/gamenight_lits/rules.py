@@ -2,12 +2,15 @@
 
 The board is a 100-bit Python int, bit ``10 * row + col`` per cell.  Every
 placement of every shape (all rotations and mirror images, everywhere on the
-board) is precomputed once as a cell mask plus the mask of its edge
-neighbours, so the three placement rules are a handful of integer operations:
+board) is precomputed once as a cell mask.  To check one placement
+(:func:`why_illegal`) the three placement rules are a few integer operations:
 
-1. contact: ``neighbours & covered`` (not for the very first piece);
+1. contact: ``grow(cells) & covered`` (not for the very first piece);
 2. no full 2×2: one shift-and test over the would-be covered board;
 3. no edge contact with the same shape: ``cells & grow(cells of that shape)``.
+
+To list them all (:func:`legal_placements`) the same rules are applied to
+every anchor of an orientation at once, on shifted copies of the board.
 
 Actions are short strings: ``"L:r3c4:o5"`` places shape L in its orientation
 5 with its anchor (the piece's first cell in reading order) on row 3, column
@@ -34,8 +37,8 @@ FULL = (1 << CELLS) - 1
 SHAPES = "LITS"
 PIECES_PER_SHAPE = 5
 MARKS_PER_SEAT = 30
-CROSS, RING = 0, 1
-"""Mark symbols: × belongs to the first seat, ○ to the second (until a pie swap)."""
+CROSS = 0
+"""The symbol of the first seat's marks (×) until a pie swap; the other one is ○."""
 SWAP, KEEP = "swap", "keep"
 LAYOUT_PREFIX = "layout:"
 
@@ -43,17 +46,6 @@ LAYOUT_PREFIX = "layout:"
 def bit(row: int, col: int) -> int:
     """The mask of one cell."""
     return 1 << (SIZE * row + col)
-
-
-def cells_of(mask: int) -> list[tuple[int, int]]:
-    """The (row, col) cells of ``mask`` in reading order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        index = low.bit_length() - 1
-        out.append(divmod(index, SIZE))
-        mask ^= low
-    return out
 
 
 _COL0 = sum(bit(r, 0) for r in range(SIZE))
@@ -194,8 +186,6 @@ class Placement:
 PLACEMENTS: list[Placement] = []
 """Every on-board placement; its index is its id (ordered by shape, anchor, orientation)."""
 MASK: list[int] = []
-NEIGHBOURS: list[int] = []
-"""Edge neighbours of each placement (outside the piece)."""
 SHAPE_OF: list[int] = []
 ACTIONS: list[Action] = []
 PLACEMENT_ID: dict[Action, int] = {}
@@ -208,7 +198,6 @@ for _index, _shape in enumerate(SHAPES):
                     PLACEMENT_ID[_p.action] = len(PLACEMENTS)
                     PLACEMENTS.append(_p)
                     MASK.append(_p.mask)
-                    NEIGHBOURS.append(grow(_p.mask) & ~_p.mask)
                     SHAPE_OF.append(_index)
                     ACTIONS.append(_p.action)
 
@@ -451,7 +440,7 @@ class LitsState:
     """Legal placement ids for the seat to move (cached when the turn is set)."""
 
     def symbol(self, seat: int) -> int:
-        """The mark (CROSS or RING) that ``seat`` owns now."""
+        """The symbol ``seat`` owns now: CROSS (×) or 1 (○)."""
         return seat ^ int(self.swapped)
 
     def marks(self, seat: int) -> int:

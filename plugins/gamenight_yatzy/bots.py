@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from gamenight.sdk import Action, BotContext, Rules
 
 from gamenight_yatzy import strategy
@@ -16,6 +16,7 @@ from gamenight_yatzy.rules import (
     FIRST_ROLL,
     FULL_HOUSE,
     LARGE_STRAIGHT,
+    MAX_ROLLS,
     SMALL_STRAIGHT,
     UPPER_BONUS,
     UPPER_BONUS_THRESHOLD,
@@ -89,15 +90,18 @@ def position(sheet: Sequence[int | None]) -> tuple[int, int, int]:
     return mask, min(upper_total(sheet), UPPER_BONUS_THRESHOLD), int(sheet[YATZY] == YATZY_SCORE)
 
 
-@lru_cache(maxsize=8192)
-def _holds(dice: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
-    """Each re-roll action for these dice with the index of the multiset it keeps."""
-    choices = []
-    for bits in range(31):
-        mask = format(bits, "05b")
-        kept = [face for face, hold in zip(dice, mask, strict=True) if hold == "1"]
-        choices.append(("roll:" + mask, strategy.keep_index(kept)))
-    return tuple(choices)
+_HOLD_MASKS = [format(bits, "05b") for bits in range(31)]
+_HOLD_MATRIX = np.array([[int(hold) for hold in mask] for mask in _HOLD_MASKS])
+"""Row m: which of the five dice re-roll action m holds."""
+_KEEP_BY_CODE = np.zeros(6**6, dtype=np.intp)
+for _index, _counts in enumerate(strategy.KEEPS):
+    _KEEP_BY_CODE[sum(c * 6**f for f, c in enumerate(_counts))] = _index
+
+
+def _kept_multisets(dice: tuple[int, ...]) -> np.ndarray:
+    """For each re-roll action (by hold mask), the index in KEEPS of the dice it keeps."""
+    codes = _HOLD_MATRIX @ np.array([6 ** (face - 1) for face in dice])
+    return _KEEP_BY_CODE[codes]
 
 
 class OptimalBot:
@@ -130,16 +134,15 @@ class OptimalBot:
         at = position(sheet)
         boxes = _score_choices(legal)
         best_box = max(boxes, key=lambda box: (self._box_value(*at, sheet, dice, box), -box))
-        if not any(action.startswith("roll:") for action in legal):
+        if view.rolls >= MAX_ROLLS:
             return "score:" + BOXES[best_box]
         turn = strategy.turn_values(self.joker, *at)
         after = turn.after_one if view.rolls == 1 else turn.after_two
-        best_action = "score:" + BOXES[best_box]
-        best_value = turn.scored[strategy.keep_index(dice) - strategy.ROLLS.start]
-        for action, keep in _holds(dice):
-            if after[keep] > best_value + 1e-9:
-                best_action, best_value = action, after[keep]
-        return best_action
+        reroll_values = after[_kept_multisets(dice)]
+        best_reroll = int(np.argmax(reroll_values))
+        if reroll_values[best_reroll] > turn.scored[strategy.keep_index(dice) - strategy.ROLLS.start] + 1e-9:
+            return "roll:" + _HOLD_MASKS[best_reroll]
+        return "score:" + BOXES[best_box]
 
 
 def random_bot(rules: Rules, seat: int, options: Mapping[str, Any]) -> RandomBot:

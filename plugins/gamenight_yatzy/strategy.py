@@ -366,8 +366,19 @@ def load_table(joker: bool) -> np.ndarray:
 # -- one turn, for the bot ---------------------------------------------------------
 
 
-TRANSITION = _keep_expectation(np.eye(N_ROLLS))
-"""TRANSITION[k, r]: the probability that keeping ``k`` and rolling the rest gives roll ``r``."""
+_TRANSITION = _keep_expectation(np.eye(N_ROLLS))
+_T_ROWS, _T_COLS = np.nonzero(_TRANSITION)
+_T_PROBS = _TRANSITION[_T_ROWS, _T_COLS]
+_T_STARTS = np.searchsorted(_T_ROWS, np.arange(N_KEEPS))
+"""The transition keep -> roll (probability of completing keep ``k`` to roll ``r``), stored sparse
+(4368 of 116424 entries are non-zero): a product with it is three small numpy calls."""
+
+
+def expect_over_rolls(values: np.ndarray) -> np.ndarray:
+    """Per keep: the expectation of ``values`` (one per roll) after rolling the missing dice."""
+    return np.add.reduceat(values[_T_COLS] * _T_PROBS, _T_STARTS)
+
+
 _SUBKEEPS = np.array(
     [
         (sorted({KEEP_INDEX[sub] for sub in itertools.product(*(range(c + 1) for c in KEEPS[r]))}) * 32)[:32]
@@ -375,6 +386,9 @@ _SUBKEEPS = np.array(
     ]
 )
 """Per roll: every keep inside it (padded with repeats to 32 columns)."""
+
+
+_COUNTS = np.arange(6)
 
 
 def single_scoring_values(table: np.ndarray, mask: int, upper: int, flag: int, joker: bool) -> np.ndarray:
@@ -391,12 +405,14 @@ def single_scoring_values(table: np.ndarray, mask: int, upper: int, flag: int, j
     upper_by_count: dict[int, np.ndarray] = {}
     for box in open_boxes:
         if box < 6:
-            face = box + 1
-            by_count = np.empty(6)
-            for count in range(6):
-                new_upper = min(upper + face * count, UPPER_BONUS_THRESHOLD)
-                bonus = UPPER_BONUS if upper < UPPER_BONUS_THRESHOLD == new_upper else 0
-                by_count[count] = face * count + bonus + after(box, new_upper)
+            points = (box + 1) * _COUNTS
+            new_upper = np.minimum(upper + points, UPPER_BONUS_THRESHOLD)
+            bonus = UPPER_BONUS if upper < UPPER_BONUS_THRESHOLD else 0
+            by_count = (
+                points
+                + np.where(new_upper == UPPER_BONUS_THRESHOLD, bonus, 0)
+                + table[mask | (1 << box), new_upper, flag]
+            )
             upper_by_count[box] = by_count
             candidates.append(by_count[ROLL_COUNTS[:, box]])
         elif box == YATZY:
@@ -433,8 +449,8 @@ class TurnValues:
 
     def __init__(self, table: np.ndarray, mask: int, upper: int, flag: int, joker: bool) -> None:
         self.scored = single_scoring_values(table, mask, upper, flag, joker)
-        self.after_two = TRANSITION @ self.scored
-        self.after_one = TRANSITION @ self.after_two[_SUBKEEPS].max(axis=1)
+        self.after_two = expect_over_rolls(self.scored)
+        self.after_one = expect_over_rolls(self.after_two[_SUBKEEPS].max(axis=1))
 
 
 @lru_cache(maxsize=4096)

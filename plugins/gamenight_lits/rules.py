@@ -41,6 +41,7 @@ CROSS = 0
 """The symbol of the first seat's marks (×) until a pie swap; the other one is ○."""
 SWAP, KEEP = "swap", "keep"
 LAYOUT_PREFIX = "layout:"
+COLUMNS = "abcdefghij"
 
 
 def bit(row: int, col: int) -> int:
@@ -52,6 +53,11 @@ _COL0 = sum(bit(r, 0) for r in range(SIZE))
 _COL9 = sum(bit(r, SIZE - 1) for r in range(SIZE))
 _SQUARE_CORNERS = sum(bit(r, c) for r in range(SIZE - 1) for c in range(SIZE - 1))
 """Top-left cells of the 81 2×2 squares."""
+
+
+def cell_name(row: int, col: int) -> str:
+    """A cell as players name it: column letter, row number from 1 ("c5")."""
+    return f"{COLUMNS[col]}{row + 1}"
 
 
 def grow(mask: int) -> int:
@@ -627,7 +633,7 @@ class LitsRules(Rules):
         )
 
     def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
-        """A sentence such as "Seat 1 places L at row 4, column 5", translated."""
+        """A sentence such as "Seat 1 places L on e4", translated."""
         if seat == CHANCE:
             return _("A random layout is dealt.")
         if action == SWAP:
@@ -638,9 +644,8 @@ class LitsRules(Rules):
         if placement is None:
             return action
         return _(
-            "Seat {seat} places {shape} at row {row}, column {col}.",
+            "Seat {seat} places {shape} on {cell}.",
             seat=seat + 1,
             shape=placement.shape,
-            row=placement.row + 1,
-            col=placement.col + 1,
+            cell=cell_name(placement.row, placement.col),
         )

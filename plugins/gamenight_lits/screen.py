@@ -18,8 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, why_illegal
-from .widgets import Board, ShapeChip, cell_name
+from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, cell_name, why_illegal
+from .widgets import Board, ShapeChip
 
 _ = translator("lits")
 SYMBOLS = ("×", "○")

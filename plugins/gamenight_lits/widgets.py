@@ -11,16 +11,10 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .rules import PLACEMENTS, SIZE, LitsState, bit
+from .rules import COLUMNS, PLACEMENTS, SIZE, LitsState, bit
 
-COLUMNS = "abcdefghij"
 ROW_LABEL = 3
 """Cells of the row labels left of the grid ("10 ")."""
-
-
-def cell_name(row: int, col: int) -> str:
-    """A cell as players name it: column letter, row number ("c5")."""
-    return f"{COLUMNS[col]}{row + 1}"
 
 
 class Board(Widget):

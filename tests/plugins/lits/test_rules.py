@@ -325,5 +325,5 @@ def test_messages_and_descriptions_are_translated(rules: LitsRules) -> None:
         assert "席 1" in rules.describe_action(state, "L:r1c4:o0", 0)
     finally:
         set_language("en")
-    assert rules.describe_action(state, "L:r1c4:o0", 0) == "Seat 1 places L at row 2, column 5."
+    assert rules.describe_action(state, "L:r1c4:o0", 0) == "Seat 1 places L on e2."
     assert rules.describe_action(state, SWAP, 1) == "Seat 2 swaps sides and takes ×."

@@ -8,6 +8,7 @@ import gamenight_mille
 from gamenight.testing import missing_translations
 from gamenight_mille.plugin import GAME
 from gamenight_mille.rules import CARD_NAMES, SCORE_LINES
+from gamenight_mille.widgets import COMMANDS
 
 REFUSALS = (
     "only two 200's per hand", "limit of 50", "puts you over {trip}", "cannot move now",
@@ -24,6 +25,8 @@ def test_every_message_has_a_japanese_translation_with_the_same_placeholders():
         "Overall Total",
         "Games",
         *REFUSALS,
+        *(label for _key, label in COMMANDS),
+        "stop ordering",
         GAME.title,
         GAME.description,
         *(bot.label for bot in GAME.bots),

@@ -1,0 +1,287 @@
+"""The Mille Bornes table: a :class:`gamenight.ui.game_screen.GameScreen` played with BSD ``mille``'s keys.
+
+Keys (MILLE-NOTES "Prompts and keys"): ``P`` pick; ``U`` or ``D``, then ``1``-``6``
+or ``P``/``0``, then Return or Space (the confirmation is required; Backspace
+re-opens the card, Escape abandons); ``O`` orders the hand; ``W`` toggles the
+score window; ``S`` saves; ``R`` / ``Ctrl+L`` redraw; ``Q`` quits after
+``Really?``.  A click on a card selects it for use (``D`` switches to discard)
+with the same confirmation; a click on the deck picks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gamenight.dialogs import ResultDialog, YesNoDialog
+from gamenight.i18n import translator
+from gamenight.match import Match
+from gamenight.sdk import CHANCE, Action, Interlude
+from gamenight.ui.game_screen import GameScreen
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+
+from .rules import EXTENSION, SLOT_INDEX, SLOT_NAMES, MilleState, MilleView, score_window
+from .widgets import Board, MileageArea, ScoreWindow
+
+_ = translator("mille")
+
+CARD_KEYS = {"p": 0, "0": 0, **{str(n): n for n in range(1, 7)}}
+"""The key typed after ``U``/``D`` -> the display row of the card."""
+CONFIRM = ("enter", "space", "ctrl+j")
+ERASE = ("backspace", "ctrl+h")
+KILL = ("escape", "ctrl+u")
+
+
+class MilleScreen(GameScreen):
+    """Board and score window side by side, mileage below, as in BSD ``mille`` (80×24)."""
+
+    CSS_PATH = str(Path(__file__).with_name("game.tcss"))
+
+    def __init__(self, match: Match) -> None:
+        super().__init__(match)
+        self.full_window = False
+        """``W``: the full score window (with the bonus rows) instead of the small one."""
+        self.ordering = False
+        """``O``: show the hand sorted (slots 1-6; ``P`` stays)."""
+        self.command: str | None = None
+        """``"use"`` or ``"discard"`` while a card is being chosen."""
+        self.selected: int | None = None
+        """The display row (0 = ``P``) of the chosen card, waiting for Return/Space."""
+        self.games_won = [0, 0]
+        self.last_play: tuple[str, int] | None = None
+        self._before: MilleState = match.state
+        self._asking = False
+
+    # -- drawing -------------------------------------------------------------------
+
+    def compose_table(self) -> ComposeResult:
+        with Horizontal(id="mille-top"):
+            yield Board(id="board")
+            yield ScoreWindow(id="score-window")
+        yield MileageArea(id="mileage")
+
+    @property
+    def names(self) -> list[str]:
+        """The seats' names, in seat order."""
+        return [seat.name for seat in self.match.seats]
+
+    def display_slots(self, view: MilleView) -> list[int]:
+        """Hand slots in display order: ``P`` then 1-6, sorted by card when ordering is on."""
+        numbered = list(range(1, 7))
+        if self.ordering:
+            numbered.sort(key=lambda slot: view.me.hand[slot])
+        return [0, *numbered]
+
+    def prompt_text(self) -> str:
+        """The prompt on the board: ``>>:Move:`` or the command being typed."""
+        if not self.match.human_to_move():
+            return ""
+        if self.command is None:
+            return ">>:" + self.t("Move") + ":"
+        verb = self.t("Use") if self.command == "use" else self.t("Discard")
+        card = "" if self.selected is None else SLOT_NAMES[self.selected]
+        return f">>:{verb}: {card}_"
+
+    def refresh_view(self) -> None:
+        state: MilleState = self.match.state
+        if state.phase == 0:  # waiting for the first deal: nothing to draw yet
+            return
+        view: MilleView = self.view
+        seat = self.view_seat
+        names = self.names
+        ordered = (names[seat], names[1 - seat])
+        self.query_one(Board).show(
+            view, self.display_slots(view), self.last_play, self.prompt_text(), self.selected, self.t
+        )
+        lines = score_window(state)
+        if seat == 1:
+            lines = [(label, (values[1], values[0])) for label, values in lines]
+        games = (self.games_won[seat], self.games_won[1 - seat])
+        full = self.full_window or self.match.pending_interlude() is not None
+        self.query_one(ScoreWindow).show(ordered, lines, games, full, self.ordering, list(self.recent), self.t)
+        self.query_one(MileageArea).show(
+            [(names[seat], view.me), (names[1 - seat], view.opponent)], view.trip, self.t
+        )
+        if state.phase == EXTENSION and self.match.human_to_move() and not self._asking:
+            self._asking = True
+            self.call_after_refresh(self._ask_extension)
+
+    # -- the log --------------------------------------------------------------------
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        """Log the move with the seats' names; remember what a seat just played on the board."""
+        before = self._before
+        if action == "draw":
+            self.recent.pop()  # the log keeps plays; draws only change the deck counter
+        elif seat != CHANCE:
+            self.recent[-1] = self.match.rules.describe(before, action, seat, self.names)
+            verb, _sep, slot = action.partition(":")
+            if slot and seat != self.view_seat:
+                card = before.seats[seat].hand[SLOT_INDEX[slot]]
+                self.last_play = (self.t("PLAY") if verb == "use" else self.t("DISCARD"), card)
+        else:
+            self.last_play = None
+        self._before = self.match.state
+
+    def on_new_game(self) -> None:
+        self._before = self.match.state
+        self.last_play = None
+        self._reset_command()
+
+    # -- keys -------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """The original's command keys (a small state machine for ``U``/``D``)."""
+        key = event.key.lower() if len(event.key) == 1 else event.key
+        if self.command is not None:
+            event.stop()
+            event.prevent_default()
+            self._command_key(key)
+            return
+        handled = True
+        if key == "p":
+            self._reset_command()
+            self.submit("draw")
+        elif key in ("u", "d"):
+            if self._my_turn():
+                self.command = "use" if key == "u" else "discard"
+                self.selected = None
+                self._redraw()
+        elif key == "o":
+            self.ordering = not self.ordering
+            self._redraw()
+        elif key == "w":
+            self.full_window = not self.full_window
+            self._redraw()
+        elif key == "s":
+            self.action_save()
+        elif key in ("r", "ctrl+l"):
+            self.refresh(repaint=True, layout=True)
+            self._redraw()
+        elif key == "q":
+            self._ask_quit()
+        elif key == "e":
+            self.message(self.t("E: command not implemented"), error=True)
+        elif key in CONFIRM:
+            pass
+        elif event.character and event.character.isprintable() and len(event.key) == 1:
+            self.message(self.t("unknown command: {command}", command=event.character), error=True)
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def _my_turn(self) -> bool:
+        if not self.match.human_to_move():
+            seat = self.match.to_move()
+            if seat >= 0:
+                self.message(self.t("Wait: {name} is thinking.", name=self.seat_name(seat)), error=True)
+            return False
+        return True
+
+    def _command_key(self, key: str) -> None:
+        if key in KILL:
+            self._reset_command()
+        elif self.selected is None:
+            if key in CARD_KEYS:
+                self.selected = CARD_KEYS[key]
+            elif key not in CONFIRM:
+                self.app.bell()
+        elif key in CONFIRM:
+            row = self.selected
+            verb = self.command or "use"
+            self._reset_command()
+            slot = self.display_slots(self.view)[row]
+            if not self.submit(f"{verb}:{SLOT_NAMES[slot]}"):
+                self._redraw()
+            return
+        elif key in ERASE:
+            self.selected = None
+        elif key in ("u", "d"):
+            self.command = "use" if key == "u" else "discard"
+        else:
+            self.app.bell()
+        self._redraw()
+
+    def _reset_command(self) -> None:
+        self.command = None
+        self.selected = None
+
+    # -- mouse ------------------------------------------------------------------------
+
+    def on_board_slot_clicked(self, event: Board.SlotClicked) -> None:
+        """A click selects the card for use; Return/Space confirms (``D`` first to discard)."""
+        if not self._my_turn():
+            return
+        if self.view.me.hand[self.display_slots(self.view)[event.row]] < 0:
+            self.message(self.t("no card there"), error=True)
+            return
+        self.command = self.command or "use"
+        self.selected = event.row
+        self.message(self.t("Return or Space to confirm, D to discard instead, Escape to cancel."))
+        self._redraw()
+
+    def on_board_deck_clicked(self, _event: Board.DeckClicked) -> None:
+        """A click on the deck picks."""
+        self._reset_command()
+        self.submit("draw")
+
+    # -- prompts ------------------------------------------------------------------------
+
+    def _ask_extension(self) -> None:
+        def answer(extend: bool | None) -> None:
+            self._asking = False
+            if self.match.state.phase == EXTENSION and self.match.human_to_move():
+                self.submit("extend" if extend else "stop")
+
+        self.app.push_screen(
+            YesNoDialog(self.t("Extension? Go on to 1000 miles (yes) or stop the hand at 700 (no).")), answer
+        )
+
+    def _ask_quit(self) -> None:
+        def answer(really: bool | None) -> None:
+            if really:
+                self.workers.cancel_group(self, "bot")
+                self.app.pop_screen()
+
+        self.app.push_screen(YesNoDialog(self.t("Really?")), answer)
+
+    def show_interlude(self, interlude: Interlude) -> None:
+        """End of hand: the full score window, then ``Another hand?`` (no: ``Save game?``)."""
+        self._dialog_open = True
+        self._reset_command()
+        lines = [*interlude.lines, ("Games", tuple(float(n) for n in self.games_won))]
+
+        def chosen(choice: str | None) -> None:
+            self._dialog_open = False
+            if choice == "again":
+                self.match.acknowledge(interlude)
+                self.advance()
+                return
+            self._offer_save()
+
+        self.app.push_screen(
+            ResultDialog(
+                self.t(interlude.title), self.t("Another hand?"),
+                self.result_table(lines, interlude.scores),
+                [("again", self.t("Another hand"), "y"), ("leave", self.t("Leave"), "n")],
+            ),
+            chosen,
+        )
+
+    def _offer_save(self) -> None:
+        def answer(save: bool | None) -> None:
+            if save:
+                self.action_save(then_leave=True)
+            else:
+                self.app.pop_screen()
+
+        self.app.push_screen(YesNoDialog(self.t("Save game?")), answer)
+
+    def show_end(self) -> None:
+        """Count the game for its winner (the Games line), then the shell's end dialog."""
+        for winner in self.match.outcome().winners:
+            self.games_won[winner] += 1
+        super().show_end()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from gamenight.i18n import translator
+from gamenight.match import Match
 from gamenight.sdk import Action
 from gamenight.ui.game_screen import GameScreen, pad_cells
 from textual.app import ComposeResult
@@ -46,8 +47,8 @@ class LitsScreen(GameScreen):
         Binding("o", "pie('keep')", "Keep ○", show=False),
     ]
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, match: Match) -> None:
+        super().__init__(match)
         self.shape = "L"
         self.orientation = 0
         self.cursor = (4, 4)

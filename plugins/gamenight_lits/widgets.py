@@ -72,8 +72,8 @@ class Board(Widget):
             self.row = row
             self.col = col
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.state: LitsState | None = None
         self.ghost: list[tuple[int, int]] = []
         self.ghost_legal = True

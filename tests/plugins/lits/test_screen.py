@@ -10,7 +10,7 @@ from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import TERMINAL
-from gamenight.testing import settle
+from gamenight.testing import screen_mounts, settle
 from gamenight_lits.rules import PLACEMENTS, SWAP, LitsRules, Placement
 from gamenight_lits.screen import LitsScreen
 from gamenight_lits.widgets import ROW_LABEL, Board
@@ -176,3 +176,16 @@ def test_snapshot_pie_prompt(snap_compare, tmp_path: Path) -> None:
 def test_snapshot_end_dialog(snap_compare, tmp_path: Path) -> None:
     app, _match = make_app(tmp_path, log=finished_log())
     assert snap_compare(app, terminal_size=(80, 24))
+
+
+async def test_a_click_on_the_palette_selects_a_shape(tmp_path: Path) -> None:
+    app, _match = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.click("#chip-t")
+        assert app.screen.shape == "T"
+        assert "T on e5" in str(app.screen.query_one("#verdict").render())
+
+
+async def test_the_screen_opens_in_japanese_at_80x24() -> None:
+    await screen_mounts(GAME, language="ja")

@@ -556,7 +556,6 @@ class SevenRules(Rules):
             lines=(
                 ("Cards left", tuple(float(len(hand)) for hand in state.hands)),
                 ("Penalty in hand", tuple(float(hand_penalty(hand)) for hand in state.hands)),
-                ("This deal", tuple(float(s) for s in scores)),
             ),
         )
 

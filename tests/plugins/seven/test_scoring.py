@@ -19,7 +19,7 @@ def test_each_loser_loses_its_hand_and_the_winner_gains_the_sum(rules):
     outcome = rules.outcome(state)
     assert outcome.winners == (0,) and sum(outcome.scores) == 0
     labels = [label for label, _values in outcome.lines]
-    assert labels == ["Cards left", "Penalty in hand", "This deal"]
+    assert labels == ["Cards left", "Penalty in hand"]
 
 
 def test_running_totals_add_up_over_deals_in_a_match():

@@ -1,0 +1,234 @@
+"""The SEVEN table, in the spirit of SEVEN.CMD's windows (RULES.md §2; seed 002).
+
+A panel per other seat along the top (name, hand size, what it did last; the
+seat to move highlighted), the green table (top card, called suit, a pending
+7, stock and discard counts, "Table: Shuffling"), your hand as a menu headed
+by "Draw", and the log of the last plays.  The base class paces the bots,
+runs chance, shows the end-of-deal dialog and keeps the running totals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from gamenight.i18n import translator
+from gamenight.sdk import Action
+from gamenight.ui.game_screen import GameScreen
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenView, card_label, rank_of
+from .suit_dialog import SuitDialog
+from .widgets import SeatPanel, TablePanel, card_text, fit_cells, suit_text
+
+_ = translator("seven")
+
+LOG_WIDTH = 40
+
+
+class SevenScreen(GameScreen):
+    """The five-seat table.  Arrows and Return (or the mouse) choose a card; ``d`` draws."""
+
+    CSS_PATH = str(Path(__file__).with_name("game.tcss"))
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "draw", _("Draw")),
+    ]
+
+    def compose_table(self) -> ComposeResult:
+        with Vertical(id="seven"):
+            with Horizontal(id="others"):
+                for seat in range(len(self.match.seats)):
+                    yield SeatPanel(seat)
+            with Horizontal(id="middle"):
+                with Vertical(id="left"):
+                    yield TablePanel(id="table")
+                    yield OptionList(id="hand")
+                yield Static("", id="log")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#hand", OptionList).focus()
+
+    # -- drawing -------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        view: SevenView = self.view
+        state = self.match.state
+        over = self.match.over
+        for panel in self.query(SeatPanel):
+            seat = panel.seat
+            panel.display = seat != self.view_seat
+            lines = [self._count_text(view.hand_sizes[seat])]
+            if over:
+                lines.append(" ".join(card_label(c) for c in state.hands[seat]) or self.t("out!"))
+            else:
+                lines.append(self._last_deed(view.events, seat))
+            panel.show(self.seat_name(seat), lines, view.to_move == seat, over and view.winner == seat)
+        self.query_one(TablePanel).show(self._table_lines(view))
+        self._fill_hand(view)
+        self.query_one("#log", Static).update(Text("\n").join(self._log_lines(view.events)[-15:]))
+
+    def _count_text(self, count: int) -> str:
+        return self.t("1 card") if count == 1 else self.t("{count} cards", count=count)
+
+    def _table_lines(self, view: SevenView) -> list[Text]:
+        t = self.t
+        lines = [Text(t("Top card: ")) + (card_text(view.top) if view.top >= 0 else Text("—"))]
+        if view.called >= 0:
+            lines.append(Text(t("Called suit: ")) + suit_text(view.called))
+        elif view.penalty:
+            lines.append(Text(t("7 penalty: draw {count}", count=view.penalty), style="bold yellow"))
+        else:
+            lines.append(Text(""))
+        lines.append(Text(t("Stock {stock} · Discards {discards}", stock=view.stock_count,
+                            discards=view.discard_count)))
+        if view.shuffling:
+            lines.append(Text(t("Table: Shuffling"), style="bold yellow"))
+        elif view.blocked:
+            lines.append(Text(t("Blocked: nobody can play."), style="bold yellow"))
+        return lines
+
+    def _fill_hand(self, view: SevenView) -> None:
+        menu = self.query_one("#hand", OptionList)
+        mine = self.match.to_move() == self.view_seat
+        legal = set(self.match.legal_actions()) if mine else set()
+        menu.border_title = fit_cells(f"{self.seat_name(self.view_seat)} · {self._count_text(len(view.hand))}", 30)
+        menu.set_class(mine, "to-move")
+        if "pass" in legal:
+            head = self.t("Pass (nothing to play or draw)")
+            head_id = "pass"
+        elif view.penalty and mine:
+            head = self.t("Draw {count} (take the 7 penalty)", count=view.penalty)
+            head_id = "draw"
+        else:
+            head = self.t("Draw")
+            head_id = "draw"
+        options = [Option(Text(head, style="bold"), id=head_id)]
+        playable = {action[:2] for action in legal}
+        for card in view.hand:
+            code = CARD_CODES[card]
+            style = "" if not mine or code in playable else "dim"
+            options.append(Option(card_text(card, style), id=code))
+        signature = tuple((option.id, str(option.prompt), mine) for option in options)
+        if getattr(menu, "_seven_signature", None) == signature:
+            return
+        highlighted = menu.highlighted_option.id if menu.highlighted_option is not None else None
+        menu.clear_options()
+        menu.add_options(options)
+        menu._seven_signature = signature  # type: ignore[attr-defined]
+        ids = [option.id for option in options]
+        if mine and highlighted not in playable:
+            playable_ids = [code for code in ids if code in playable]
+            highlighted = playable_ids[0] if playable_ids else head_id
+        menu.highlighted = ids.index(highlighted) if highlighted in ids else 0
+
+    def _last_deed(self, events: tuple[Event, ...], seat: int) -> str:
+        t = self.t
+        for event in reversed(events):
+            if event.seat != seat:
+                continue
+            if event.kind == "play":
+                return t("played {card}", card=card_label(event.card))
+            if event.kind == "draw":
+                return t("drew")
+            if event.kind == "penalty":
+                return t("took {count}", count=event.count)
+            if event.kind == "pass":
+                return t("passed")
+            if event.kind == "skip":
+                return t("skipped")
+        return ""
+
+    def _log_lines(self, events: tuple[Event, ...]) -> list[Text]:
+        """The public log as sentences with names; consecutive draws by one seat are counted together."""
+        t = self.t
+        lines: list[Text] = []
+        run_seat, run_count = -1, 0
+        blocked = any(event.kind == "blocked" for event in events)
+        for event in events:
+            if event.kind == "draw" and event.seat == run_seat and lines:
+                run_count += event.count
+                lines[-1] = self._line(t("{who} draws {count}.", who=self.seat_name(event.seat), count=run_count))
+                continue
+            run_seat, run_count = (event.seat, event.count) if event.kind == "draw" else (-1, 0)
+            lines.append(self._event_line(event, blocked))
+        return lines
+
+    def _line(self, text: str | Text) -> Text:
+        plain = text.plain if isinstance(text, Text) else text
+        if isinstance(text, Text) and plain == fit_cells(plain, LOG_WIDTH):
+            return text
+        return Text(fit_cells(plain, LOG_WIDTH))
+
+    def _event_line(self, event: Event, blocked: bool) -> Text:
+        t = self.t
+        who = self.seat_name(event.seat) if event.seat >= 0 else ""
+        kind = event.kind
+        if kind == "play":
+            line = Text(f"{who} ") + card_text(event.card)
+            if event.call >= 0:
+                line += Text(" → ") + suit_text(event.call)
+            return self._line(line)
+        if kind == "draw":
+            return self._line(t("{who} draws {count}.", who=who, count=event.count))
+        if kind == "penalty":
+            if event.count == event.call:
+                return self._line(t("{who} takes the 7 penalty: {count}.", who=who, count=event.count))
+            return self._line(t("{who} takes the 7 penalty: {count} of {due}.", who=who, count=event.count,
+                                due=event.call))
+        if kind == "pass":
+            return self._line(t("{who} passes.", who=who))
+        if kind == "skip":
+            return self._line(t("{who} is skipped.", who=who))
+        if kind == "shuffle":
+            return Text(t("Table: Shuffling"), style="yellow")
+        if kind == "up":
+            return self._line(Text(t("Table turns up ")) + card_text(event.card))
+        if kind == "bury":
+            return self._line(Text(t("Table buries ")) + card_text(event.card))
+        if kind == "blocked":
+            return Text(t("Blocked: nobody can play."), style="yellow")
+        if blocked:
+            return self._line(Text(t("{who} wins the blocked deal.", who=who), style="bold"))
+        return self._line(Text(t("{who} goes out!", who=who), style="bold"))
+
+    # -- acting --------------------------------------------------------------------
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.choose(str(event.option.id))
+
+    def choose(self, code: str) -> None:
+        """Play the card ``code`` (asking for a Queen's suit), or draw / pass."""
+        if code in ("draw", "pass"):
+            self.submit(code)
+            return
+        calls = [a for a in self.match.legal_actions() if a.startswith(code + ":")] if self.match.human_to_move() \
+            else []
+        if rank_of(CARD_CODES.index(code)) == QUEEN and calls:
+            def called(suit: int | None) -> None:
+                if suit is not None:
+                    self.submit(f"{code}:{SUITS[suit]}")
+
+            self.app.push_screen(SuitDialog(card_label(CARD_CODES.index(code))), called)
+            return
+        self.submit(code)
+
+    def action_draw(self) -> None:
+        """Draw a card (or take a pending 7 penalty, or pass when that is all that is left)."""
+        legal = self.match.legal_actions() if self.match.human_to_move() else []
+        self.submit("pass" if legal == ["pass"] else "draw")
+
+    def on_new_game(self) -> None:
+        self.query_one("#hand", OptionList).focus()
+
+    def submit(self, action: Action) -> bool:
+        """Apply a move; keep the hand menu focused afterwards."""
+        done = super().submit(action)
+        self.query_one("#hand", OptionList).focus()
+        return done

@@ -1,0 +1,144 @@
+"""The SEVEN table in a real app at 80×24: keys, the Queen's suit dialog, the end dialog, snapshots."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.dialogs import ResultDialog
+from gamenight.match import Match, SeatConfig
+from gamenight.plugins import load_registry
+from gamenight.sdk import CHANCE, BotContext
+from gamenight.testing import settle
+from gamenight_seven.bots import GreedyBot
+from gamenight_seven.screen import SevenScreen
+from gamenight_seven.suit_dialog import SuitDialog
+from gamenight_seven.widgets import SeatPanel
+from textual.widgets import OptionList
+from textual.worker import WorkerCancelled
+
+REGISTRY = load_registry()
+GAME = REGISTRY.game("seven")
+NAMES = ["You", "ウルド", "Belldandy", "スクルド", "Marller"]
+
+
+def make_app(tmp_path: Path, seed: int = 1, log: tuple[str, ...] = ()) -> tuple[GameNightApp, Match]:
+    seats = [SeatConfig(NAMES[0])] + [SeatConfig(name, "greedy") for name in NAMES[1:]]
+    match = Match(GAME, seats, {}, seed=seed)
+    for action in log:
+        match.apply(action)
+    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves",
+                       bot_delay=0, theme_name="gamenight", start_match=match)
+    return app, match
+
+
+async def calm(pilot) -> None:
+    """Wait for the bots.  Several bots move in a row here, and each new bot worker cancels
+    the finished one before it completes, which ``settle`` reports as WorkerCancelled."""
+    for _ in range(100):
+        try:
+            await settle(pilot)
+            return
+        except WorkerCancelled:
+            await pilot.pause()
+    raise AssertionError("the bots never settled")
+
+
+def finished_log(seed: int = 1) -> tuple[str, ...]:
+    """A whole deal played by greedy bots in every seat (chance from the match's own RNG)."""
+    match = Match(GAME, [SeatConfig(name, "greedy") for name in NAMES], {}, seed=seed)
+    bot, rng = GreedyBot(), random.Random(seed)
+    while not match.over:
+        if match.to_move() == CHANCE:
+            match.apply_chance()
+        else:
+            seat = match.to_move()
+            match.apply(bot.choose(match.view(seat), match.legal_actions(), BotContext(seat, rng)))
+    return tuple(entry.action for entry in match.log)
+
+
+async def test_a_whole_deal_can_be_played_by_keys_with_a_queen_and_its_suit_choice(tmp_path):
+    app, match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        screen = app.screen
+        assert isinstance(screen, SevenScreen)
+        assert [option.id for option in screen.query_one("#hand", OptionList).options] == [
+            "draw", "5S", "JS", "TH", "6C", "QD",
+        ]
+        await pilot.press("end", "enter")  # the Queen of diamonds: the suit dialog opens
+        assert isinstance(app.screen, SuitDialog)
+        await pilot.press("h")
+        await calm(pilot)
+        assert match.log[1].action == "QD:H"
+        for _ in range(400):  # Return plays the highlighted card (a playable one), else draws
+            if isinstance(app.screen, ResultDialog):
+                break
+            if isinstance(app.screen, SuitDialog):
+                await pilot.press("s")
+            else:
+                await pilot.press("enter")
+            await calm(pilot)
+        assert isinstance(app.screen, ResultDialog) and match.games_played == 1
+        assert sum(match.totals) == 0
+        await pilot.press("a")  # play again: a new deal, the totals stay
+        await calm(pilot)
+        assert isinstance(app.screen, SevenScreen) and not match.over and match.games_played == 1
+
+
+async def test_an_unplayable_card_is_refused_with_the_reason_and_nothing_changes(tmp_path):
+    app, match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        before = list(match.log)
+        await pilot.press("down", "down", "enter")  # 10♥ on 5♣
+        assert match.log == before
+        assert "matches neither" in str(app.screen.query_one("#message").render())
+
+
+async def test_the_suit_dialog_can_be_left_with_escape_and_answered_by_mouse(tmp_path):
+    app, match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        await pilot.press("end", "enter", "escape")
+        assert isinstance(app.screen, SevenScreen) and len(match.log) == 1
+        await pilot.press("enter")
+        await pilot.click("#suit-C")
+        await calm(pilot)
+        assert match.log[1].action == "QD:C"
+
+
+async def test_d_draws_and_the_turn_goes_on(tmp_path):
+    app, match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        await pilot.press("d")
+        assert match.log[-1].action == "draw" and match.to_move() == 0
+        assert len(match.view(0).hand) == 6
+
+
+async def test_wide_names_fit_their_panels(tmp_path):
+    app, _match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        panels = list(app.screen.query(SeatPanel))
+        assert [panel.border_title for panel in panels[1:]] == NAMES[1:]
+        assert all(panel.size.width == panels[1].size.width for panel in panels[1:])
+
+
+def test_snapshot_the_table(snap_compare, tmp_path):
+    app, _match = make_app(tmp_path, seed=1)
+    assert snap_compare(app, run_before=calm, terminal_size=(80, 24))
+
+
+def test_snapshot_the_suit_dialog(snap_compare, tmp_path):
+    app, _match = make_app(tmp_path, seed=1)
+    assert snap_compare(app, run_before=calm, press=["end", "enter"], terminal_size=(80, 24))
+
+
+def test_snapshot_the_end_of_deal_dialog(snap_compare, tmp_path):
+    app, match = make_app(tmp_path, seed=1, log=finished_log())
+    assert match.over
+    assert snap_compare(app, run_before=calm, terminal_size=(80, 24))

@@ -224,7 +224,13 @@ def _shift_table(offsets: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 
 
 def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]:
-    """Shifts of the covered board shared by all orientations, and per shape its orientations."""
+    """Shifts of the covered board shared by all orientations, and per shape its orientations.
+
+    A row per orientation: indices of its cells among the shape's shifts, the
+    cells' offsets from the anchor, the squares it would complete (as the
+    offsets of the square's other cells, when there are one or two of them),
+    the anchors where it fits on the board, and anchor cell -> placement id.
+    """
     offsets: list[tuple[int, int]] = []
 
     def index_in(offset: tuple[int, int], pool: list[tuple[int, int]]) -> int:
@@ -238,14 +244,13 @@ def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]
         rows = []
         for orientation, piece in enumerate(ORIENTATIONS[shape]):
             cells = set(piece)
-            around = {(r + a, c + b) for r, c in cells for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1))} - cells
-            rests = []  # the other cells of every 2×2 square the piece enters
+            rests = []  # the other cells of the 2×2 squares of which the piece takes two or three
             for r, c in cells:
                 for top in (r - 1, r):
                     for left in (c - 1, c):
                         square = {(top, left), (top + 1, left), (top, left + 1), (top + 1, left + 1)}
                         rest = tuple(sorted(index_in(d, offsets) for d in square - cells))
-                        if rest not in rests:
+                        if len(rest) < 3 and rest not in rests:
                             rests.append(rest)
             ids = {}
             for row in range(SIZE):
@@ -257,7 +262,6 @@ def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]
                 (
                     tuple(index_in(d, shape_offsets) for d in sorted(cells)),
                     tuple(SIZE * dr + dc for dr, dc in sorted(cells)),  # all >= 0: the anchor comes first
-                    tuple(sorted(index_in(d, offsets) for d in around)),
                     tuple(rests),
                     sum(1 << cell for cell in ids),
                     ids,
@@ -270,31 +274,42 @@ def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]
 _OFFSETS, _SHAPE_TABLES = _orientation_tables()
 _EVERY_PLACEMENT = tuple(range(len(PLACEMENTS)))
 _OFFSET_SHIFTS = _shift_table(_OFFSETS)
+_NOT_COL0 = FULL & ~_COL0
+_NOT_COL9 = FULL & ~_COL9
+_NOT_ROW0 = FULL & ~((1 << SIZE) - 1)
+_NOT_ROW9 = (1 << (CELLS - SIZE)) - 1
+
+
+def last_square_cells(covered: int) -> int:
+    """Empty cells that would complete a 2×2 square whose other three cells are covered."""
+    c = covered
+    top_left = (c >> 1) & (c >> SIZE) & (c >> (SIZE + 1)) & _NOT_COL9 & _NOT_ROW9
+    top_right = (c << 1) & (c >> (SIZE - 1)) & (c >> SIZE) & _NOT_COL0 & _NOT_ROW9
+    bottom_left = (c << SIZE) & (c << (SIZE - 1)) & (c >> 1) & _NOT_COL9 & _NOT_ROW0
+    bottom_right = (c << (SIZE + 1)) & (c << SIZE) & (c << 1) & _NOT_COL0 & _NOT_ROW0
+    return (top_left | top_right | bottom_left | bottom_right) & ~c
 
 
 def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[tuple[Any, int, int]]:
     """Per orientation: (its table row, anchors legal but for contact, anchors in contact)."""
     near = [((covered >> k) if k >= 0 else ((covered << -k) & FULL)) & ok for k, ok in _OFFSET_SHIFTS]
+    frontier = grow(covered) & ~covered
+    last = last_square_cells(covered)  # rule 2 where the piece takes one cell of a square
     out = []
     for index, shape_shifts, rows in _SHAPE_TABLES:
         if not remaining[index]:
             continue
-        avoid = covered | grow(shapes[index])  # no overlap; rule 3
+        avoid = covered | grow(shapes[index]) | last  # no overlap; rule 3
         hit = [((avoid >> k) if k >= 0 else ((avoid << -k) & FULL)) & ok for k, ok in shape_shifts]
+        edge = [((frontier >> k) if k >= 0 else ((frontier << -k) & FULL)) & ok for k, ok in shape_shifts]
         for row in rows:
             a, b, c, d = row[0]
-            anchors = row[4] & ~(hit[a] | hit[b] | hit[c] | hit[d])
-            for rest in row[3]:  # rule 2: the piece completes a square the board has the rest of
-                if len(rest) == 1:
-                    anchors &= ~near[rest[0]]
-                elif len(rest) == 2:
-                    anchors &= ~(near[rest[0]] & near[rest[1]])
-                else:
-                    anchors &= ~(near[rest[0]] & near[rest[1]] & near[rest[2]])
-            touching = 0
-            for i in row[2]:  # rule 1
-                touching |= near[i]
-            out.append((row, anchors, anchors & touching if covered else anchors))
+            anchors = row[3] & ~(hit[a] | hit[b] | hit[c] | hit[d])
+            for rest in row[2]:  # rule 2 where it takes two or three cells of a square
+                anchors &= ~(near[rest[0]] & near[rest[1]] if len(rest) == 2 else near[rest[0]])
+            # rule 1: a piece off the covered cells touches them iff it meets the frontier
+            touching = anchors & (edge[a] | edge[b] | edge[c] | edge[d]) if covered else anchors
+            out.append((row, anchors, touching))
     return out
 
 
@@ -305,7 +320,7 @@ def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int
     legal: list[int] = []
     append = legal.append
     for row, _anchors, touching in _anchor_sets(covered, shapes, remaining):
-        ids = row[5]
+        ids = row[4]
         while touching:
             low = touching & -touching
             touching ^= low
@@ -328,7 +343,7 @@ def scan(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> t
     for row, anchors, touching in _anchor_sets(covered, shapes, remaining):
         for k in row[1]:
             reach |= anchors << k
-        ids = row[5]
+        ids = row[4]
         while touching:
             low = touching & -touching
             touching ^= low

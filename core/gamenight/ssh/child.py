@@ -1,7 +1,9 @@
 """One game room process in its own pseudo-terminal.
 
-The child is a session leader (``setsid``) whose controlling terminal is the
-pty (``TIOCSCTTY``), so window-size changes reach it as ``SIGWINCH``.  Its
+The child is a session leader (``setsid``); its argv starts with the
+:mod:`gamenight.ssh.launch` first stage, which makes the pty its controlling
+terminal (``TIOCSCTTY``, so window-size changes reach it as ``SIGWINCH``) and
+sandboxes it before exec.  Its
 stdin, stdout and stderr are the pty (Textual draws on stderr).  The master
 side is non-blocking and read through the event loop; input is buffered and
 the SSH channel is paused when the child does not keep up, so a huge paste
@@ -17,7 +19,6 @@ import fcntl
 import os
 import signal
 import struct
-import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
 
@@ -39,15 +40,6 @@ def clamp_size(cols: int, rows: int) -> tuple[int, int]:
 
 def _set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-
-
-# A tiny first stage run in the new session: it takes the pty on stdin as the
-# controlling terminal, then becomes the room.  (A ``preexec_fn`` would do the
-# same between fork and exec, which is unsafe while the event loop's child
-# watcher threads run.)
-_CTTY_TRAMPOLINE = (
-    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
-)
 
 
 class RoomProcess:
@@ -97,7 +89,7 @@ class RoomProcess:
         try:
             _set_size(slave, *self._size)
             self._process = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _CTTY_TRAMPOLINE, *self._argv,
+                *self._argv,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,

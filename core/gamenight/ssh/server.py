@@ -23,6 +23,7 @@ import json
 import os
 import shlex
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -42,6 +43,7 @@ from gamenight.ssh.limits import RateLimiter
 __all__ = ["Settings", "colour_depth", "main", "serve"]
 
 SIXTEEN_COLOUR_THEME = "gamenight-16"
+LAUNCH = Path(__file__).with_name("launch.py")
 RESIZE_DELAY = 0.05
 """Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
 
@@ -61,6 +63,10 @@ class Settings:
     login_timeout: float = 30.0
     grace: float = 5.0
     command: list[str] | None = None
+    sandbox: str = "auto"
+    """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
+    isolated: bool = False
+    """Whether rooms are isolated in this run (decided at start-up)."""
 
 
 # -- messages: the operator's in the server's language, a client's in its own ---
@@ -514,21 +520,39 @@ class GameSession(asyncssh.SSHServerSession):
 
 # -- the child's command line and environment ----------------------------------------
 def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
-    """The room's argv: the real room, or ``--command`` with ``{user_dir}``, ``{saves}``,
-    ``{config}`` and ``{colours}`` filled in."""
+    """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
+    ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
     saves, config = home / "saves", home / "config.toml"
+    launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty"]
+    if settings.isolated:
+        launcher += ["--sandbox", str(settings.data_dir), str(home)]
+    launcher.append("--")
     if settings.command is None:
         argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
         if depth == "16":
             argv += ["--theme", SIXTEEN_COLOUR_THEME]
-        return argv
+        return launcher + argv
     values = {"{user_dir}": str(home), "{saves}": str(saves), "{config}": str(config), "{colours}": depth}
     argv = []
     for part in settings.command:
         for placeholder, value in values.items():
             part = part.replace(placeholder, value)
         argv.append(part)
-    return argv
+    return launcher + argv
+
+
+def sandbox_works(data_dir: Path) -> bool:
+    """Whether :mod:`gamenight.ssh.launch` can isolate a room on this system (user + mount namespaces)."""
+    users = data_dir / "users"
+    users.mkdir(mode=0o700, exist_ok=True)
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-I", "-S", str(LAUNCH), "--sandbox", str(data_dir), str(users), "--probe", "--", "true"],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
 
 
 def build_environment(home: Path, term: str, depth: str, language: str | None) -> dict[str, str]:
@@ -558,6 +582,9 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     """Run the server until SIGINT/SIGTERM (or cancellation); ``ready`` gets the bound port."""
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     host_key, created = load_or_create_host_key(settings.data_dir)
+    settings.isolated = settings.sandbox != "off" and sandbox_works(settings.data_dir)
+    if settings.sandbox == "on" and not settings.isolated:
+        raise ValueError(_("--sandbox on: this system does not allow user and mount namespaces"))
     hub = Hub(settings, log)
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
@@ -585,7 +612,7 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     port = acceptor.get_port()
     log("listening", host=settings.host, port=port, data_dir=str(settings.data_dir),
         auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
-        host_key_created=created, max_sessions=settings.max_sessions,
+        host_key_created=created, isolated=settings.isolated, max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout)
     if ready is not None and not ready.done():
         ready.set_result(port)
@@ -627,6 +654,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("most new connections per minute from one address (default %(default)s)"))
     parser.add_argument("--idle-timeout", type=float, default=1800.0,
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
+    parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
+                        help=_("run each room where only its user's folder of the data dir is visible "
+                               "(user + mount namespaces): auto = when the system allows it (default)"))
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=5.0, help=argparse.SUPPRESS)
     return parser
@@ -651,7 +681,8 @@ def main(argv: list[str]) -> int:
     settings = Settings(
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
-        idle_timeout=args.idle_timeout, grace=args.grace, command=shlex.split(args.command) if args.command else None,
+        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox,
+        command=shlex.split(args.command) if args.command else None,
     )
     log = EventLog(sys.stderr)
     try:

@@ -3,7 +3,9 @@
 It draws a title, reports its window size (and again on every SIGWINCH),
 echoes each input chunk as ``got:<length>:<hex>``; ``s`` writes a file into
 the saves folder given as its first argument, ``c`` starts a grandchild
-(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``q`` quits.
+(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``w<path>``
+tries to write a file at ``path``, ``q`` quits.  It also lists what it can
+see of the data dir (``visible:``).
 """
 
 import fcntl
@@ -33,6 +35,8 @@ def main() -> None:
     say(f"term:{os.environ.get('TERM')} colours:{sys.argv[2] if len(sys.argv) > 2 else '?'}")
     say(size())
     say(f"saves:{sorted(os.listdir(saves))}")
+    data_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(saves))))
+    say(f"visible:{sorted(os.listdir(data_dir))}:{sorted(os.listdir(os.path.join(data_dir, 'users')))}")
     while True:
         data = os.read(0, 65536)
         if not data:
@@ -48,6 +52,13 @@ def main() -> None:
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             say("ignoring")
+        if data.startswith(b"w/"):  # w<path>: try to write a file anywhere
+            try:
+                with open(data[1:].decode(), "w") as handle:
+                    handle.write("x")
+                say("wrote")
+            except (OSError, ValueError) as error:
+                say(f"refused:{getattr(error, 'strerror', error)}")
         if data == b"q":
             return
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import asyncssh
-from gamenight.ssh.identity import key_user_id
+import pytest
+from gamenight.ssh.identity import guest_user_id, key_user_id
 
 from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
 
@@ -66,3 +68,39 @@ def test_the_host_key_survives_a_restart(start_server, tmp_path: Path) -> None:
     again = second.of_kind("listening")[0]
     assert key["host_key_created"] and not again["host_key_created"]
     assert key["host_key"] == again["host_key"]
+
+
+def namespaces_allowed() -> bool:
+    """Whether this system lets an ordinary process create user and mount namespaces."""
+    try:
+        return subprocess.run(["unshare", "--user", "--map-current-user", "--mount", "true"],
+                              capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user+mount namespaces here: rooms cannot be sandboxed")
+@needs_ssh
+def test_a_room_sees_only_its_own_folder_of_the_data_dir(start_server, terminals) -> None:
+    server = start_server("--guest", "--sandbox", "on", "--command", FAKE_COMMAND)
+    assert server.of_kind("listening")[0]["isolated"] is True
+    alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
+    alice.wait_for("saves:")
+    alice.send("s")
+    alice.wait_for("saved")
+    alice_id = server.of_kind("session_start")[0]["user_id"]
+    autosave = server.data_dir / "users" / alice_id / "saves" / "autosave-fake.toml"
+    assert autosave.read_text() == "game = 'fake'\n"
+
+    bob = terminals(ssh_argv(server.port, "bob", None, "-tt"))
+    screen = bob.wait_for("visible:")
+    bob_id = server.expect("session_start", user_id=guest_user_id("bob"))[0]["user_id"]
+    # Neither the host key nor Alice's folder exist from where Bob's room stands ...
+    assert f"visible:['users']:['{bob_id}']" in screen
+    # ... so even a path typed in full cannot reach them.
+    bob.send(f"w{autosave}")
+    bob.wait_for("refused:No such file or directory")
+    bob.send(f"w{server.data_dir / 'ssh_host_ed25519_key'}")
+    bob.wait_for("refused:Read-only file system")
+    assert autosave.read_text() == "game = 'fake'\n"
+    assert (server.data_dir / "ssh_host_ed25519_key").read_text().startswith("-----BEGIN")

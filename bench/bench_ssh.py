@@ -1,0 +1,298 @@
+"""Bench of ``gamenight serve-ssh`` with the real game room.
+
+Starts the server (guest mode, a temporary data dir) and, with an asyncssh
+client in this process:
+
+1. opens ``--sessions`` sessions one after another, each with an 80x24 pty,
+   timing connect-to-first-frame (TCP connect until the lobby title has
+   arrived) for each;
+2. holds them all idle in the lobby and reads each room's memory from
+   ``/proc/<pid>/smaps_rollup`` (USS = private clean + private dirty; PSS),
+   and the server's own;
+3. with every session still held, sends arrow keys to ``--latency-sessions``
+   sessions (``--keys`` each, alternating down/up, one at a time after the
+   screen has gone quiet) and times keystroke-to-screen: from writing the key
+   to the last byte of the redraw it causes (and to its first byte).
+
+Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--out bench/results/ssh.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncssh
+
+LOBBY = b"choose a game"
+QUIET = 0.15
+"""A frame has ended when nothing more arrives for this long (Textual sends no synchronized-output
+markers to a client that does not answer its query for them)."""
+DOWN, UP = b"\x1b[B", b"\x1b[A"
+
+
+@dataclass
+class Session:
+    """One held session: its connection, process, and everything it has printed (with arrival times)."""
+
+    conn: asyncssh.SSHClientConnection
+    process: asyncssh.SSHClientProcess
+    output: bytearray = field(default_factory=bytearray)
+    chunks: list[tuple[int, float]] = field(default_factory=list)
+    """(offset just past the chunk, arrival time) for every chunk read."""
+    last_output: float = 0.0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def pump(self) -> None:
+        while True:
+            data = await self.process.stdout.read(65536)
+            if not data:
+                return
+            self.output += data
+            self.last_output = time.perf_counter()
+            self.chunks.append((len(self.output), self.last_output))
+            self.changed.set()
+
+    async def _until(self, ready, timeout: float) -> None:
+        deadline = time.perf_counter() + timeout
+        while not ready():
+            self.changed.clear()
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError
+            await asyncio.wait_for(self.changed.wait(), remaining)
+
+    async def wait_for(self, needle: bytes, start: int, timeout: float) -> float:
+        """Wait until ``needle`` appears after offset ``start``; returns when it arrived."""
+        await self._until(lambda: needle in self.output[start:], timeout)
+        return self.last_output
+
+    async def first_output(self, start: int, timeout: float) -> float:
+        """Wait for output past offset ``start``; returns when its first chunk arrived."""
+        await self._until(lambda: len(self.output) > start, timeout)
+        return next(stamp for end, stamp in self.chunks if end > start)
+
+    async def quiet(self, seconds: float) -> None:
+        """Wait until nothing has arrived for ``seconds``."""
+        while time.perf_counter() - self.last_output < seconds:
+            await asyncio.sleep(seconds / 4)
+
+
+class ServerProcess:
+    def __init__(self, data_dir: Path, sessions: int) -> None:
+        self.events: list[dict] = []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gamenight.ssh", "--guest", "--port", "0", "--data-dir", str(data_dir),
+             "--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000", "--idle-timeout", "0"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self.ready.wait(30):
+            raise RuntimeError("the server did not start")
+        self.port = next(e["port"] for e in self.events if e["event"] == "listening")
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            self.events.append(event)
+            if event["event"] == "listening":
+                self.ready.set()
+
+    def pids(self) -> list[int]:
+        return [e["pid"] for e in self.events if e["event"] == "session_start"]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(USS, PSS) of ``pid`` in KiB from /proc/<pid>/smaps_rollup."""
+    values: dict[str, int] = {}
+    with open(f"/proc/{pid}/smaps_rollup") as handle:
+        for line in handle:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                values[parts[0][:-1]] = int(parts[1])
+    return values["Private_Clean"] + values["Private_Dirty"], values["Pss"]
+
+
+def group_memory_kib(pgid: int) -> tuple[int, int]:
+    """USS and PSS summed over every process of the process group ``pgid``."""
+    uss = pss = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid:
+                continue
+            one_uss, one_pss = memory_kib(int(entry))
+        except (OSError, IndexError, KeyError, ValueError):
+            continue
+        uss += one_uss
+        pss += one_pss
+    return uss, pss
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def median_ci(values: list[float], rounds: int = 2000, seed: int = 1) -> tuple[float, float]:
+    """A 95% bootstrap confidence interval of the median."""
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(rounds))
+    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
+
+
+def summary(values: list[float], unit: str, scale: float = 1.0) -> str:
+    scaled = [v * scale for v in values]
+    low, high = median_ci(scaled)
+    return (f"median {statistics.median(scaled):.1f} {unit} (95% CI {low:.1f}–{high:.1f}), "
+            f"p95 {percentile(scaled, 0.95):.1f}, min {min(scaled):.1f}, max {max(scaled):.1f}, n={len(scaled)}")
+
+
+async def open_session(port: int, number: int) -> tuple[Session, float]:
+    began = time.perf_counter()
+    conn = await asyncssh.connect("127.0.0.1", port, username=f"bench{number}", known_hosts=None,
+                                  client_keys=None, agent_path=None, config=[])
+    process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
+    session = Session(conn, process)
+    asyncio.get_running_loop().create_task(session.pump())
+    arrived = await session.wait_for(LOBBY, 0, 120)
+    return session, arrived - began
+
+
+async def run(args: argparse.Namespace) -> dict:
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-ssh-"))
+    server = ServerProcess(data_dir, args.sessions)
+    sessions: list[Session] = []
+    first_frame: list[float] = []
+    latencies: list[float] = []
+    first_bytes: list[float] = []
+    result: dict = {"sessions_target": args.sessions}
+    try:
+        for number in range(args.sessions):
+            session, seconds = await open_session(server.port, number)
+            sessions.append(session)
+            first_frame.append(seconds)
+            print(f"session {number + 1}/{args.sessions}: first frame after {seconds * 1000:.0f} ms", flush=True)
+        await asyncio.sleep(args.settle)
+        alive = [s for s in sessions if not s.process.is_closing()]
+        result["sessions_held"] = len(alive)
+        memories = [group_memory_kib(pid) for pid in server.pids()]
+        result["uss_kib"] = [m[0] for m in memories]
+        result["pss_kib"] = [m[1] for m in memories]
+        result["server_uss_pss_kib"] = memory_kib(server.process.pid)
+        for session in sessions[: args.latency_sessions]:
+            for press in range(args.keys):
+                await session.quiet(QUIET)
+                start = len(session.output)
+                began = time.perf_counter()
+                session.process.stdin.write(DOWN if press % 2 == 0 else UP)
+                first = await session.first_output(start, 10)
+                await session.quiet(QUIET)
+                first_bytes.append(first - began)
+                latencies.append(session.last_output - began)
+        result["still_held_after_keys"] = sum(not s.process.is_closing() for s in sessions)
+    finally:
+        for session in sessions:
+            session.conn.close()
+        server.stop()
+    result["first_frame_s"] = first_frame
+    result["keystroke_s"] = latencies
+    result["keystroke_first_byte_s"] = first_bytes
+    return result
+
+
+def report(result: dict, args: argparse.Namespace, command: str, seconds: float, load: tuple[float, ...]) -> str:
+    uss = result["uss_kib"]
+    pss = result["pss_kib"]
+    server_uss, server_pss = result["server_uss_pss_kib"]
+    lines = [
+        "# serve-ssh bench",
+        "",
+        f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()} cores "
+        f"(shared with other work: load average {load[0]:.1f} at the start), Python {platform.python_version()}, "
+        f"asyncssh {asyncssh.__version__}. Run took {seconds:.0f} s.",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Client: asyncssh in one process, 80x24 pty, TERM=xterm-256color; the real game room "
+        "(`python -m gamenight`), guest mode, server on 127.0.0.1.",
+        "",
+        "| measure | result |",
+        "| --- | --- |",
+        f"| sessions held idle in the lobby at once | {result['sessions_held']} of {result['sessions_target']} "
+        f"(still {result['still_held_after_keys']} after the keystroke test) |",
+        f"| memory per session, USS | {summary([u / 1024 for u in uss], 'MiB')} |",
+        f"| memory per session, PSS | {summary([p / 1024 for p in pss], 'MiB')} |",
+        f"| all sessions together, USS / PSS | {sum(uss) / 1024:.0f} MiB / {sum(pss) / 1024:.0f} MiB |",
+        f"| the server process, USS / PSS | {server_uss / 1024:.1f} MiB / {server_pss / 1024:.1f} MiB |",
+        f"| connect to first frame (all {len(result['first_frame_s'])} sessions, opened one after another "
+        f"while the earlier ones are held) | {summary(result['first_frame_s'], 'ms', 1000)} |",
+        f"| connect to first frame, the first 10 (few sessions held) | "
+        f"{summary(result['first_frame_s'][:10], 'ms', 1000)} |",
+        f"| keystroke to screen ({args.latency_sessions} sessions x {args.keys} arrow keys, all "
+        f"{result['sessions_held']} held) | {summary(result['keystroke_s'], 'ms', 1000)} |",
+        f"| keystroke to the first byte of the redraw | {summary(result['keystroke_first_byte_s'], 'ms', 1000)} |",
+        "",
+        "Connect-to-first-frame runs from the TCP connect to the arrival of the lobby title (key exchange, "
+        "guest auth, pty, starting Python + Textual + the plugins, first paint). Keystroke to screen runs "
+        "from writing an arrow key to the last byte of the redraw it causes (the output then stays quiet for "
+        f"{QUIET * 1000:.0f} ms; that wait is not counted). USS counts memory only "
+        "that room uses; PSS adds its share of shared pages (the Python binary, libraries). Medians have "
+        "bootstrap 95% confidence intervals.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--latency-sessions", type=int, default=5)
+    parser.add_argument("--keys", type=int, default=20, help="arrow keys per latency session")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before measuring memory")
+    parser.add_argument("--out", type=Path, help="write the Markdown report here")
+    args = parser.parse_args()
+    command = "python bench/bench_ssh.py " + " ".join(sys.argv[1:])
+    load = os.getloadavg()
+    began = time.perf_counter()
+    result = asyncio.run(run(args))
+    text = report(result, args, command.strip(), time.perf_counter() - began, load)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0 if result["sessions_held"] == args.sessions else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

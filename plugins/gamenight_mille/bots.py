@@ -136,6 +136,7 @@ class ExpertBot:
     keep_remedy = 110.0
     extension_deck = 30
     extension_opponent = 300
+    extension_hand = 150
 
     def choose(self, view: MilleView, legal: Sequence[Action], ctx: BotContext) -> Action:
         """The legal action with the best heuristic score."""
@@ -168,7 +169,7 @@ class ExpertBot:
             return False
         distance = sum(VALUE[c] for c in me.hand if c != EMPTY and c <= D200)
         protected = sum(me.safeties) + sum(1 for c in me.hand if c >= EXTRA_TANK)
-        return distance >= 150 or protected >= 2
+        return distance >= self.extension_hand or protected >= 2
 
     # -- scoring one action -------------------------------------------------
 

@@ -565,7 +565,7 @@ class MilleRules(Rules):
         _compact(hand)
         if verb == "discard":
             seats = _put(state.seats, turn, _with_hand(me, tuple(hand)))
-            return self._end_turn(_moved(state, seats, state.deck, (*state.discards, card), turn, state.picked))
+            return self._pass_turn(state, seats, (*state.discards, card))
         return self._use(state, me._replace(hand=tuple(hand)), card)
 
     def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
@@ -643,11 +643,18 @@ class MilleRules(Rules):
 
     def _end_turn(self, state: MilleState) -> MilleState:
         """Pass the turn; a seat with an empty hand is skipped (notes "Turn order")."""
-        other = 1 - state.turn
+        return self._pass_turn(state, state.seats, state.discards)
+
+    def _pass_turn(self, state: MilleState, seats: tuple[Seat, Seat], discards: tuple[int, ...]) -> MilleState:
+        """:meth:`_end_turn` with new seats and discards, building one state instead of two."""
+        turn = state.turn
+        other = 1 - turn
+        deck = state.deck
         # Hands only run empty once the deck is out.
-        if not state.deck and state.seats[other].hand_count == 0 and state.seats[state.turn].hand_count > 0:
-            other = state.turn
-        return self._check_deck_out(_moved(state, state.seats, state.deck, state.discards, other, False))
+        if not deck and seats[other].hand_count == 0 and seats[turn].hand_count > 0:
+            other = turn
+        after = _moved(state, seats, deck, discards, other, False)
+        return after if deck else self._check_deck_out(after)
 
     def _check_deck_out(self, state: MilleState) -> MilleState:
         """Once the deck is out, the hand ends when neither seat can use a card (RULES.md §1)."""
@@ -747,10 +754,14 @@ class MilleRules(Rules):
         return _("{name} played {card}.", name=name, card=card_name(card))
 
 
+_new_tuple = tuple.__new__
+"""Builds a NamedTuple from a full tuple of its fields, skipping the keyword-handling ``__new__``."""
+
+
 def _with_hand(seat: Seat, hand: tuple[int, ...]) -> Seat:
     """``seat`` with a new hand and its coup fourré flags cleared (a draw or the end of its turn)."""
-    return Seat(hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties, seat.coups,
-                False, False, seat.table)
+    return _new_tuple(Seat, (hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties,
+                             seat.coups, False, False, seat.table))
 
 
 def _moved(
@@ -762,8 +773,8 @@ def _moved(
     picked: bool,
 ) -> MilleState:
     """``state`` with new seats, deck, discards and turn (built directly: the hottest path)."""
-    return MilleState(state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
-                      state.hand_number, state.totals, state.target)
+    return _new_tuple(MilleState, (state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
+                                   state.hand_number, state.totals, state.target))
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

@@ -82,7 +82,7 @@ class GoofspielScreen(GameScreen):
 
     def _seat_lines(self, view: GoofspielView) -> str:
         t = self.t
-        lines = [f"{pad_cells(t('Seat'), 16)}{pad_cells(t('Points'), 8)}{pad_cells(t('Left'), 7)}{t('This round')}"]
+        lines = [f"{pad_cells(t('Seat'), 19)}{pad_cells(t('Points'), 8)}{pad_cells(t('Left'), 7)}{t('This round')}"]
         for seat, player in enumerate(self.match.seats):
             marker = "▶ " if seat == view.seat else "  "
             if view.prize is None:
@@ -92,7 +92,7 @@ class GoofspielScreen(GameScreen):
             else:
                 status = t("bid face down") if view.has_bid[seat] else t("to bid")
             left = len(view.unplayed[seat]) - (1 if seat == view.seat and view.my_bid is not None else 0)
-            lines.append(f"{pad_cells(marker + player.name, 16)}{view.scores[seat]:<8}{left:<7}{status}")
+            lines.append(f"{pad_cells(marker + player.name, 19)}{view.scores[seat]:<8}{left:<7}{status}")
         return "\n".join(lines)
 
     def _last_round(self, view: GoofspielView) -> str:

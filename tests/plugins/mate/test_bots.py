@@ -60,19 +60,18 @@ def test_perfect_chooses_a_best_foreplacing_decision(rules: MateRules) -> None:
     assert values[choice] == max(values.values())
 
 
-def test_perfect_beats_greedy_over_a_few_matches() -> None:
+def test_perfect_beats_greedy_over_a_pair_of_matches() -> None:
     margin = 0.0
-    for seed in range(3):
-        for seats in (("perfect", "greedy"), ("greedy", "perfect")):
-            match = Match(GAME, [SeatConfig(b, b) for b in seats], {}, seed=seed)
-            while not match.over:
-                if match.to_move() < 0:
-                    match.apply_chance()
-                else:
-                    match.apply(match.bot_choice())
-            scores = match.outcome().scores
-            perfect = seats.index("perfect")
-            margin += scores[perfect] - scores[1 - perfect]
+    for seats in (("perfect", "greedy"), ("greedy", "perfect")):
+        match = Match(GAME, [SeatConfig(b, b) for b in seats], {}, seed=0)
+        while not match.over:
+            if match.to_move() < 0:
+                match.apply_chance()
+            else:
+                match.apply(match.bot_choice())
+        scores = match.outcome().scores
+        perfect = seats.index("perfect")
+        margin += scores[perfect] - scores[1 - perfect]
     assert margin > 0
 
 

@@ -130,8 +130,8 @@ def test_the_solver_values_each_answer_as_minimax_does(rules: MateRules) -> None
 
 @pytest.mark.slow
 def test_the_solver_agrees_with_plain_minimax_on_a_full_deal(rules: MateRules) -> None:
-    state = random_deal(rules, 4, {"foreplacing": False})
-    assert Solver(state.variant).play_value(state, 0) == plain_minimax(state, 0)
+    state = random_deal(rules, 1, {"foreplacing": False})
+    assert Solver(state.variant).play_value(state, 0) == plain_minimax(state, 0) == 80
 
 
 @pytest.mark.slow

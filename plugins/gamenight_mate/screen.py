@@ -1,0 +1,296 @@
+"""The Mate table: a :class:`gamenight.ui.game_screen.GameScreen` subclass.
+
+The base class does turns, bots, pauses, the end dialog, saving and help;
+this module draws both hands face up, the cards played move by move, the
+lead and the cards that may answer it, the score formula of a mate and the
+match sheet, and turns keys and clicks into ``self.submit(...)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from gamenight.i18n import translator
+from gamenight.sdk import Action, Interlude
+from gamenight.ui.game_screen import GameScreen
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from .bots import explain_best_play
+from .rules import (
+    DEALERS,
+    HAND_SIZE,
+    MOVES,
+    NONE,
+    PLAYS,
+    SEAT_LETTERS,
+    MateRules,
+    MateState,
+    answers,
+    pretty,
+)
+from .solver import Solver
+from .widgets import ActionChip, CardChip, MatchSheet, MoveTable
+
+_ = translator("mate")
+
+
+class MateScreen(GameScreen):
+    """The felt on the left (the other hand on top, the seat in view at the bottom); the sheet on the right."""
+
+    CSS_PATH = str(Path(__file__).with_name("game.tcss"))
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", _("Card ←"), show=False),
+        Binding("right", "cursor(1)", _("Card →"), show=False),
+        Binding("enter,space", "play", _("Play")),
+        Binding("n", "keep_all", _("Keep all")),
+        Binding("e", "explain", _("Best play")),
+        Binding("c", "continue", _("Continue"), show=False),
+    ]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.cursor = 0
+        self.hint = ""
+        self.pause: Interlude | None = None
+        """The end of a play being shown on the table, until the players continue."""
+        self._solver: Solver | None = None
+
+    # -- composition and drawing ---------------------------------------------------
+
+    def compose_table(self) -> ComposeResult:
+        with Horizontal(id="table"):
+            with Vertical(id="felt"):
+                yield Static("", id="info")
+                yield Static("", id="top-name", classes="seat-name")
+                with Horizontal(id="top-hand", classes="hand"):
+                    for slot in range(HAND_SIZE):
+                        yield CardChip("top", slot)
+                yield MoveTable("", id="moves")
+                yield Static("", id="lead-line")
+                with Horizontal(id="bottom-hand", classes="hand"):
+                    for slot in range(HAND_SIZE):
+                        yield CardChip("bottom", slot)
+                yield Static("", id="bottom-name", classes="seat-name")
+                yield ActionChip(_("Keep all cards (N)"), NONE, id="keep-all")
+                yield Static("", id="formula")
+                yield ActionChip(_("Continue (C)"), "continue", id="continue")
+                yield Static("", id="hint")
+            with Vertical(id="side"):
+                yield MatchSheet("", id="sheet")
+
+    @property
+    def rules(self) -> MateRules:
+        """The game's rules."""
+        return self.match.rules
+
+    def shown_state(self) -> MateState:
+        """The state on the table: a finished play stays in view until its pause is confirmed."""
+        state = self.match.state
+        if self.match.pending_interlude() is None:
+            state = self.rules.current(state)
+        return state
+
+    def names(self) -> list[str]:
+        """Seat names with their letters: "Ann (A)"."""
+        return [f"{seat.name} ({SEAT_LETTERS[i]})" for i, seat in enumerate(self.match.seats)]
+
+    def mover(self, state: MateState) -> int | None:
+        """The seat to act on the shown state, or None (deal, pause, end)."""
+        if state.phase == "foreplace":
+            return state.decider()
+        if state.phase == "play":
+            return state.to_act()
+        return None
+
+    def hand_cards(self, state: MateState, seat: int) -> tuple[str, ...]:
+        """The cards ``seat`` still holds (or, on move 10, replays)."""
+        if state.phase in ("foreplace", "play"):
+            return state.available(seat)
+        return state.hands[seat]
+
+    def playable(self, state: MateState, seat: int) -> set[str]:
+        """The cards of ``seat`` that may be chosen now (empty when it is not its turn)."""
+        if self.mover(state) != seat or self.match.pending_interlude() is not None:
+            return set()
+        return {action for action in self.rules.legal_actions(state) if action != NONE}
+
+    def refresh_view(self) -> None:
+        state = self.shown_state()
+        bottom = self.view_seat
+        top = 1 - bottom
+        names = self.names()
+        self.query_one("#info", Static).update(self.info_text(state))
+        for row, seat in (("top", top), ("bottom", bottom)):
+            self.query_one(f"#{row}-name", Static).update(self.seat_text(state, seat))
+            cards = self.hand_cards(state, seat)
+            playable = self.playable(state, seat)
+            human = row == "bottom" and bool(playable) and self.match.seats[seat].is_human
+            if human:
+                self.cursor = min(self.cursor, len(cards) - 1)
+            replay = not state.hands[seat] and bool(cards)
+            for chip in self.query(f"#{row}-hand CardChip").results(CardChip):
+                card = cards[chip.slot] if chip.slot < len(cards) else ""
+                chip.show_card(
+                    card,
+                    playable=card in playable,
+                    cursor=human and chip.slot == self.cursor,
+                    replay=replay,
+                )
+        self.query_one("#moves", MoveTable).show(state, (top, bottom), [n.split(" (")[0] for n in names])
+        self.query_one("#lead-line", Static).update(self.lead_text(state))
+        keep_all = self.query_one("#keep-all", ActionChip)
+        keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
+        ended = state.phase == "ended"
+        self.query_one("#formula", Static).update(state.results[-1].describe() if ended and state.results else "")
+        self.query_one("#continue", ActionChip).display = self.pause is not None
+        self.query_one("#hint", Static).update(self.hint)
+        self.query_one("#sheet", MatchSheet).show(state, [seat.name for seat in self.match.seats])
+
+    def title_text(self) -> str:
+        """The game's title, and during a pause which play has ended."""
+        if self.pause is not None:
+            return _("Mate — end of play {number}", number=self.match.state.play + 1)
+        return super().title_text()
+
+    def info_text(self, state: MateState) -> str:
+        """Play, round, dealer and move."""
+        return _(
+            "Play {play}/{plays} · round {round} · {dealer} deals · move {move}/{moves}",
+            play=state.play + 1,
+            plays=PLAYS,
+            round=state.play // 2 + 1,
+            dealer=SEAT_LETTERS[DEALERS[state.play]],
+            move=min(state.move, MOVES),
+            moves=MOVES,
+        )
+
+    def seat_text(self, state: MateState, seat: int) -> str:
+        """A seat's name, its card set aside and whether it leads."""
+        parts = [self.names()[seat]]
+        if state.foreplaced[seat] is not None:
+            parts.append(_("aside: {card}", card=pretty(state.foreplaced[seat])))
+        if state.phase == "play" and state.leader == seat:
+            parts.append(_("leads"))
+        return " · ".join(parts)
+
+    def lead_text(self, state: MateState) -> str:
+        """What is asked now: a foreplacing decision, a lead, or an answer to the lead."""
+        mover = self.mover(state)
+        if mover is None:
+            return ""
+        name = self.match.seats[mover].name
+        if state.phase == "foreplace":
+            first = state.foreplaced[1 - mover]
+            if first is not None:
+                return _(
+                    "{name}: set a card aside (not sharing suit or rank with {card}), or keep all.",
+                    name=name,
+                    card=pretty(first),
+                )
+            return _("{name}: set a card aside, or keep all.", name=name)
+        if state.lead is None:
+            return _("{name} leads move {move}.", name=name, move=state.move)
+        replies = answers(state.lead, state.available(mover), state.variant)
+        return _(
+            "{leader} led {card}: {name} may answer {cards}.",
+            leader=self.match.seats[state.leader].name,
+            card=pretty(state.lead),
+            name=name,
+            cards=" ".join(pretty(card) for card in replies),
+        )
+
+    # -- acting ---------------------------------------------------------------------
+
+    def bottom_cards(self) -> tuple[str, ...]:
+        """The cards of the seat in view."""
+        return self.hand_cards(self.shown_state(), self.view_seat)
+
+    def action_cursor(self, step: int) -> None:
+        """Move the card cursor along the hand in view."""
+        cards = self.bottom_cards()
+        if cards:
+            self.cursor = (self.cursor + step) % len(cards)
+            self.refresh_view()
+
+    def action_play(self) -> None:
+        """Play (or set aside) the card under the cursor; after a play, continue."""
+        if self.pause is not None:
+            self.action_continue()
+            return
+        cards = self.bottom_cards()
+        if cards:
+            self.submit(cards[min(self.cursor, len(cards) - 1)])
+
+    def action_keep_all(self) -> None:
+        """Decide not to foreplace."""
+        if self.shown_state().phase != "foreplace":
+            self.message(_("There is no foreplacing decision to take now."), error=True)
+            return
+        self.submit(NONE)
+
+    def on_action_chip_chosen(self, event: ActionChip.Chosen) -> None:
+        chip = event.chip
+        if chip.id == "continue":
+            self.action_continue()
+            return
+        if isinstance(chip, CardChip):
+            if chip.row != "bottom":
+                self.message(_("That card is not yours to play."), error=True)
+                return
+            self.cursor = chip.slot
+        self.submit(chip.action)
+
+    def submit(self, action: Action) -> bool:
+        """A person's move; refused while the end of a play is on show."""
+        if self.pause is not None:
+            self.message(_("Press C to go on to the next play."), error=True)
+            return False
+        return super().submit(action)
+
+    def show_interlude(self, interlude: Interlude) -> None:
+        """Show the end of a play on the table itself: the mate, its formula and the sheet."""
+        self.pause = interlude
+        self.message(self.t(interlude.title))
+        self.query_one("#title-bar", Static).update(self.title_text())
+        self.refresh_view()
+
+    def action_continue(self) -> None:
+        """Go on to the next play after the pause."""
+        if self.pause is None:
+            return
+        self.match.acknowledge(self.pause)
+        self.pause = None
+        self.advance()
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        self.hint = ""
+
+    def on_new_game(self) -> None:
+        self.cursor = 0
+        self.hint = ""
+        self.pause = None
+
+    # -- explaining -----------------------------------------------------------------
+
+    def action_explain(self) -> None:
+        """Show how the play ends with best play by both (solved in a worker)."""
+        self.hint = _("Solving…")
+        self.refresh_view()
+        self._explain(self.match.state, self.view_seat)
+
+    @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
+    def _explain(self, state: MateState, seat: int) -> None:
+        if self._solver is None or self._solver.variant != state.variant:
+            self._solver = Solver(state.variant)
+        text = explain_best_play(state, seat, self._solver) or _("Nothing to solve now.")
+        self.app.call_from_thread(self._show_hint, state, text)
+
+    def _show_hint(self, state: MateState, text: str) -> None:
+        if state is self.match.state:  # still the position it was asked for
+            self.hint = text
+            self.refresh_view()

@@ -1,0 +1,123 @@
+"""The Mate table in a real app: foreplacing and play by keys and mouse, hints, SVG snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.match import Match, SeatConfig
+from gamenight.plugins import load_registry
+from gamenight.sdk import CHANCE
+from gamenight.testing import settle
+from gamenight.ui.game_screen import StatusLine
+from gamenight_mate.rules import NONE
+from gamenight_mate.screen import MateScreen
+from gamenight_mate.widgets import CardChip
+from textual.widgets import Static
+
+from .conftest import deal_action, split_deck
+
+REGISTRY = load_registry()
+GAME = REGISTRY.games["mate"]
+A_HAND = ["AC", "10C", "KC", "QC", "7C", "KS", "QS", "7S", "KH", "KD"]  # B: no club, no King
+DEAL = deal_action(A_HAND, split_deck(A_HAND))
+
+
+def make_app(tmp_path: Path, seats: list[SeatConfig], log: list[tuple[int, str]] = ()) -> tuple[GameNightApp, Match]:
+    match = Match(GAME, seats, {}, seed=3)
+    match.replay([(CHANCE, DEAL), *log])
+    app = GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        start_match=match,
+    )
+    return app, match
+
+
+def chip(screen: MateScreen, row: str, card: str) -> CardChip:
+    return next(c for c in screen.query(f"#{row}-hand CardChip").results(CardChip) if c.action == card)
+
+
+async def test_a_play_with_foreplacing_by_keys_and_mouse(tmp_path: Path) -> None:
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MateScreen)
+        assert "set a card aside" in str(screen.query_one("#lead-line", Static).render())
+        assert screen.query_one("#keep-all").display
+        # Ann, the dealer, moves the cursor to her third card and sets it aside.
+        third = screen.bottom_cards()[2]
+        await pilot.press("right", "right", "enter")
+        await settle(pilot)
+        assert match.state.foreplaced[0] == third
+        assert match.log[-1].action == NONE  # greedy keeps all
+        assert not screen.query_one("#keep-all").display
+        # Ann leads by clicking a card.
+        lead = screen.bottom_cards()[0]
+        await pilot.click(chip(screen, "bottom", lead))
+        await settle(pilot)
+        assert match.state.played[0][0] == lead
+        # Play on with Enter until the play ends: every card keeps the rules.
+        while match.state.phase != "ended":
+            await pilot.press("enter")
+            await settle(pilot)
+            if match.state.phase != "ended" and match.human_to_move():
+                legal = match.legal_actions()
+                screen.cursor = screen.bottom_cards().index(legal[0])
+        assert len(match.state.results) == 1
+        # The pause shows the mate and its formula on the table; C goes on to play 2.
+        assert match.pending_interlude() is not None and screen.pause is not None
+        assert str(screen.query_one("#formula", Static).render()) == match.state.results[0].describe()
+        await pilot.press("enter")  # refused as a card while paused: it continues instead
+        await settle(pilot)
+        assert screen.pause is None and match.pending_interlude() is None
+        assert match.rules.current(match.state).play == 1
+
+
+async def test_an_illegal_card_changes_nothing_and_says_why(tmp_path: Path) -> None:
+    # Ann leads A♣; Ben has no club, so he must answer with an Ace.
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Ben")], [(0, NONE), (1, NONE), (0, "AC")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.view_seat == 1  # hot seat, perfect information: the mover's hand at the bottom
+        before = (match.state, len(match.log))
+        wrong = next(card for card in screen.bottom_cards() if card[0] != "A")
+        await pilot.click(chip(screen, "bottom", wrong))
+        await settle(pilot)
+        assert (match.state, len(match.log)) == before
+        status = screen.query_one(StatusLine).query_one("#message", Static)
+        assert "must answer with a card of rank A" in str(status.render())
+        chips = screen.query("#bottom-hand CardChip").results(CardChip)
+        playable = {c.action for c in chips if c.has_class("playable")}
+        assert playable == set(match.legal_actions())
+        assert "may answer" in str(screen.query_one("#lead-line", Static).render())
+
+
+async def test_the_best_play_hint_is_solved_on_request(tmp_path: Path) -> None:
+    app, _match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")], [(0, NONE), (1, NONE)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.hint.startswith("with best play")
+
+
+def test_snapshot_table_mid_play(snap_compare, tmp_path: Path) -> None:
+    # Ann set Q♠ aside; B's 10♠ took move 2 and leads 10♥: Ann must answer K♥.
+    log = [(0, "QS"), (1, NONE), (0, "AC"), (1, "AH"), (0, "7S"), (1, "10S"), (1, "10H")]
+    app, _match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Ben")], log)
+    assert snap_compare(app, terminal_size=(80, 24))
+
+
+def test_snapshot_table_at_a_mate(snap_compare, tmp_path: Path) -> None:
+    # B has no club and no King left: Ann's K♣ mates on move 2, (2 + 1) × 4 = 12 to the foreplacer.
+    log = [(0, "QS"), (1, NONE), (0, "AC"), (1, "AH"), (0, "KC")]
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Ben")], log)
+    assert match.state.phase == "ended"
+    assert snap_compare(app, terminal_size=(80, 24))

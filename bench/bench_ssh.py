@@ -92,11 +92,11 @@ class Session:
 
 
 class ServerProcess:
-    def __init__(self, data_dir: Path, sessions: int) -> None:
+    def __init__(self, data_dir: Path, sessions: int, extra: tuple[str, ...] = ()) -> None:
         self.events: list[dict] = []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gamenight.ssh", "--guest", "--port", "0", "--data-dir", str(data_dir),
-             "--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000", "--idle-timeout", "0"],
+             "--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000", "--idle-timeout", "0", *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         self.ready = threading.Event()
@@ -138,6 +138,22 @@ def memory_kib(pid: int) -> tuple[int, int]:
     return values["Private_Clean"] + values["Private_Dirty"], values["Pss"]
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """User + system CPU time used so far by the processes of the process group ``pgid``."""
+    ticks = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def group_memory_kib(pgid: int) -> tuple[int, int]:
     """USS and PSS summed over every process of the process group ``pgid``."""
     uss = pss = 0
@@ -155,6 +171,37 @@ def group_memory_kib(pgid: int) -> tuple[int, int]:
         uss += one_uss
         pss += one_pss
     return uss, pss
+
+
+def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
+    """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    times = []
+    for run in range(runs):
+        home = data_dir / "direct" / str(run)
+        home.mkdir(parents=True)
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TERM": "xterm-256color",
+               "LANG": "C.UTF-8"}
+        began = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "gamenight", "--saves", str(home / "saves"),
+                                  "--config", str(home / "config.toml")],
+                                 stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+        os.close(slave)
+        seen = b""
+        while LOBBY not in seen and time.perf_counter() - began < 120:
+            if select.select([master], [], [], 1)[0]:
+                seen += os.read(master, 65536)
+        times.append(time.perf_counter() - began)
+        child.kill()
+        child.wait()
+        os.close(master)
+    return times
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -198,6 +245,17 @@ async def run(args: argparse.Namespace) -> dict:
     latencies: list[float] = []
     first_bytes: list[float] = []
     result: dict = {"sessions_target": args.sessions}
+    result["direct_first_frame_s"] = direct_first_frame(data_dir, args.direct_runs)
+    trivial = ServerProcess(data_dir / "trivial", 5, ("--command", "sh -c 'echo choose a game; exec sleep 600'"))
+    overhead = []
+    try:
+        for number in range(args.direct_runs * 2):
+            session, seconds = await open_session(trivial.port, number)
+            overhead.append(seconds)
+            session.conn.close()
+    finally:
+        trivial.stop()
+    result["ssh_overhead_s"] = overhead
     try:
         for number in range(args.sessions):
             session, seconds = await open_session(server.port, number)
@@ -207,7 +265,13 @@ async def run(args: argparse.Namespace) -> dict:
         await asyncio.sleep(args.settle)
         alive = [s for s in sessions if not s.process.is_closing()]
         result["sessions_held"] = len(alive)
-        memories = [group_memory_kib(pid) for pid in server.pids()]
+        pids = server.pids()
+        cpu_before, began_idle = [group_cpu_seconds(pid) for pid in pids], time.perf_counter()
+        await asyncio.sleep(args.idle_window)
+        idle_seconds = time.perf_counter() - began_idle
+        result["idle_cpu_percent"] = [100 * (group_cpu_seconds(pid) - before) / idle_seconds
+                                      for pid, before in zip(pids, cpu_before, strict=True)]
+        memories = [group_memory_kib(pid) for pid in pids]
         result["uss_kib"] = [m[0] for m in memories]
         result["pss_kib"] = [m[1] for m in memories]
         result["server_uss_pss_kib"] = memory_kib(server.process.pid)
@@ -255,11 +319,18 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         f"| memory per session, USS | {summary([u / 1024 for u in uss], 'MiB')} |",
         f"| memory per session, PSS | {summary([p / 1024 for p in pss], 'MiB')} |",
         f"| all sessions together, USS / PSS | {sum(uss) / 1024:.0f} MiB / {sum(pss) / 1024:.0f} MiB |",
+        f"| CPU per idle session in the lobby (over {args.idle_window:.0f} s) | "
+        f"{summary(result['idle_cpu_percent'], '% of a core')}; all together "
+        f"{sum(result['idle_cpu_percent']):.1f}% |",
         f"| the server process, USS / PSS | {server_uss / 1024:.1f} MiB / {server_pss / 1024:.1f} MiB |",
         f"| connect to first frame (all {len(result['first_frame_s'])} sessions, opened one after another "
         f"while the earlier ones are held) | {summary(result['first_frame_s'], 'ms', 1000)} |",
         f"| connect to first frame, the first 10 (few sessions held) | "
         f"{summary(result['first_frame_s'][:10], 'ms', 1000)} |",
+        f"| baseline: start to first frame of the room in a local pty, no SSH (before any session) | "
+        f"{summary(result['direct_first_frame_s'], 'ms', 1000)} |",
+        f"| SSH overhead: connect to the first output of a trivial command instead of the room "
+        f"(key exchange, auth, pty, the launcher and its sandbox) | {summary(result['ssh_overhead_s'], 'ms', 1000)} |",
         f"| keystroke to screen ({args.latency_sessions} sessions x {args.keys} arrow keys, all "
         f"{result['sessions_held']} held) | {summary(result['keystroke_s'], 'ms', 1000)} |",
         f"| keystroke to the first byte of the redraw | {summary(result['keystroke_first_byte_s'], 'ms', 1000)} |",
@@ -281,6 +352,9 @@ def main() -> int:
     parser.add_argument("--latency-sessions", type=int, default=5)
     parser.add_argument("--keys", type=int, default=20, help="arrow keys per latency session")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before measuring memory")
+    parser.add_argument("--direct-runs", type=int, default=5,
+                        help="runs of the baseline: the room started in a local pty, without SSH")
+    parser.add_argument("--idle-window", type=float, default=10.0, help="seconds over which idle CPU is measured")
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()
     command = "python bench/bench_ssh.py " + " ".join(sys.argv[1:])

@@ -44,6 +44,8 @@ __all__ = ["Settings", "colour_depth", "main", "serve"]
 
 SIXTEEN_COLOUR_THEME = "gamenight-16"
 LAUNCH = Path(__file__).with_name("launch.py")
+EARLY_INPUT_LIMIT = 64 * 1024
+"""Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
 """Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
 
@@ -367,6 +369,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.language = "en"
         self.room: RoomProcess | None = None
         self._pending_size: tuple[int, int] | None = None
+        self._early = bytearray()
         self._resize_handle: asyncio.TimerHandle | None = None
         self._ended = False
         self._terminating = False
@@ -439,8 +442,12 @@ class GameSession(asyncssh.SSHServerSession):
                      term=self.term, colours=depth, cols=self.size[0], rows=self.size[1])
         if self._ended:  # the client left while the room was starting
             self._stop_room()
-        elif self._pending_size is not None:
+            return
+        if self._pending_size is not None:
             self._apply_size()
+        if self._early:
+            room.write(bytes(self._early))
+            self._early.clear()
 
     # -- data both ways ---------------------------------------------------------
     def _output(self, data: bytes) -> None:
@@ -462,6 +469,8 @@ class GameSession(asyncssh.SSHServerSession):
         self.owner.touch()
         if self.room is not None:
             self.room.write(data)
+        elif len(self._early) < EARLY_INPUT_LIMIT:  # typed while the room is being started
+            self._early += data[: EARLY_INPUT_LIMIT - len(self._early)]
 
     def eof_received(self) -> bool:
         return True  # keep the room until the channel closes
@@ -628,9 +637,13 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         acceptor.close()
         for connection in list(hub.connections):
             connection.close("shutdown", _("The server is shutting down."))
-        await asyncio.sleep(0)
-        if hub.endings:
-            await asyncio.gather(*hub.endings, return_exceptions=True)
+        # Each closed connection ends its room (SIGHUP/SIGTERM, SIGKILL after the grace period).
+        deadline = loop.time() + settings.grace + 5
+        while (hub.connections or hub.endings) and loop.time() < deadline:
+            if hub.endings:
+                await asyncio.wait(set(hub.endings), timeout=max(0.0, deadline - loop.time()))
+            else:
+                await asyncio.sleep(0.05)
         await acceptor.wait_closed()
 
 

@@ -129,3 +129,17 @@ async def test_garbage_huge_pastes_and_resize_storms_do_not_hurt_other_sessions(
         await open_room(later)
     assert server.process.poll() is None
     assert not server.of_kind("error")
+
+
+async def test_stopping_the_server_tells_players_and_ends_every_room(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    async with connect(server, "one") as first, connect(server, "two") as second:
+        await open_room(first)
+        await open_room(second)
+        wait_until(lambda: len(server.of_kind("session_start")) == 2, 10, "two rooms")
+        rooms = [e["pid"] for e in server.of_kind("session_start")]
+        assert await asyncio.to_thread(server.stop) == 0
+        await asyncio.wait_for(asyncio.gather(first.wait_closed(), second.wait_closed()), 5)
+    assert len(server.of_kind("disconnect", reason="shutdown")) == 2
+    assert len(server.of_kind("session_end")) == 2
+    assert not any(process_alive(pid) for pid in rooms)

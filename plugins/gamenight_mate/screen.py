@@ -281,16 +281,26 @@ class MateScreen(GameScreen):
         """Show how the play ends with best play by both (solved in a worker)."""
         self.hint = _("Solving…")
         self.refresh_view()
-        self._explain(self.match.state, self.view_seat)
+        self._explain(self.match.state, self.view_seat, for_help=False)
+
+    def action_help(self) -> None:
+        """The rules, with how the current play ends under best play below them."""
+        self.message(_("Solving…"))
+        self._explain(self.match.state, self.view_seat, for_help=True)
 
     @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
-    def _explain(self, state: MateState, seat: int) -> None:
+    def _explain(self, state: MateState, seat: int, for_help: bool) -> None:
         if self._solver is None or self._solver.variant != state.variant:
             self._solver = Solver(state.variant)
-        text = explain_best_play(state, seat, self._solver) or _("Nothing to solve now.")
-        self.app.call_from_thread(self._show_hint, state, text)
+        text = explain_best_play(state, seat, self._solver)
+        self.app.call_from_thread(self._show_explanation, state, text, for_help)
 
-    def _show_hint(self, state: MateState, text: str) -> None:
-        if state is self.match.state:  # still the position it was asked for
-            self.hint = text
+    def _show_explanation(self, state: MateState, text: str, for_help: bool) -> None:
+        if for_help:
+            from gamenight.screens.help_screen import HelpScreen
+
+            extra = f"## {_('This play')}\n\n{text[:1].upper()}{text[1:]}." if text else ""
+            self.app.push_screen(HelpScreen(self.match.game, extra=extra))
+        elif state is self.match.state:  # still the position it was asked for
+            self.hint = text or _("Nothing to solve now.")
             self.refresh_view()

@@ -11,6 +11,7 @@ from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE
 from gamenight.testing import settle
 from gamenight.ui.game_screen import StatusLine
+from gamenight_mate.bots import explain_best_play
 from gamenight_mate.rules import NONE
 from gamenight_mate.screen import MateScreen
 from gamenight_mate.widgets import CardChip
@@ -121,3 +122,18 @@ def test_snapshot_table_at_a_mate(snap_compare, tmp_path: Path) -> None:
     app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Ben")], log)
     assert match.state.phase == "ended"
     assert snap_compare(app, terminal_size=(80, 24))
+
+
+async def test_the_help_screen_shows_the_rules_and_how_this_play_ends(tmp_path: Path) -> None:
+    from gamenight.screens.help_screen import HelpScreen
+
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")], [(0, NONE), (1, NONE)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        line = explain_best_play(match.state, 0)
+        assert line.startswith("with best play: ")
+        assert app.screen.extra == f"## This play\n\nW{line[1:]}."

@@ -18,13 +18,23 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from gamenight.sdk import Action, Bot, BotContext, BotSpec, Rules
 
 from .rules import CARD_CODES, QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
 
-__all__ = ["BOTS", "ExpertBot", "GreedyBot", "RandomBot", "best_call", "greedy_card"]
+__all__ = [
+    "BOTS",
+    "ExpertBot",
+    "GreedyBot",
+    "RandomBot",
+    "Shortage",
+    "best_call",
+    "determinize",
+    "greedy_card",
+    "infer_shortages",
+]
 
 ACE = 0
 _SUIT = tuple(c // 13 for c in range(52))
@@ -92,7 +102,8 @@ class RandomBot:
 
     def choose(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> Action:
         """A random card (a Queen calls a random suit), else ``draw`` or ``pass``."""
-        cards = sorted({action[:2] for action in legal if action not in ("draw", "pass")})
+        cards = [action for action in legal if len(action) == 2]  # a plain card or a Queen's last card
+        cards += sorted({action[:2] for action in legal if ":" in action})  # a Queen, whatever it calls
         if not cards:
             return legal[0]
         if view.penalty:
@@ -206,17 +217,19 @@ class _Deal:
         order = [(self.turn + k) % seats for k in range(seats)]
         return min(order, key=lambda s: sum(_PENALTY[c] for c in self.hands[s]))
 
-    def score(self, seat: int, winner: int) -> float:
-        """``seat``'s points for the deal (RULES §2 Scoring), or their estimate if it goes on."""
+    def score(self, seat: int, winner: int, win_bonus: float = 0.0) -> float:
+        """``seat``'s points for the deal (RULES §2 Scoring) plus ``win_bonus`` if it won.
+
+        With no winner yet (``-1``) it is :meth:`estimate`.
+        """
         if winner < 0:
-            return self.estimate(seat)
+            return self.estimate(seat, win_bonus)
         if seat == winner:
-            return sum(sum(_PENALTY[c] for c in hand) for s, hand in enumerate(self.hands) if s != winner)
+            return win_bonus + sum(sum(_PENALTY[c] for c in hand) for s, hand in enumerate(self.hands) if s != winner)
         return -sum(_PENALTY[c] for c in self.hands[seat])
 
-
-    def estimate(self, seat: int) -> float:
-        """Expected points for ``seat`` in an unfinished deal, from hand sizes and penalties.
+    def estimate(self, seat: int, win_bonus: float = 0.0) -> float:
+        """Expected :meth:`score` for ``seat`` in an unfinished deal, from hand sizes and penalties.
 
         Each seat's chance to go out first is taken as proportional to
         ``SHEDDING ** -cards``; the winner collects the others' penalties.
@@ -228,7 +241,7 @@ class _Deal:
         value = 0.0
         for winner, weight in enumerate(weights):
             if winner == seat:
-                value += weight * (total_penalty - penalties[seat])
+                value += weight * (win_bonus + total_penalty - penalties[seat])
             else:
                 value -= weight * penalties[seat]
         return value / total_weight
@@ -241,9 +254,10 @@ class ExpertBot:
     it also stops early when ``ctx.should_stop()`` or the time budget says so.
     """
 
-    def __init__(self, samples: int = 40, horizon: int = 10) -> None:
+    def __init__(self, samples: int = 40, horizon: int = TURN_LIMIT, win_bonus: float = 0.0) -> None:
         self.samples = samples
         self.horizon = horizon
+        self.win_bonus = win_bonus
 
     def candidates(self, view: SevenView, legal: Sequence[Action]) -> list[Action]:
         """The moves worth comparing: each playable card once (a Queen with its best call).
@@ -270,29 +284,21 @@ class ExpertBot:
         if len(candidates) == 1:
             return candidates[0]
         unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
-        others = [seat for seat in range(view.seats) if seat != view.seat]
-        totals = [0] * len(candidates)
+        shortages = infer_shortages(view)
+        totals = [0.0] * len(candidates)
         deadline = time.monotonic() + ctx.time_budget * 0.8
         for sample in range(self.samples):
             if sample and (ctx.should_stop() or time.monotonic() > deadline):
                 break
             ctx.rng.shuffle(unseen)
+            hands, stock = determinize(view, unseen, shortages)
             seed = ctx.rng.getrandbits(32)
             for index, action in enumerate(candidates):
-                totals[index] += self._evaluate(view, unseen, others, action, random.Random(seed))
+                deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
+                totals[index] += self._evaluate(deal, view, action)
         return candidates[totals.index(max(totals))]
 
-    def _evaluate(
-        self, view: SevenView, unseen: list[int], others: list[int], action: Action, rng: random.Random
-    ) -> float:
-        hands: list[list[int]] = [[] for _ in range(view.seats)]
-        hands[view.seat] = list(view.hand)
-        start = 0
-        for seat in others:
-            size = view.hand_sizes[seat]
-            hands[seat] = unseen[start : start + size]
-            start += size
-        deal = _Deal(hands, unseen[start:], list(view.played), view, rng)
+    def _evaluate(self, deal: _Deal, view: SevenView, action: Action) -> float:
         me = view.seat
         if action == "draw":  # only a candidate when it takes a pending 7 penalty
             deal._draw(me, view.penalty)
@@ -300,11 +306,82 @@ class ExpertBot:
             deal.turn = (me + 1) % view.seats
             deal.turns += 1
         else:
-            card = _card_of(action)
-            winner = deal.play(me, card, SUITS.index(action[3]) if ":" in action else -1)
+            winner = deal.play(me, _card_of(action), SUITS.index(action[3]) if ":" in action else -1)
             if winner >= 0:
-                return deal.score(me, winner)
-        return deal.score(me, deal.playout(self.horizon))
+                return deal.score(me, winner, self.win_bonus)
+        return deal.score(me, deal.playout(self.horizon), self.win_bonus)
+
+
+class Shortage(NamedTuple):
+    """What one seat is known to lack: it had to draw when these were asked for."""
+
+    suit: int
+    rank: int
+    fresh: int
+    """Cards it has received since (those may be anything)."""
+
+
+def infer_shortages(view: SevenView) -> dict[int, Shortage]:
+    """Read the public log for seats that drew because they could not play.
+
+    A seat that draws and then plays the drawn card held nothing of the asked
+    suit or rank, and no Queen -- and neither do the cards it drew on the way,
+    so its whole remaining hand lacks them, until it receives new cards.
+    (A player who draws at will fools this; the bots here never do.)
+    """
+    known: dict[int, Shortage] = {}
+    suit, rank = -1, -1
+    drawing = -1
+    for event in view.events:
+        kind = event.kind
+        if kind == "up":
+            suit, rank = _SUIT[event.card], _RANK[event.card]
+        elif kind == "draw":
+            if drawing != event.seat and event.seat in known:
+                old = known[event.seat]
+                known[event.seat] = old._replace(fresh=old.fresh + 1)
+            drawing = event.seat
+        elif kind == "play":
+            if drawing == event.seat:
+                known[event.seat] = Shortage(suit, rank, 0)
+            drawing = -1
+            suit = event.call if event.call >= 0 else _SUIT[event.card]
+            rank = QUEEN if event.call >= 0 else _RANK[event.card]
+        elif kind == "penalty":
+            drawing = -1
+            if event.seat in known:
+                old = known[event.seat]
+                known[event.seat] = old._replace(fresh=old.fresh + event.count)
+        elif kind == "shuffle":
+            continue
+    return known
+
+
+def determinize(
+    view: SevenView, unseen: list[int], shortages: Mapping[int, Shortage]
+) -> tuple[list[list[int]], list[int]]:
+    """Deal the shuffled ``unseen`` cards into the other hands (respecting shortages) and the stock."""
+    hands: list[list[int]] = [[] for _ in range(view.seats)]
+    hands[view.seat] = list(view.hand)
+    pool = list(unseen)
+    # Constrained seats pick first, from the cards they may hold; the rest take any card.
+    for seat, short in shortages.items():
+        if seat == view.seat:
+            continue
+        need = max(0, view.hand_sizes[seat] - short.fresh)
+        chosen = [
+            c for c in pool if _SUIT[c] != short.suit and _RANK[c] != short.rank and _RANK[c] != QUEEN
+        ][:need]
+        taken = set(chosen)
+        pool = [c for c in pool if c not in taken]
+        hands[seat] = chosen
+    for seat in range(view.seats):
+        if seat == view.seat:
+            continue
+        need = view.hand_sizes[seat] - len(hands[seat])
+        hands[seat].extend(pool[:need])
+        pool = pool[need:]
+    return hands, pool
 
 
 def _factory(make: Callable[[], Bot]) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:

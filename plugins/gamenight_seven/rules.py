@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gamenight.i18n import translator
@@ -203,8 +202,7 @@ def _make(fields: list[Any]) -> SevenState:
     return tuple.__new__(SevenState, fields)
 
 
-@dataclass(frozen=True)
-class SevenView:
+class SevenView(NamedTuple):
     """What one seat sees: its own hand and the table, nothing of others' hands."""
 
     seat: int

@@ -1,0 +1,268 @@
+"""SEVEN benchmarks: bot strength, decision time, engine speed, and 20,000 checked deals.
+
+Run from the repository root (each part can be run on its own)::
+
+    .venv/bin/python bench/bench_seven.py strength --opponent greedy --deals 2000
+    .venv/bin/python bench/bench_seven.py strength --opponent random --deals 2000
+    .venv/bin/python bench/bench_seven.py speed --seconds 20
+    .venv/bin/python bench/bench_seven.py invariants --deals 20000
+
+* ``strength``: ``expert`` in one seat against four ``greedy`` or four
+  ``random`` bots.  The expert's seat rotates with the deal number (seat 0
+  always leads), deal ``i`` uses seed ``i``.  Win rate and mean points per
+  deal with 95% confidence intervals (fair share: 20% and 0 points), and the
+  expert's decision time (median and 99th percentile).
+* ``speed``: random deals per second of this engine, measured side by side in
+  this one process with OpenSpiel's ``crazy_eights`` (``pip install
+  open_spiel``; not a project dependency) driven by random legal actions from
+  Python.  Both are timed in alternating rounds so machine load hits both.
+* ``invariants``: seeded 5-seat deals with random bots; after every action the
+  52 cards are conserved; every deal ends; every deal's scores sum to zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
+
+from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.rules import SevenRules  # noqa: E402
+
+RULES = SevenRules()
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (normal approximation)."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return mean, half
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    z = 1.96
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def play_deal(bots: list, seed: int, timed: int = -1, times: list[float] | None = None):
+    """One deal; ``timed`` is the seat whose decision times go into ``times``."""
+    rng = random.Random(seed)
+    state = RULES.new_game(len(bots), {})
+    while True:
+        seat = RULES.to_move(state)
+        if seat == TERMINAL:
+            return state
+        if seat == CHANCE:
+            action = RULES.sample_chance(state, rng)
+        else:
+            view, legal = RULES.view(state, seat), RULES.legal_actions(state)
+            ctx = BotContext(seat, random.Random(rng.getrandbits(32)))
+            if seat == timed and times is not None:
+                started = time.perf_counter()
+                action = bots[seat].choose(view, legal, ctx)
+                times.append(time.perf_counter() - started)
+            else:
+                action = bots[seat].choose(view, legal, ctx)
+        state = RULES.apply(state, action)
+
+
+def strength(args: argparse.Namespace) -> str:
+    opponent = {"greedy": GreedyBot, "random": RandomBot}[args.opponent]
+    expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus)
+    wins, points, times, turns, limit_hits = 0, [], [], [], 0
+    started = time.perf_counter()
+    for deal in range(args.deals):
+        seat = deal % 5
+        bots = [opponent() for _ in range(5)]
+        bots[seat] = expert
+        state = play_deal(bots, args.seed + deal, timed=seat, times=times)
+        wins += state.winner == seat
+        points.append(RULES.scores(state)[seat])
+        turns.append(state.turns)
+        limit_hits += state.turns >= 500
+    elapsed = time.perf_counter() - started
+    low, high = wilson(wins, args.deals)
+    mean, half = mean_ci(points)
+    return "\n".join([
+        f"### expert vs four {args.opponent} ({args.deals} deals, samples={args.samples}, "
+        f"horizon={args.horizon}, win_bonus={args.win_bonus})",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| expert win rate | {wins / args.deals:.1%} (95% CI {low:.1%} – {high:.1%}); fair share 20% |",
+        f"| expert mean points per deal | {mean:+.2f} ± {half:.2f} (95% CI); fair share 0 |",
+        f"| expert decision time, median | {statistics.median(times) * 1e3:.3f} ms (all {len(times)} decisions) |",
+        f"| expert decision time, p99 | {percentile(times, 0.99) * 1e3:.1f} ms |",
+        f"| expert decision time, max | {max(times) * 1e3:.1f} ms |",
+        f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
+        f"| deals ended by the 500-turn guard | {limit_hits} |",
+        f"| wall time | {elapsed:.0f} s |",
+    ])
+
+
+def _seven_random_deals(count: int, seed: int, uniform: bool) -> tuple[int, int]:
+    """Play ``count`` deals with random bots; return (deals, actions)."""
+    actions = 0
+    bot = RandomBot()
+    for deal in range(count):
+        rng = random.Random(seed + deal)
+        ctx = BotContext(0, rng)
+        state = RULES.new_game(5, {})
+        while True:
+            seat = RULES.to_move(state)
+            if seat == TERMINAL:
+                break
+            if seat == CHANCE:
+                action = RULES.sample_chance(state, rng)
+            else:
+                legal = RULES.legal_actions(state)
+                action = rng.choice(legal) if uniform else bot.choose(RULES.view(state, seat), legal, ctx)
+            state = RULES.apply(state, action)
+            actions += 1
+    return count, actions
+
+
+def _spiel_random_deals(game, count: int, seed: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    actions = 0
+    for _ in range(count):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                action = rng.choices([a for a, _p in outcomes], [p for _a, p in outcomes])[0]
+            else:
+                action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+            actions += 1
+    return count, actions
+
+
+def speed(args: argparse.Namespace) -> str:
+    try:
+        import pyspiel
+    except ImportError:
+        pyspiel = None
+    runners = {
+        "seven, random bot (plays a random matching card; draws only when it must)":
+            lambda n, s: _seven_random_deals(n, s, uniform=False),
+        "seven, uniformly random legal actions (incl. draws at will)":
+            lambda n, s: _seven_random_deals(n, s, uniform=True),
+    }
+    if pyspiel is not None:
+        game = pyspiel.load_game("crazy_eights", {"players": 5})
+        runners["OpenSpiel crazy_eights (5 players), uniformly random legal actions"] = (
+            lambda n, s: _spiel_random_deals(game, n, s)
+        )
+    batch = {name: 0 for name in runners}
+    totals = {name: [0, 0, 0.0] for name in runners}
+    rates: dict[str, list[float]] = {name: [] for name in runners}
+    deadline = time.perf_counter() + args.seconds
+    round_number = 0
+    while time.perf_counter() < deadline:  # alternate short rounds so load hits every engine alike
+        for name, run in runners.items():
+            size = batch[name] or 20
+            started = time.perf_counter()
+            deals, actions = run(size, 1000 * round_number)
+            spent = time.perf_counter() - started
+            batch[name] = max(5, int(size * 0.5 / max(spent, 1e-3)))  # ~0.5 s per round
+            totals[name][0] += deals
+            totals[name][1] += actions
+            totals[name][2] += spent
+            rates[name].append(deals / spent)
+        round_number += 1
+    lines = [
+        f"### random deals per second ({args.seconds:.0f} s, {round_number} alternating rounds, one process)",
+        "",
+        "| engine | deals/s (median of rounds; min – max) | actions/s | actions per deal |",
+        "|---|---|---|---|",
+    ]
+    for name, (deals, actions, spent) in totals.items():
+        rounds = rates[name]
+        lines.append(
+            f"| {name} | {statistics.median(rounds):,.0f} ({min(rounds):,.0f} – {max(rounds):,.0f}) | "
+            f"{actions / spent:,.0f} | {actions / deals:.0f} |"
+        )
+    if pyspiel is not None:
+        ours = statistics.median(rates[next(iter(runners))])
+        theirs = statistics.median(rates["OpenSpiel crazy_eights (5 players), uniformly random legal actions"])
+        lines += ["", f"Ratio seven (random bot) / crazy_eights: **{ours / theirs:.2f}** in deals per second."]
+    else:
+        lines += ["", "open_spiel is not installed: no crazy_eights comparison."]
+    return "\n".join(lines)
+
+
+def invariants(args: argparse.Namespace) -> str:
+    bot = RandomBot()
+    started = time.perf_counter()
+    turns, blocked, actions = [], 0, 0
+    for deal in range(args.deals):
+        rng = random.Random(args.seed + deal)
+        ctx = BotContext(0, rng)
+        state = RULES.new_game(5, {})
+        for _step in range(100_000):
+            seat = RULES.to_move(state)
+            if seat == TERMINAL:
+                break
+            if seat == CHANCE:
+                action = RULES.sample_chance(state, rng)
+            else:
+                action = bot.choose(RULES.view(state, seat), RULES.legal_actions(state), ctx)
+            state = RULES.apply(state, action)
+            actions += 1
+            held = sum(len(hand) for hand in state.hands) + len(state.stock) + len(state.discards)
+            assert held == 52 or state.phase == 0, f"deal {deal}: {held} cards"
+        else:
+            raise AssertionError(f"deal {deal} did not end")
+        everything = sorted([c for hand in state.hands for c in hand] + list(state.stock) + list(state.discards))
+        assert everything == list(range(52)), f"deal {deal}: cards lost or doubled"
+        assert sum(RULES.scores(state)) == 0, f"deal {deal}: scores do not sum to zero"
+        turns.append(state.turns)
+        blocked += state.blocked_from >= 0
+    elapsed = time.perf_counter() - started
+    return "\n".join([
+        f"### {args.deals} seeded 5-seat deals, random bots, checked after every action",
+        "",
+        f"All {args.deals} deals ended; 52 cards conserved after each of {actions:,} actions; every deal's "
+        f"scores sum to zero. Turns per deal: median {statistics.median(turns):.0f}, p99 "
+        f"{percentile(turns, 0.99):.0f}, max {max(turns)}; blocked deals {blocked}. Wall time {elapsed:.0f} s.",
+    ])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="part", required=True)
+    p = sub.add_parser("strength")
+    p.add_argument("--opponent", choices=("greedy", "random"), default="greedy")
+    p.add_argument("--deals", type=int, default=2000)
+    p.add_argument("--samples", type=int, default=ExpertBot().samples)
+    p.add_argument("--horizon", type=int, default=ExpertBot().horizon)
+    p.add_argument("--win-bonus", type=float, default=ExpertBot().win_bonus)
+    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser("speed")
+    p.add_argument("--seconds", type=float, default=20.0)
+    p = sub.add_parser("invariants")
+    p.add_argument("--deals", type=int, default=20000)
+    p.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print({"strength": strength, "speed": speed, "invariants": invariants}[args.part](args))
+
+
+if __name__ == "__main__":
+    main()

@@ -253,15 +253,21 @@ async def screen_mounts(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
     registry: Any = None,
+    perturb: Callable[[Any, int, random.Random], Any] | None = None,
+    human_seat: int | None = None,
 ) -> None:
     """Open ``game``'s screen in a real :class:`~gamenight.app.GameNightApp` of ``size`` and play one move.
 
-    A person sits in seat 0 and the game's weakest bot in every other seat.
-    Checks: the screen opens and draws (an exception in ``compose_table`` or
-    ``refresh_view`` fails here with its traceback), the bots move without an
-    error on the status line, and once it is the person's turn the first legal
-    action goes through :meth:`GameScreen.submit` and is applied.  Await it
-    from an async test; :func:`check_screen_mounts` is the plain-function form.
+    A person sits in ``human_seat`` (default: the last seat, so the bots
+    before it have acted and hold hidden information) and the game's weakest
+    bot in every other seat.  Checks: the screen opens and draws (an
+    exception in ``compose_table`` or ``refresh_view`` fails here with its
+    traceback), the bots move without an error on the status line; with
+    ``perturb`` (as for :func:`check_view_hiding`), the drawn screen is the
+    same when only what the person may not see changes -- so the screen draws
+    from the view, not from the state; and the person's first legal action
+    goes through :meth:`GameScreen.submit` and is applied.  Await it from an
+    async test; :func:`check_screen_mounts` is the plain-function form.
     """
     import tempfile
 
@@ -275,8 +281,9 @@ async def screen_mounts(
     if not bots and (seats or game.default_seats) > 1:
         raise AssertionError(f"{game.id}: a game for several seats needs at least one bot")
     count = seats or game.default_seats
-    lineup = [SeatConfig(game.seat_names[0] if game.seat_names else "Player")]
-    lineup += [SeatConfig(f"{bots[0].label} {seat + 1}", bots[0].id) for seat in range(1, count)]
+    person = count - 1 if human_seat is None else human_seat
+    lineup = [SeatConfig("Player") if seat == person else SeatConfig(f"{bots[0].label} {seat + 1}", bots[0].id)
+              for seat in range(count)]
     match = Match(game, lineup, dict(options or {}), seed=seed)
     previous = get_language()
     set_language(language)
@@ -290,7 +297,21 @@ async def screen_mounts(
                 assert tuple(app.size) == tuple(size), f"the app is {tuple(app.size)}, not {size}"
                 message = screen.query_one("#message")
                 assert not message.has_class("error"), f"{game.id}: error on the status line: {message.render()}"
-                app.export_screenshot()  # draws every widget of the screen
+                shown = app.export_screenshot()  # draws every widget of the screen
+                if perturb is not None and match.human_to_move() and app.screen is screen:
+                    real = match.state
+                    match.state = perturb(real, screen.view_seat, random.Random(seed))
+                    try:
+                        screen.refresh_view()
+                        await pilot.pause()
+                        assert app.export_screenshot() == shown, (
+                            f"{game.id}: the screen changed when only hidden information changed "
+                            "(draw from self.view, not from self.match.state)"
+                        )
+                    finally:
+                        match.state = real
+                        screen.refresh_view()
+                        await pilot.pause()
                 if match.human_to_move() and app.screen is screen:
                     before = len(match.log)
                     action = match.legal_actions()[0]
@@ -307,7 +328,8 @@ def check_screen_mounts(game: GameInfo, size: tuple[int, int] = (80, 24), **kwar
     """:func:`screen_mounts` for a plain (not async) test, in English and in Japanese.
 
     Keyword arguments go to :func:`screen_mounts` (``theme``, ``seats``,
-    ``options``, ``seed``, ``registry``; ``language`` to test only one).
+    ``options``, ``seed``, ``registry``, ``perturb``, ``human_seat``;
+    ``language`` to test only one).
     """
     import asyncio
 
@@ -349,7 +371,7 @@ def run_conformance(
     * with ``package_root`` and a ``"ja"`` catalogue: :func:`missing_translations`
       (the ``_()`` texts under ``package_root`` plus :func:`declared_texts`), and
       a Japanese help page;
-    * with ``screen``: :func:`check_screen_mounts` at ``size``.
+    * with ``screen``: :func:`check_screen_mounts` at ``size`` (with ``perturb``).
     """
     import tempfile
 
@@ -370,4 +392,4 @@ def run_conformance(
         assert not problems, f"{game.id}: Japanese catalogue problems:\n" + "\n".join(problems)
         assert "ja" in game.help, f"{game.id}: there is a Japanese catalogue but no Japanese help"
     if screen:
-        check_screen_mounts(game, size, registry=registry)
+        check_screen_mounts(game, size, registry=registry, perturb=perturb)

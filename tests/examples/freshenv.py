@@ -44,11 +44,16 @@ def can_build_offline() -> bool:
 
 def fetch_build_tools(target: Path) -> Path:
     """Install a recent enough setuptools into ``target`` (one download) and return it."""
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
          f"setuptools>={SETUPTOOLS}"],
-        check=True, capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120,
     )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"building the example needs setuptools>={SETUPTOOLS}; this environment has an older one and pip "
+            f"could not download it (offline? `pip install 'setuptools>={SETUPTOOLS}'` fixes it):\n{done.stderr}"
+        )
     return target
 
 

@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from gamenight.match import SeatConfig, play_headless
 from gamenight.testing import (
     check_bot_legality,
@@ -17,21 +18,22 @@ from gamenight.testing import (
     random_playouts,
     run_conformance,
 )
+from textual.widgets import Static
 
 import gamenight_example
 from gamenight_example.rules import GoofspielState
+from gamenight_example.screen import GoofspielScreen
 
 PACKAGE = Path(gamenight_example.__file__).parent
 
 
 def reshuffle_hidden_bids(state: GoofspielState, seat: int, rng: random.Random) -> GoofspielState:
-    """Change every *other* seat's face-down bid to another card it still holds (what ``seat`` cannot see)."""
+    """Swap every *other* seat's face-down bid for another card it holds (what ``seat`` cannot see)."""
     hands, bids = list(state.hands), list(state.bids)
     for other, bid in enumerate(bids):
-        if other != seat and bid is not None:
-            cards = sorted(hands[other] | {bid})
-            bids[other] = rng.choice(cards)
-            hands[other] = frozenset(cards) - {bids[other]}
+        if other != seat and bid is not None and hands[other]:
+            bids[other] = rng.choice(sorted(hands[other]))
+            hands[other] = hands[other] - {bids[other]} | {bid}
     return replace(state, hands=tuple(hands), bids=tuple(bids))
 
 
@@ -75,7 +77,22 @@ def test_every_text_has_a_japanese_translation(game):
 
 
 def test_the_screen_mounts_at_80x24_in_both_languages_and_in_the_plugins_theme(game, registry):
-    check_screen_mounts(game, (80, 24), seats=4, theme="example-dusk", registry=registry)
+    check_screen_mounts(game, (80, 24), seats=4, theme="example-dusk", registry=registry,
+                        perturb=reshuffle_hidden_bids)
+
+
+class LeakyScreen(GoofspielScreen):
+    """A screen that wrongly draws the seats' bids from the state."""
+
+    def refresh_view(self) -> None:
+        super().refresh_view()
+        self.query_one("#hint", Static).update(repr(self.match.state.bids))
+
+
+def test_the_screen_check_catches_a_screen_that_draws_hidden_bids(game, registry):
+    with pytest.raises(AssertionError, match="only hidden information changed"):
+        check_screen_mounts(replace(game, screen=LeakyScreen), language="en", registry=registry,
+                            perturb=reshuffle_hidden_bids)
 
 
 def test_the_whole_kit_in_one_call(game, registry):

@@ -39,9 +39,13 @@ _ = translator("mate")
 __all__ = [
     "DEALERS",
     "DOUBLE_DECK",
+    "HAND_SIZE",
     "LEADERS",
+    "MOVES",
     "NONE",
+    "PLAYS",
     "RANKS",
+    "SEAT_LETTERS",
     "SINGLE_DECK",
     "SUITS",
     "MateRules",
@@ -53,8 +57,11 @@ __all__ = [
     "card_suit",
     "card_value",
     "deck_for",
+    "is_card",
     "pretty",
     "score_for",
+    "sort_hand",
+    "strength",
     "stronger",
 ]
 
@@ -86,6 +93,7 @@ HAND_SIZE = 10
 NONE = "none"
 """The foreplacing action of a seat that keeps all its cards."""
 SEAT_LETTERS = ("A", "B")
+"""How RULES.md and the texts of the rules name the two seats."""
 
 
 def card_rank(card: str) -> str:
@@ -205,7 +213,8 @@ class PlayResult:
 
     def points(self) -> tuple[int, int]:
         """The score of this play for seats A and B."""
-        return tuple(self.score if self.winner == seat else 0 for seat in (0, 1))  # type: ignore[return-value]
+        score = self.score
+        return (score if self.winner == 0 else 0, score if self.winner == 1 else 0)
 
     def formula(self) -> str:
         """The score written out: ``"5 × 4 = 20"``, ``"(10 + 1) × 11 × 2 = 242"``."""

@@ -26,7 +26,6 @@ from gamenight_mate.rules import (
     Variant,
     card_rank,
     card_suit,
-    card_value,
     deck_for,
     score_for,
     strength,
@@ -53,7 +52,7 @@ class Line:
 
 
 class _Tables:
-    """Per-variant card tables: masks of same suit, same rank, Kings, strengths, values."""
+    """Per-variant card tables: masks of same suit and rank, Kings, strengths, mate scores."""
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
@@ -62,16 +61,14 @@ class _Tables:
         n = len(deck)
         self.suit_mask = [sum(1 << j for j in range(n) if card_suit(deck[j]) == card_suit(deck[i])) for i in range(n)]
         self.rank_mask = [sum(1 << j for j in range(n) if card_rank(deck[j]) == card_rank(deck[i])) for i in range(n)]
-        # Same suit or rank, excluding the identical copies already in suit_mask.
+        # Free move: the same suit or the same rank may answer.
         self.either_mask = [self.suit_mask[i] | self.rank_mask[i] for i in range(n)]
         self.king_mask = sum(1 << j for j in range(n) if card_rank(deck[j]) == "K")
         self.is_king = [card_rank(card) == "K" for card in deck]
         self.strength = [strength(card) for card in deck]
-        self.value = [card_value(card) for card in deck]
         # Identical cards (double deck) are interchangeable: only the lowest copy held is tried.
         self.lower_twins = [sum(1 << j for j in range(i) if deck[j] == deck[i]) for i in range(n)]
         self.bit = {card: [1 << i for i in range(n) if deck[i] == card] for card in set(deck)}
-
         self.answers = self._answers_function()
         # score[foreplaced][move][card index], RULES.md §5 Score, Foreplacing and Overmate.
         self.score = [

@@ -357,7 +357,7 @@ def main() -> int:
     parser.add_argument("--idle-window", type=float, default=10.0, help="seconds over which idle CPU is measured")
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()
-    command = "python bench/bench_ssh.py " + " ".join(sys.argv[1:])
+    command = ".venv/bin/python bench/bench_ssh.py " + " ".join(sys.argv[1:])
     load = os.getloadavg()
     began = time.perf_counter()
     result = asyncio.run(run(args))

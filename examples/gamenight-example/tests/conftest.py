@@ -27,6 +27,8 @@ def registry() -> Registry:
 @pytest.fixture
 def game(registry):
     """Goofspiel, as the installed example plugin registered it."""
+    if "goofspiel" not in registry.games:
+        pytest.fail("gamenight-example is not installed here: pip install -e examples/gamenight-example first")
     return registry.game("goofspiel")
 
 

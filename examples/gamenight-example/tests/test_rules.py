@@ -88,3 +88,11 @@ def test_the_log_hides_a_bid_until_the_round_is_shown():
     assert "9" not in RULES.describe_action(state, "bid:9", 0)
     state = play(state, "bid:9")
     assert RULES.describe_action(state, "bid:4", 1) == "Bids 9, 4: seat 1 takes 7."
+
+
+def test_a_pot_still_standing_after_the_last_round_is_lost():
+    state = RULES.new_game(2, {"cards": 5, "carry": True})
+    for value in range(1, 6):  # every round tied
+        state = play(state, f"prize:{value}", f"bid:{value}", f"bid:{value}")
+    assert RULES.to_move(state) == TERMINAL and state.pot == 15
+    assert RULES.outcome(state).scores == (0.0, 0.0) and RULES.outcome(state).winners == (0, 1)

@@ -68,6 +68,7 @@ GAME = GameInfo(
     },
     translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
     seat_names=("You", "Bot 1", "Bot 2", "Bot 3", "Bot 4", "Bot 5", "Bot 6", "Bot 7"),
+    perfect_information=True,
     version="1",
 )
 

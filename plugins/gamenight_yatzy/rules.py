@@ -384,6 +384,8 @@ class YatzyRules(Rules):
             if arg == "00000":
                 return _("Rolls all five dice.")
             kept = " ".join(str(state.dice[i]) for i, hold in enumerate(arg) if hold == "1")
+            if arg.count("0") == 1:
+                return _("Keeps {kept} and rolls one die.", kept=kept)
             return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=arg.count("0"))
         box = BOX_INDEX.get(arg)
         if kind == "score" and box is not None and state.dice:

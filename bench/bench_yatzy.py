@@ -1,0 +1,167 @@
+"""Yatzy benchmarks: the optimal bot's table and decisions, random playouts, bot strength.
+
+Run: ``.venv/bin/python bench/bench_yatzy.py`` (flags for the counts; ``--help``).
+Prints a Markdown report (``--out FILE`` also writes it).  The table is built
+into a temporary cache directory so the build time is always measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gamenight.arena import run_arena
+from gamenight.match import SeatConfig, play_headless
+from gamenight.sdk import CHANCE, TERMINAL, BotContext
+from gamenight_yatzy import strategy
+from gamenight_yatzy.bots import OptimalBot
+from gamenight_yatzy.plugin import GAME
+from gamenight_yatzy.rules import YATZY, YatzyRules, lower_total, upper_bonus, upper_total
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bench_table(lines: list[str]) -> None:
+    """Build both tables from scratch, then time a load from the cache."""
+    lines.append("## Optimal table (DP over 2^13 used-box sets × upper 0..63 × Yatzy flag)\n")
+    lines.append("| ruleset | expected score | build wall s | build CPU s | load ms | file MB |")
+    lines.append("|---|---|---|---|---|---|")
+    for joker in (True, False):
+        wall, cpu = time.perf_counter(), time.process_time()
+        table = strategy.build_table(joker)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        path = strategy.cache_path(joker)
+        strategy.load_or_build(path, lambda table=table: table)
+        loads = []
+        for _ in range(5):
+            started = time.perf_counter()
+            strategy.load_or_build(path, lambda: sys.exit("cache unreadable"))
+            loads.append((time.perf_counter() - started) * 1000)
+        size = (path.stat().st_size + path.with_suffix(".sha256").stat().st_size) / 1e6
+        name = "joker (official Hasbro)" if joker else "default (RULES.md §3)"
+        lines.append(
+            f"| {name} | {strategy.expected_score(table):.4f} | {wall:.1f} | {cpu:.1f} | "
+            f"{statistics.median(loads):.1f} | {size:.1f} |"
+        )
+    lines.append("")
+
+
+def bench_decisions(lines: list[str], games: int) -> None:
+    """Time every decision of the optimal bot (table loaded) over ``games`` solo games."""
+    bot = OptimalBot(joker=False)
+    rules = GAME.rules
+    times: list[float] = []
+    cold: list[float] = []
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = rules.new_game(1, {})
+        while (seat := rules.to_move(state)) != TERMINAL:
+            if seat == CHANCE:
+                state = rules.apply(state, rules.sample_chance(state, rng))
+                continue
+            legal = rules.legal_actions(state)
+            first_of_turn = state.rolls == 1
+            started = time.perf_counter()
+            action = bot.choose(rules.view(state, 0), legal, BotContext(seat=0, rng=rng))
+            elapsed = (time.perf_counter() - started) * 1000
+            (cold if first_of_turn else times).append(elapsed)
+            state = rules.apply(state, action)
+    everything = times + cold
+    lines.append(f"## Optimal bot time per decision ({games} solo games, {len(everything)} decisions)\n")
+    lines.append("| decisions | median ms | p99 ms | max ms |")
+    lines.append("|---|---|---|---|")
+    for label, values in (("all", everything), ("first of a turn (turn expectimax computed)", cold)):
+        lines.append(
+            f"| {label} | {statistics.median(values):.3f} | {percentile(values, 0.99):.3f} | {max(values):.3f} |"
+        )
+    lines.append("")
+
+
+def random_games(count: int) -> float:
+    """``count`` random solo games straight on the rules, checking the invariants; games/s."""
+    rules = YatzyRules()
+    started = time.perf_counter()
+    for seed in range(count):
+        rng = random.Random(seed)
+        state = rules.new_game(1, {"joker": seed % 2 == 1})
+        while (seat := rules.to_move(state)) != TERMINAL:
+            action = rules.sample_chance(state, rng) if seat == CHANCE else rng.choice(rules.legal_actions(state))
+            state = rules.apply(state, action)
+        sheet, bonuses = state.sheets[0], state.bonuses[0]
+        assert None not in sheet, "a box left open"
+        total = upper_total(sheet) + upper_bonus(sheet) + lower_total(sheet) + 100 * bonuses
+        assert rules.outcome(state).scores == (total,), "totals do not add up"
+        assert bonuses == 0 or sheet[YATZY] == 50
+    return count / (time.perf_counter() - started)
+
+
+def bench_random(lines: list[str], count: int) -> None:
+    rates = [random_games(count) for _ in range(3)]
+    started = time.perf_counter()
+    headless = count // 10
+    for seed in range(headless):
+        play_headless(GAME, [SeatConfig("r", "random")], {}, seed=seed)
+    through_match = headless / (time.perf_counter() - started)
+    lines.append(f"## Random full games per second (solo, invariants checked on every game: {count} × 3)\n")
+    lines.append("| path | games/s |")
+    lines.append("|---|---|")
+    lines.append(f"| rules only (median of 3 runs; runs: {', '.join(f'{r:.0f}' for r in rates)}) | "
+                 f"{statistics.median(rates):.0f} |")
+    lines.append(f"| through `Match`/`play_headless` with the `random` bot ({headless} games) | {through_match:.0f} |")
+    lines.append("")
+
+
+def bench_strength(lines: list[str], optimal_games: int, greedy_games: int, dp_value: float) -> None:
+    lines.append("## Bot strength (solo games, `gamenight.arena.run_arena`, seed 0)\n")
+    lines.append("| bot | games | mean | 95% CI | games/s |")
+    lines.append("|---|---|---|---|---|")
+    verdict = ""
+    for bot, games in (("optimal", optimal_games), ("greedy", greedy_games), ("random", greedy_games)):
+        result = run_arena(GAME, [bot], games, seed=0)
+        seat = result.seats[0]
+        low, high = seat.mean - seat.ci95, seat.mean + seat.ci95
+        lines.append(f"| {bot} | {games} | {seat.mean:.2f} | {low:.2f} – {high:.2f} | {result.games_per_s:.0f} |")
+        if bot == "optimal":
+            verdict = "contains" if low <= dp_value <= high else "DOES NOT contain"
+    lines.append(f"\nThe optimal bot's 95% CI {verdict} the DP value {dp_value:.4f} (default ruleset).\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decision-games", type=int, default=200)
+    parser.add_argument("--random-games", type=int, default=10_000)
+    parser.add_argument("--optimal-games", type=int, default=2_000)
+    parser.add_argument("--greedy-games", type=int, default=2_000)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    lines = [
+        "# Yatzy benchmarks\n",
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start.\n",
+        "Command: `.venv/bin/python bench/bench_yatzy.py " + " ".join(sys.argv[1:]) + "`\n",
+    ]
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["GAMENIGHT_YATZY_CACHE"] = cache
+        bench_table(lines)
+        bench_decisions(lines, args.decision_games)
+        bench_random(lines, args.random_games)
+        dp_value = strategy.expected_score(strategy.load_table(False))
+        bench_strength(lines, args.optimal_games, args.greedy_games, dp_value)
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        args.out.write_text(report + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""The Yatzy table: a :class:`gamenight.ui.game_screen.GameScreen` subclass.
+
+The base class does turns, bots, chance, the end dialog, saving and help; this
+module draws the score sheet (one column per seat, with what each open box
+would score for the dice on the table), the dice with their holds, upper-bonus
+progress, Yatzy bonuses and the final ranking, and turns keys and clicks into
+``self.submit(...)``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import ClassVar
+
+from gamenight.i18n import translator
+from gamenight.sdk import CHANCE, Action
+from gamenight.ui.game_screen import GameScreen
+from gamenight.widgets.dice import DiceRow
+from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.widgets import Static
+
+from .rules import (
+    BOX_LABELS,
+    BOXES,
+    MAX_ROLLS,
+    ROUNDS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
+    YATZY_BONUS,
+    YatzyState,
+    earns_yatzy_bonus,
+    preview,
+    seat_total,
+    upper_bonus,
+    upper_total,
+)
+
+_ = translator("yatzy")
+
+# Sheet rows: the 13 boxes interleaved with the upper section's progress and bonus.
+_UPPER_PROGRESS, _UPPER_BONUS_ROW, _YATZY_BONUS_ROW, _TOTAL_ROW = "upper", "bonus", "yatzy-bonus", "total"
+SHEET_ROWS: tuple[int | str, ...] = (
+    0, 1, 2, 3, 4, 5, _UPPER_PROGRESS, _UPPER_BONUS_ROW, 6, 7, 8, 9, 10, 11, 12, _YATZY_BONUS_ROW, _TOTAL_ROW,
+)  # fmt: skip
+"""What each sheet row shows: a box index, or one of the summary rows."""
+
+
+def ranking(totals: list[float]) -> list[tuple[int, int]]:
+    """``(rank, seat)`` pairs, best total first; tied seats share a rank."""
+    order = sorted(range(len(totals)), key=lambda seat: (-totals[seat], seat))
+    ranks: list[tuple[int, int]] = []
+    for position, seat in enumerate(order):
+        tied = position > 0 and totals[seat] == totals[order[position - 1]]
+        ranks.append((ranks[-1][0] if tied else position + 1, seat))
+    return ranks
+
+
+class YatzyScreen(GameScreen):
+    """The score sheet on the left, the dice and what happened on the right."""
+
+    CSS_PATH = str(Path(__file__).with_name("game.tcss"))
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "roll", _("Roll")),
+        Binding("1", "hold(0)", _("Hold 1-5")),
+        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False) for key in range(2, 6)),
+        Binding("up", "cursor(-1)", _("Box ↑"), show=False),
+        Binding("down", "cursor(1)", _("Box ↓"), show=False),
+        Binding("enter", "score", _("Score")),
+    ]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.held = [False] * 5
+        """Which dice the person to move holds for the next roll (also shows a bot's holds)."""
+        self.cursor: int | None = None
+        """The box (index) the cursor is on, in the column of the seat to move."""
+        self.events: deque[str] = deque(maxlen=5)
+
+    # -- composition -----------------------------------------------------------
+
+    def compose_table(self) -> ComposeResult:
+        with Horizontal(id="yatzy-table"):
+            with ScrollableContainer(id="sheet-scroll"):
+                yield ScoreTable(id="sheet")
+            with Vertical(id="side"):
+                yield Static("", id="turn-line")
+                yield DiceRow(hold_label=_("HOLD"), id="dice")
+                yield Static("", id="roll-line")
+                yield Static("", id="keys-help")
+                yield Static("", id="events")
+
+    @property
+    def state(self) -> YatzyState:
+        """The game state (Yatzy hides nothing, so every seat's view is the whole state)."""
+        return self.match.state
+
+    # -- drawing -----------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        state = self.state
+        over = self.match.over
+        seat = state.seat
+        sheet = state.sheets[seat]
+        suggestions = {} if over else preview(sheet, state.dice, state.joker)
+        if self.cursor not in suggestions:
+            self.cursor = max(suggestions, key=lambda box: (suggestions[box], -box)) if suggestions else None
+        rows = [self._sheet_row(kind, seat, suggestions, over) for kind in SHEET_ROWS]
+        cursor_row = SHEET_ROWS.index(self.cursor) if self.cursor is not None and self._my_turn() else None
+        table = self.query_one("#sheet", ScoreTable)
+        table.show(
+            [self.match.seats[i].name for i in range(len(state.sheets))],
+            rows,
+            active_column=None if over else seat,
+            cursor_row=cursor_row,
+        )
+        if not over:  # past four seats the sheet scrolls: keep the seat to move in view
+            self.query_one("#sheet-scroll", ScrollableContainer).scroll_to_region(
+                table.column_region(seat), animate=False, immediate=False
+            )
+        self.query_one("#dice", DiceRow).show(state.dice, self.held if state.dice else [False] * 5)
+        self.query_one("#turn-line", Static).update(self._turn_text())
+        self.query_one("#roll-line", Static).update(self._roll_text())
+        self.query_one("#keys-help", Static).update(
+            "" if over else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score")
+        )
+        self.query_one("#events", Static).update(self._events_text())
+
+    def _sheet_row(self, kind: int | str, active: int, suggestions: dict[int, int], over: bool) -> ScoreRow:
+        state = self.state
+        cells = []
+        for seat, sheet in enumerate(state.sheets):
+            cells.append(self._cell(kind, seat, sheet, state.bonuses[seat], suggestions if seat == active else {}))
+        if isinstance(kind, int):
+            label = _(BOX_LABELS[kind])
+            return ScoreRow(label, tuple(cells), selectable=kind in suggestions and not over, rule_above=kind == 6)
+        labels = {
+            _UPPER_PROGRESS: _("Upper total"),
+            _UPPER_BONUS_ROW: _("Bonus (63+)"),
+            _YATZY_BONUS_ROW: _("Yatzy bonus"),
+            _TOTAL_ROW: _("Total"),
+        }
+        return ScoreRow(labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)
+
+    def _cell(
+        self, kind: int | str, seat: int, sheet: tuple[int | None, ...], bonuses: int, suggestions: dict[int, int]
+    ) -> ScoreCell:
+        if isinstance(kind, int):
+            if sheet[kind] is not None:
+                return ScoreCell(str(sheet[kind]))
+            if kind in suggestions:
+                points = suggestions[kind]
+                return ScoreCell(str(points), "suggest" if points else "muted")
+            return ScoreCell("·", "muted")
+        if kind == _UPPER_PROGRESS:
+            return ScoreCell(f"{upper_total(sheet)}/{UPPER_BONUS_THRESHOLD}", "muted" if None in sheet[:6] else "score")
+        if kind == _UPPER_BONUS_ROW:
+            if upper_bonus(sheet):
+                return ScoreCell(str(UPPER_BONUS), "total")
+            return ScoreCell("" if None in sheet[:6] else "0", "muted")
+        if kind == _YATZY_BONUS_ROW:
+            return ScoreCell(str(YATZY_BONUS * bonuses) if bonuses else "", "total")
+        return ScoreCell(str(seat_total(sheet, bonuses)), "total")
+
+    def _my_turn(self) -> bool:
+        return self.match.human_to_move() and self.state.seat == self.view_seat
+
+    def _turn_text(self) -> str:
+        state = self.state
+        if self.match.over:
+            return _("Final ranking")
+        filled = sum(score is not None for score in state.sheets[state.seat])
+        return _("Round {round}/{rounds} · {name}", round=filled + 1, rounds=ROUNDS,
+                 name=self.match.seats[state.seat].name)
+
+    def _roll_text(self) -> str:
+        state = self.state
+        if self.match.over:
+            return ""
+        if state.rolls == 0:
+            return _("Press Space to roll.") if self._my_turn() else _("Waiting for the roll…")
+        if state.rolls < MAX_ROLLS:
+            text = _("Roll {number} of {rolls}: hold dice, roll again or score.", number=state.rolls, rolls=MAX_ROLLS)
+        else:
+            text = _("Roll {number} of {rolls}: choose a box.", number=state.rolls, rolls=MAX_ROLLS)
+        if earns_yatzy_bonus(state.sheets[state.seat], state.dice):
+            text = _("Yatzy! +{points} bonus when scored.", points=YATZY_BONUS) + "\n" + text
+        return text
+
+    def _events_text(self) -> str:
+        if not self.match.over:
+            return "\n".join(self.events)
+        totals = list(self.match.rules.current_scores(self.state))
+        return "\n".join(
+            _("{rank}. {name} — {points}", rank=rank, name=self.match.seats[seat].name, points=int(totals[seat]))
+            for rank, seat in ranking(totals)
+        )
+
+    # -- what happened -------------------------------------------------------------
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        kind, _sep, arg = action.partition(":")
+        if kind == "roll":
+            self.held = [hold == "1" for hold in arg]
+        elif kind == "score":
+            self.held = [False] * 5
+            self.cursor = None
+        if seat != CHANCE:
+            self.events.append(f"{self.match.seats[seat].name}: {text}")
+
+    def on_new_game(self) -> None:
+        self.held = [False] * 5
+        self.cursor = None
+        self.events.clear()
+
+    # -- the person's moves ----------------------------------------------------------
+
+    def _may_act(self) -> bool:
+        """True when the person in view may act now; else says why (a bot is thinking...)."""
+        if self._my_turn():
+            return True
+        seat = self.match.to_move()
+        if seat >= 0:
+            self.message(_("Wait: {name} is playing.", name=self.match.seats[seat].name), error=True)
+        return False
+
+    def action_roll(self) -> None:
+        """Roll: all five dice first, then every die not held."""
+        if not self._may_act():
+            return
+        state = self.state
+        if state.rolls == 0:
+            self.submit("roll:00000")
+        elif state.rolls >= MAX_ROLLS:
+            self.message(_("No rolls left: choose a box and press Enter."), error=True)
+        elif all(self.held):
+            self.message(_("Every die is held: release one (keys 1-5) or score."), error=True)
+        else:
+            self.submit("roll:" + "".join("1" if hold else "0" for hold in self.held))
+
+    def action_hold(self, index: int) -> None:
+        """Hold or release die ``index`` (0-4) for the next roll."""
+        if not self._may_act():
+            return
+        state = self.state
+        if state.rolls == 0:
+            self.message(_("Roll first (Space)."), error=True)
+            return
+        if state.rolls >= MAX_ROLLS:
+            self.message(_("No rolls left: choose a box and press Enter."), error=True)
+            return
+        self.held[index] = not self.held[index]
+        self.refresh_view()
+
+    def action_cursor(self, step: int) -> None:
+        """Move the box cursor to the previous/next box the dice may go in."""
+        if not self._my_turn() or self.state.rolls == 0:
+            return
+        state = self.state
+        boxes = sorted(preview(state.sheets[state.seat], state.dice, state.joker))
+        if not boxes:
+            return
+        position = boxes.index(self.cursor) if self.cursor in boxes else 0
+        self.cursor = boxes[(position + step) % len(boxes)]
+        self.refresh_view()
+
+    def action_score(self) -> None:
+        """Score the dice in the box under the cursor."""
+        if not self._may_act():
+            return
+        if self.state.rolls == 0:
+            self.message(_("Roll first (Space)."), error=True)
+            return
+        if self.cursor is not None:
+            self._score(self.cursor)
+
+    def _score(self, box: int) -> None:
+        self.submit("score:" + BOXES[box])
+
+    def on_dice_row_toggled(self, event: DiceRow.Toggled) -> None:
+        self.action_hold(event.index)
+
+    def on_score_table_selected(self, event: ScoreTable.Selected) -> None:
+        kind = SHEET_ROWS[event.row]
+        if isinstance(kind, int) and self._may_act():
+            self.cursor = kind
+            self._score(kind)

@@ -355,6 +355,11 @@ class Solver:
 
         When ``should_stop()`` turns true between two actions, the best so far is returned.
         """
+        state = self.rules.current(state)
+        if state.phase == "play" and state.lead is None and not (state.move == MOVES and any(state.foreplaced)):
+            found = self._best_lead(state, seat)
+            if found is not None:
+                return found
         best_action, best = "", -INF
         for action in self.rules.legal_actions(state):
             if best_action and should_stop():
@@ -363,6 +368,26 @@ class Solver:
             if value > best or not best_action:
                 best_action, best = action, value
         return best_action, best
+
+    def _best_lead(self, state: MateState, seat: int) -> tuple[str, int] | None:
+        """The leader's best card from one search at the root: the table remembers the best lead.
+
+        The remembered lead is checked with a null window around the value
+        (a table entry made exact by two searches may name a stale lead);
+        None when the check fails and every lead must be tried.
+        """
+        hands, fp = self._position(state)
+        mine, theirs = hands[seat], hands[1 - seat]
+        value = self._lead(mine, theirs, seat, fp, -INF, INF)
+        lead = self._tables[fp][mine | theirs << 20 | seat << 40][2]
+        if lead < 0:
+            return None
+        if self.t.answers(lead, theirs):
+            proved = self._answer(lead, mine, theirs, seat, fp, value - 1, value) >= value
+        else:
+            move = 1 + (MOVES - fp[seat]) - mine.bit_count()
+            proved = self.t.score[fp[seat]][move][lead] >= value
+        return (self.t.deck[lead], value) if proved else None
 
     def best_line(self, state: MateState, seat: int) -> Line:
         """How the current play ends with best play by both, valued for ``seat``."""

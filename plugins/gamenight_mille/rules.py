@@ -66,6 +66,8 @@ SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
 SLOT_INDEX = {name: index for index, name in enumerate(SLOT_NAMES)} | {"p": 0, "0": 0}
 _USE = tuple("use:" + name for name in SLOT_NAMES)
 _DISCARD = tuple("discard:" + name for name in SLOT_NAMES)
+_PARSED = {f"{verb}:{name}": (verb, index) for verb in ("use", "discard") for name, index in SLOT_INDEX.items()}
+"""Every ``use:``/``discard:`` action string -> (verb, slot)."""
 
 # Scores (RULES.md §1 "Scoring"; notes "Scoring").
 SAFETY_POINTS = 100
@@ -549,24 +551,27 @@ class MilleRules(Rules):
             me = _with_hand(me, tuple(hand))
             after = _moved(state, _put(state.seats, turn, me), deck[taken:], state.discards, turn, True)
             return after if after.deck else self._check_deck_out(after)
-        verb, _sep, slot_name = action.partition(":")
-        slot = SLOT_INDEX.get(slot_name, -1)
+        verb, slot = _PARSED.get(action, ("", -1))
         card = me.hand[slot] if slot >= 0 else EMPTY
+        use = verb == "use"
         legal = (
             card != EMPTY
-            and (verb == "use" or verb == "discard")
-            and (state.picked or not state.deck or (verb == "use" and card >= EXTRA_TANK and cancels(me, card)))
-            and (usable(me, state.seats[1 - turn], state.trip, card) if verb == "use" else card < EXTRA_TANK)
+            and (state.picked or not state.deck or (use and card >= EXTRA_TANK and cancels(me, card)))
+            and (usable(me, state.seats[1 - turn], state.trip, card) if use else card < EXTRA_TANK)
         )
         if not legal:
             raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
         hand = list(me.hand)
-        hand[slot] = EMPTY
-        _compact(hand)
-        if verb == "discard":
+        if slot and hand[0] != EMPTY and hand.count(EMPTY) == 0:
+            hand[slot] = hand[0]  # the usual case: the picked card fills the hole (see _compact)
+            hand[0] = EMPTY
+        else:
+            hand[slot] = EMPTY
+            _compact(hand)
+        if not use:
             seats = _put(state.seats, turn, _with_hand(me, tuple(hand)))
             return self._pass_turn(state, seats, (*state.discards, card))
-        return self._use(state, me._replace(hand=tuple(hand)), card)
+        return self._use(state, _new_tuple(Seat, (tuple(hand), *me[1:])), card)
 
     def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
         turn = state.turn
@@ -574,33 +579,29 @@ class MilleRules(Rules):
         if card >= EXTRA_TANK:
             return self._play_safety(state, me, card)
         if card <= D200:
-            me = me._replace(
-                mileage=me.mileage + VALUE[card],
-                two_hundreds=me.two_hundreds + (card == D200),
-                table=(*me.table, card),
-                fresh_battle=False,
-                fresh_speed=False,
-            )
-            after = state._replace(seats=_put(seats, turn, me))
+            me = _new_tuple(Seat, (me.hand, me.battle, me.speed, me.mileage + VALUE[card],
+                                   me.two_hundreds + (card == D200), me.safeties, me.coups, False, False,
+                                   (*me.table, card)))
+            seats = _put(seats, turn, me)
             if me.mileage == state.trip:
+                after = state._replace(seats=seats)
                 if state.trip == TRIP and not state.extended:
                     return after._replace(phase=EXTENSION)
                 return self._end_hand(after)
-            return self._end_turn(after)
-        me = me._replace(fresh_battle=False, fresh_speed=False)
+            return self._pass_turn(state, seats, state.discards)
         if card <= SPEED_LIMIT:
+            me = _with_hand(me, me.hand)
             opponent = seats[1 - turn]
             if card == SPEED_LIMIT:
                 opponent = opponent._replace(speed=card, fresh_speed=True, table=(*opponent.table, card))
             else:
                 opponent = opponent._replace(battle=card, fresh_battle=True, table=(*opponent.table, card))
             pair = (me, opponent) if turn == 0 else (opponent, me)
-            return self._end_turn(state._replace(seats=pair))
-        if card == END_OF_LIMIT:
-            me = me._replace(speed=card, table=(*me.table, card))
-        else:
-            me = me._replace(battle=card, table=(*me.table, card))
-        return self._end_turn(state._replace(seats=_put(seats, turn, me)))
+            return self._pass_turn(state, pair, state.discards)
+        speed, battle = (card, me.battle) if card == END_OF_LIMIT else (me.speed, card)
+        me = _new_tuple(Seat, (me.hand, battle, speed, me.mileage, me.two_hundreds, me.safeties, me.coups,
+                               False, False, (*me.table, card)))
+        return self._pass_turn(state, _put(seats, turn, me), state.discards)
 
     def _play_safety(self, state: MilleState, me: Seat, card: int) -> MilleState:
         """100 points, protection, the hazard removed, a coup fourré, another turn (RULES.md §1)."""
@@ -791,6 +792,9 @@ def accounted_cards(state: MilleState) -> list[int]:
     return counts
 
 
+_SORTED_DECK = full_deck()
+
+
 def invariant_errors(state: MilleState) -> list[str]:
     """What is wrong with ``state`` (empty when sound); used by the tests and the bench.
 
@@ -798,7 +802,12 @@ def invariant_errors(state: MilleState) -> list[str]:
     cards, never past the trip, with at most two 200s; a hand holds at most 7.
     """
     errors = []
-    if state.phase != DEAL and tuple(accounted_cards(state)) != DECK_COUNTS:
+    everything = [*state.deck, *state.discards]
+    for seat in state.seats:
+        everything += seat.hand
+        everything += seat.table
+    everything.sort()
+    if state.phase != DEAL and everything[everything.count(EMPTY) :] != _SORTED_DECK:
         errors.append(f"cards not accounted for: {accounted_cards(state)}")
     for index, seat in enumerate(state.seats):
         miles = sum(VALUE[card] for card in seat.table if card <= D200)

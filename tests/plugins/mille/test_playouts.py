@@ -108,3 +108,12 @@ def test_a_match_replays_to_the_identical_position():
     replay = Match(GAME, match.seats, match.options, seed=8)
     replay.replay(match.log)
     assert replay.state == match.state
+
+
+def test_the_invariant_check_catches_a_lost_card_and_bad_mileage():
+    game = RULES.apply(RULES.new_game(2, {}), RULES.sample_chance(RULES.new_game(2, {}), random.Random(1)))
+    assert invariant_errors(game) == []
+    lost = game._replace(deck=game.deck[1:])
+    assert any("accounted" in error for error in invariant_errors(lost))
+    cheat = game._replace(seats=(game.seats[0]._replace(mileage=100), game.seats[1]))
+    assert any("mileage" in error for error in invariant_errors(cheat))

@@ -265,3 +265,32 @@ def test_snapshot_the_end_of_hand_prompt(snap_compare, tmp_path):
 
 def test_cards_in_the_crafted_positions_are_real_cards():
     assert card("Go") == GO
+
+
+async def test_a_resumed_game_saves_to_its_own_file_without_asking(tmp_path):
+    match = human_vs_expert()
+    match.apply_chance()
+    path = save_match(match, tmp_path / "resumed.toml")
+    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "config.toml"), saves_dir=tmp_path,
+                       bot_delay=0, theme_name="gamenight", start_save=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MilleScreen) and screen.save_path == path
+        await pilot.press("p", "s")
+        await pilot.pause()
+        assert isinstance(app.screen, MilleScreen)  # no file prompt
+        resumed = screen.match
+    assert load_match(REGISTRY, path).log == resumed.log
+
+
+async def test_hot_seat_hides_the_table_until_the_next_person_is_ready(tmp_path):
+    match = Match(GAME, [SeatConfig("Ann"), SeatConfig("Bob")], {}, seed=2)
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.view_seat == 0
+        await pilot.press("p", "d", "p", "space")
+        await pilot.pause()
+        assert screen.view_seat == 1 and not isinstance(app.screen, MilleScreen)  # the hand-over notice

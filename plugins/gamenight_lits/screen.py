@@ -67,8 +67,11 @@ class LitsScreen(GameScreen):
                 with Vertical(id="pie"):
                     yield Static("", id="pie-question")
                     with Horizontal(id="pie-buttons"):
-                        yield Button("", id="swap", variant="warning")
-                        yield Button("", id="keep", variant="primary")
+                        swap, keep = Button("", id="swap", variant="warning"), Button("", id="keep", variant="primary")
+                        for button in (swap, keep):
+                            # x and o answer from the keyboard; a focused button would swallow Return later
+                            button.can_focus = False
+                            yield button
                 yield Static("", id="last-move")
                 yield Static("", id="hint")
 

@@ -189,3 +189,13 @@ async def test_a_click_on_the_palette_selects_a_shape(tmp_path: Path) -> None:
 
 async def test_the_screen_opens_in_japanese_at_80x24() -> None:
     await screen_mounts(GAME, language="ja")
+
+
+async def test_after_clicking_a_pie_button_return_still_places(tmp_path: Path) -> None:
+    app, match = make_app(tmp_path, log=["I:r0c0:o1"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.click("#keep")
+        await pilot.press(*keys_to(0, 4), "enter")  # an L hanging from e1, beside the I
+        await settle(pilot)
+        assert [e.action for e in match.log] == ["I:r0c0:o1", "keep", "L:r0c4:o0"]

@@ -173,8 +173,9 @@ class YatzyScreen(GameScreen):
         if self.match.over:
             return _("Final ranking")
         filled = sum(score is not None for score in state.sheets[state.seat])
-        return _("Round {round}/{rounds} · {name}", round=filled + 1, rounds=ROUNDS,
-                 name=self.match.seats[state.seat].name)
+        return _(
+            "Round {round}/{rounds} · {name}", round=filled + 1, rounds=ROUNDS, name=self.match.seats[state.seat].name
+        )
 
     def _roll_text(self) -> str:
         state = self.state
@@ -254,6 +255,12 @@ class YatzyScreen(GameScreen):
             return
         self.held[index] = not self.held[index]
         self.refresh_view()
+
+    def action_release_all(self) -> None:
+        """Hold no dice for the next roll."""
+        if self._may_act():
+            self.held = [False] * 5
+            self.refresh_view()
 
     def action_cursor(self, step: int) -> None:
         """Move the box cursor to the previous/next box the dice may go in."""

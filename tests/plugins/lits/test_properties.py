@@ -93,7 +93,7 @@ positions = st.builds(
 )
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(positions)
 def test_generated_placements_are_exactly_the_legal_ones(state: LitsState) -> None:
     if state.pie_pending:

@@ -99,7 +99,7 @@ async def test_the_ghost_names_the_broken_rule_and_an_illegal_place_changes_noth
 
 
 async def test_the_pie_prompt_buttons_answer_the_pie_rule(tmp_path: Path) -> None:
-    app, match = make_app(tmp_path, seats=[SeatConfig("Bot", "greedy"), SeatConfig("You")])
+    app, match = make_app(tmp_path, log=["I:r0c0:o1"])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert match.state.pie_pending
@@ -111,9 +111,20 @@ async def test_the_pie_prompt_buttons_answer_the_pie_rule(tmp_path: Path) -> Non
         assert match.log[1].action == SWAP
         assert match.state.marks(1) == match.state.x_marks
         assert not app.screen.query_one("#pie").display
+        await pilot.press(*keys_to(0, 4), "enter")  # Ann, now ○, places next; Return still works after a click
+        await settle(pilot)
+        assert (match.log[-1].seat, match.log[-1].action) == (0, "L:r0c4:o0")
 
 
-async def test_tab_cycles_the_shapes_and_skips_spent_ones(tmp_path: Path) -> None:
+async def test_a_bot_answers_the_pie_rule_for_its_seat(tmp_path: Path) -> None:
+    app, match = make_app(tmp_path, seats=[SeatConfig("You"), SeatConfig("Bot", "greedy")], log=["I:r0c0:o1"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert match.log[1].action in (SWAP, "keep")
+        assert not app.screen.query_one("#pie").display
+
+
+async def test_tab_and_palette_clicks_select_only_shapes_still_left(tmp_path: Path) -> None:
     rules, log = LitsRules(), finished_log()
     state = rules.new_game(2, {"layout": "weave"})
     count = 0
@@ -132,6 +143,10 @@ async def test_tab_cycles_the_shapes_and_skips_spent_ones(tmp_path: Path) -> Non
             await pilot.press("tab")
             seen.add(app.screen.shape)
         assert seen == available
+        for shape in "LITS":
+            await pilot.click(f"#chip-{shape.lower()}")
+            assert app.screen.shape == shape if shape in available else app.screen.shape in available
+        assert f"{app.screen.shape} on e5" in str(app.screen.query_one("#verdict").render())
 
 
 async def test_scores_show_uncovered_marks_live(tmp_path: Path) -> None:
@@ -178,24 +193,5 @@ def test_snapshot_end_dialog(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=(80, 24))
 
 
-async def test_a_click_on_the_palette_selects_a_shape(tmp_path: Path) -> None:
-    app, _match = make_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.click("#chip-t")
-        assert app.screen.shape == "T"
-        assert "T on e5" in str(app.screen.query_one("#verdict").render())
-
-
 async def test_the_screen_opens_in_japanese_at_80x24() -> None:
     await screen_mounts(GAME, language="ja")
-
-
-async def test_after_clicking_a_pie_button_return_still_places(tmp_path: Path) -> None:
-    app, match = make_app(tmp_path, log=["I:r0c0:o1"])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.click("#keep")
-        await pilot.press(*keys_to(0, 4), "enter")  # an L hanging from e1, beside the I
-        await settle(pilot)
-        assert [e.action for e in match.log] == ["I:r0c0:o1", "keep", "L:r0c4:o0"]

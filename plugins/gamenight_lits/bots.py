@@ -205,8 +205,10 @@ class ExpertBot:
     """Alpha-beta search (iterative deepening within the time budget).
 
     The evaluation counts marks that no piece can ever reach in full, and
-    marks still reachable at a discount.  The pie rule: searches the
-    position for the ○ side to move and swaps if ○ is worse off.
+    marks still reachable at a discount.  The pie rule: it opens with the
+    piece that leaves the most even position (the opponent may take either
+    side), and when asked it searches the position for the ○ side to move
+    and swaps if ○ is worse off.
     """
 
     def __init__(self, budget: float | None = None) -> None:
@@ -222,8 +224,7 @@ class ExpertBot:
             value, _pid = search.best(view, ctx.seat)
             return KEEP if value >= 0 else SWAP
         _value, pid = search.best(view, ctx.seat)
-        action = ACTIONS[pid]
-        return action if action in legal else ctx.rng.choice(list(legal))
+        return ACTIONS[pid]
 
 
 def make_random(rules: Rules, seat: int, options: Mapping[str, Any]) -> RandomBot:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamenight.i18n import translator
+from rich.cells import set_cell_size
 from rich.table import Table
 from rich.text import Text
 from textual.message import Message
@@ -76,13 +77,13 @@ class MoveTable(Static):
         leaders = leaders_of(state)
         current = len(leaders) - 1 if state.lead is not None else -1
         text = Text(no_wrap=True, overflow="crop")
-        text.append(f"{_('move'):<7}", style="dim")
+        text.append(set_cell_size(_("move"), 7), style="dim")
         for move in range(1, MOVES + 1):
             style = "bold" if move == state.move and state.phase == "play" else "dim"
             text.append(f"{move:>4}", style=style)
         for seat in seats:
             text.append("\n")
-            text.append(f"{names[seat][:6]:<7}")
+            text.append(set_cell_size(names[seat][:6], 7))
             for move in range(MOVES):
                 if move >= len(state.played[seat]):
                     text.append(f"{'·':>4}", style="dim")

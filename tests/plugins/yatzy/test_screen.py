@@ -116,16 +116,20 @@ async def test_mouse_clicks_hold_dice_and_score_a_box(tmp_path):
         dice = screen.query_one("#dice", DiceRow)
         await pilot.click(dice, offset=(2, 2))  # the first die
         await pilot.click(dice, offset=(14, 2))  # the third die
+        await pilot.pause()
         assert screen.held == [True, False, True, False, False]
         for action in GAME.commands:  # the palette's commands are actions of this screen
             assert hasattr(screen, "action_" + action[2])
         await screen.run_action("release_all")
         assert screen.held == [False] * 5
         await pilot.click(dice, offset=(2, 2))
+        await pilot.pause()
+        assert screen.held == [True, False, False, False, False]
         table = screen.query_one("#sheet", ScoreTable)
         row = SHEET_ROWS.index(BOXES.index("small_straight"))
         line = next(y for y in range(40) if table.row_at(y) == row)
         await pilot.click(table, offset=(3, line))
+        await pilot.pause()
         assert match.state.sheets[0][BOXES.index("small_straight")] == 30
 
 

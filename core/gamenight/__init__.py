@@ -21,6 +21,8 @@ from gamenight.sdk import (
     Outcome,
     Rules,
     View,
+    fill_seat_names,
+    seat_token,
 )
 
 __version__ = "0.1.0"
@@ -41,5 +43,7 @@ __all__ = [
     "View",
     "__version__",
     "hookimpl",
+    "fill_seat_names",
+    "seat_token",
     "translator",
 ]

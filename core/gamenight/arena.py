@@ -76,6 +76,7 @@ def run_arena(
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
+    time_budget: float = 2.0,
 ) -> ArenaResult:
     """Play ``games`` games with ``bots`` in the seats; ``progress(done)`` after each."""
     for bot in bots:
@@ -86,7 +87,7 @@ def run_arena(
     wins = [0.0] * len(bots)
     started = time.perf_counter()
     for index in range(games):
-        match = play_headless(game, seats, parsed, seed=game_seed(seed, index))
+        match = play_headless(game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget)
         outcome = match.outcome()
         for seat in range(len(bots)):
             scores[seat].append(outcome.scores[seat])

@@ -86,6 +86,8 @@ def _arena_command(argv: Sequence[str]) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="K=V", help="a game option")
+    parser.add_argument("--time-budget", type=float, default=2.0, metavar="S",
+                        help="seconds per move for searching bots (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     from rich.console import Console
@@ -112,6 +114,8 @@ def _arena_command(argv: Sequence[str]) -> int:
         game.parse_options(options)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
+        if args.time_budget <= 0:
+            raise ValueError("--time-budget must be positive")
     except (KeyError, ValueError) as error:
         err.print(f"[red]gamenight arena: {error.args[0] if error.args else error}[/red]")
         return 2
@@ -121,7 +125,7 @@ def _arena_command(argv: Sequence[str]) -> int:
     ) as progress:
         task = progress.add_task(f"{game.id}", total=args.games)
         result = run_arena(game, bots, args.games, args.seed, options,
-                           progress=lambda done: progress.update(task, completed=done))
+                           progress=lambda done: progress.update(task, completed=done), time_budget=args.time_budget)
     if args.json:
         print(json.dumps(result.as_json()))
         return 0

@@ -66,6 +66,8 @@ class Match:
     totals: list[float] = field(default_factory=list)
     games_played: int = 0
     acknowledged: str = ""
+    bot_time_budget: float = 2.0
+    """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -187,7 +189,8 @@ class Match:
     def bot_context(self, seat: int, should_stop=lambda: False) -> BotContext:
         """A fresh context for the bot in ``seat`` (its RNG follows the log length)."""
         rng = random.Random(f"{self.seed}:{self.games_played}:{seat}:{len(self.log)}")
-        return BotContext(seat=seat, rng=rng, options=self.options, should_stop=should_stop)
+        return BotContext(seat=seat, rng=rng, options=self.options, should_stop=should_stop,
+                          time_budget=self.bot_time_budget)
 
     def bot_choice(self, should_stop=lambda: False) -> Action:
         """Ask the bot to move for its seat -- from that seat's view only.
@@ -225,9 +228,10 @@ def play_headless(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
     max_actions: int = 1_000_000,
+    bot_time_budget: float = 2.0,
 ) -> Match:
     """Play one whole game with bots in every seat; return the finished match."""
-    match = Match(game, list(seats), dict(options or {}), seed=seed)
+    match = Match(game, list(seats), dict(options or {}), seed=seed, bot_time_budget=bot_time_budget)
     for _ in range(max_actions):
         seat = match.to_move()
         if seat == TERMINAL:

@@ -162,6 +162,7 @@ def load_registry(
             if not isinstance(spec, BotSpec):
                 raise TypeError(f"register_bots expects a BotSpec, got {type(spec).__name__}")
             extra_bots.append((record.name, game_id, spec))
+            register_catalogue(game_id, spec.translations)
             record.bots.append(f"{game_id}:{spec.id}")
 
         return register

@@ -46,6 +46,7 @@ Minimal example (a complete, if dull, game)::
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -69,6 +70,8 @@ __all__ = [
     "Outcome",
     "Rules",
     "View",
+    "fill_seat_names",
+    "seat_token",
 ]
 
 Action = str
@@ -82,6 +85,30 @@ CHANCE = -1
 
 TERMINAL = -2
 """Returned by :meth:`Rules.to_move` when the game is over."""
+
+
+def seat_token(seat: int) -> str:
+    """A stand-in for a seat's *name* inside texts the rules produce.
+
+    Rules do not know who sits where, so :meth:`Rules.describe_action` writes
+    ``_("{player} plays 7♠", player=seat_token(seat))``; the screen replaces
+    the token with the seat's name (:func:`fill_seat_names`), and headless
+    logs show "Seat 2".
+    """
+    return f"⟦seat{seat}⟧"
+
+
+_SEAT_TOKEN = re.compile(r"⟦seat(\d+)⟧")
+
+
+def fill_seat_names(text: str, names: Sequence[str] = ()) -> str:
+    """Replace :func:`seat_token` tokens in ``text`` with ``names`` (or "Seat N")."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if seat < len(names) else f"Seat {seat + 1}"
+
+    return _SEAT_TOKEN.sub(name, text)
 
 
 class IllegalAction(ValueError):
@@ -253,7 +280,8 @@ class Rules:
         """A short human sentence for the log ("Urd plays 7♠"), translated.
 
         ``state`` is the state *before* the action; ``seat`` the seat that
-        took it (or :data:`CHANCE`).  The default is the action string itself.
+        took it (or :data:`CHANCE`).  Refer to seats with :func:`seat_token`
+        so the screen can show their names.  The default is the action itself.
         """
         return action
 
@@ -311,6 +339,12 @@ class BotSpec:
     factory: Callable[[Rules, int, Mapping[str, Any]], Bot]
     strength: int = 0
     description: str = ""
+    translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """``{language: {message id: text}}`` for ``label``/``description``.
+
+    Needed when a plugin adds a bot to *another* plugin's game: the texts are
+    registered in that game's catalogue.
+    """
 
 
 @dataclass(frozen=True)

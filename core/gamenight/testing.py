@@ -37,11 +37,20 @@ _TRANSLATORS = {"_", "t", "gettext"}
 
 
 async def settle(pilot: Any, rounds: int = 400) -> None:
-    """Wait until no bot is thinking on the current screen (workers finished)."""
+    """Wait until no bot is thinking on the current screen (workers finished).
+
+    A worker cancelled as it finished (a screen left mid-thought) is harmless
+    and waited through.
+    """
+    from textual.worker import WorkerCancelled
+
     from gamenight.ui.game_screen import GameScreen
 
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
         await pilot.pause()
         screen = pilot.app.screen
         if not (isinstance(screen, GameScreen) and screen.bot_thinking):
@@ -199,28 +208,8 @@ def missing_translations(root: Path, catalogue: Mapping[str, str], also: Iterabl
 __all__ += ["check_screen_mounts", "run_conformance", "screen_mounts"]
 
 
-async def wait_for_bots(pilot: Any, rounds: int = 400) -> None:
-    """Like :func:`settle`, but tolerant of a bot worker cancelled as it finished.
-
-    When one bot's move leads straight to another bot's turn, the new
-    (exclusive) worker cancels the previous one, which may not have left the
-    worker manager yet; :func:`settle` then raises ``WorkerCancelled``.  That
-    cancellation is harmless, so this waits on through it.
-    """
-    from textual.worker import WorkerCancelled
-
-    from gamenight.ui.game_screen import GameScreen
-
-    for _ in range(rounds):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
-        screen = pilot.app.screen
-        if not (isinstance(screen, GameScreen) and screen.bot_thinking):
-            return
-    raise AssertionError("the bots never settled")
+wait_for_bots = settle
+"""The same as :func:`settle` (kept for plugins that use this name)."""
 
 
 __all__ += ["wait_for_bots"]

@@ -73,3 +73,17 @@ def test_plugins_json_lists_the_installed_yatzy_with_the_documented_keys(capsys)
     yatzy = next(r for r in records if "yatzy" in r["games"])
     assert yatzy["name"] == "gamenight" and yatzy["error"] is None
     assert {"name", "version", "games", "bots", "themes", "error"} <= set(yatzy)
+
+
+def test_a_bot_for_another_game_brings_its_own_translations():
+    from gamenight.i18n import set_language, translator
+
+    class Bots:
+        @hookimpl
+        def register_bots(self, register):
+            register("nim", BotSpec("careful", "Careful", lambda r, s, o: FirstBot(), 5,
+                                    translations={"ja": {"Careful": "慎重"}}))
+
+    load_registry(extra_plugins={"nim": NimPlugin(), "bots": Bots()}, entry_points=[])
+    set_language("ja")
+    assert translator("nim")("Careful") == "慎重"

@@ -44,3 +44,11 @@ def test_parse_options_overlays_defaults_and_rejects_unknown_keys():
 def test_unknown_bot_names_the_known_ones():
     with pytest.raises(KeyError, match="first, perfect"):
         NIM.bot("genius")
+
+
+def test_seat_tokens_become_names_or_seat_numbers():
+    from gamenight.sdk import fill_seat_names, seat_token
+
+    text = f"{seat_token(1)} plays a Stop on {seat_token(0)}"
+    assert fill_seat_names(text, ["Kei", "Urd"]) == "Urd plays a Stop on Kei"
+    assert fill_seat_names(text) == "Seat 2 plays a Stop on Seat 1"

@@ -23,7 +23,7 @@ from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -32,7 +32,7 @@ from textual.worker import get_current_worker
 from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.match import Match
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, fill_seat_names
 
 __all__ = ["GameScreen", "StatusLine", "pad_cells"]
 
@@ -43,7 +43,7 @@ class StatusLine(Horizontal):
     """The bottom line: the last message (errors in red) and the thinking indicator."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; dock: bottom; background: $panel; }
+    StatusLine { height: 1; background: $panel; }
     StatusLine #message { width: 1fr; padding: 0 1; }
     StatusLine #message.error { color: $text-error; text-style: bold; }
     StatusLine #thinking { width: auto; padding: 0 1; color: $text-accent; }
@@ -75,6 +75,8 @@ class GameScreen(Screen):
 
     DEFAULT_CSS = """
     GameScreen #title-bar { height: 1; dock: top; background: $primary; color: $text; padding: 0 1; }
+    GameScreen #bottom-bar { dock: bottom; height: auto; }
+    GameScreen #bottom-bar Footer { dock: none; }
     """
 
     class BotMoved(Message):
@@ -142,6 +144,11 @@ class GameScreen(Screen):
         """The seats played by people."""
         return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
 
+    def describe(self, state: Any, action: Action, seat: int) -> str:
+        """The rules' sentence for an action, with the seats' names filled in."""
+        text = self.match.rules.describe_action(state, action, seat)
+        return fill_seat_names(text, [s.name for s in self.match.seats])
+
     def seat_name(self, seat: int) -> str:
         """A seat's name (``"Table"`` for chance)."""
         return _("Table") if seat == CHANCE else self.match.seats[seat].name
@@ -151,8 +158,9 @@ class GameScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="title-bar")
         yield from self.compose_table()
-        yield StatusLine()
-        yield Footer()
+        with Vertical(id="bottom-bar"):
+            yield StatusLine()
+            yield Footer()
 
     def on_mount(self) -> None:
         self.set_interval(0.12, self._tick)
@@ -198,7 +206,7 @@ class GameScreen(Screen):
 
     def _apply(self, action: Action) -> None:
         seat = self.match.to_move()
-        text = self.match.rules.describe_action(self.match.state, action, seat)
+        text = self.describe(self.match.state, action, seat)
         self.match.apply(action)
         self.recent.append(text)
         self.on_action(seat, action, text)
@@ -214,7 +222,7 @@ class GameScreen(Screen):
         while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
             before = self.match.state
             action = self.match.apply_chance()
-            text = self.match.rules.describe_action(before, action, CHANCE)
+            text = self.describe(before, action, CHANCE)
             self.recent.append(text)
             self.on_action(CHANCE, action, text)
             drew_chance = True
@@ -271,7 +279,7 @@ class GameScreen(Screen):
         self._thinking_since = time.monotonic()
         self._think(self._bot_token, self.match.state)
 
-    @work(thread=True, exclusive=True, group="bot", exit_on_error=False)
+    @work(thread=True, group="bot", exit_on_error=False)
     def _think(self, token: int, state: Any) -> None:
         worker = get_current_worker()
         started = time.monotonic()

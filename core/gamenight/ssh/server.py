@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
 import contextlib
 import json
 import os
@@ -370,6 +371,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.room: RoomProcess | None = None
         self._pending_size: tuple[int, int] | None = None
         self._early = bytearray()
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("ignore")
         self._resize_handle: asyncio.TimerHandle | None = None
         self._ended = False
         self._terminating = False
@@ -467,6 +469,9 @@ class GameSession(asyncssh.SSHServerSession):
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         self.owner.touch()
+        # The room reads UTF-8 (and Textual's input thread dies on anything else): drop invalid
+        # bytes; a character split across two packets is kept until it is complete.
+        data = self._utf8.decode(data).encode("utf-8")
         if self.room is not None:
             self.room.write(data)
         elif len(self._early) < EARLY_INPUT_LIMIT:  # typed while the room is being started
@@ -652,20 +657,22 @@ def _parser() -> argparse.ArgumentParser:
         prog="gamenight serve-ssh",
         description=_("Host the game room over SSH: every connection gets its own room in a terminal."),
     )
-    parser.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default %(default)s)"))
-    parser.add_argument("--port", type=int, default=2222, help=_("port to listen on (default %(default)s)"))
-    parser.add_argument("--data-dir", type=Path, default=None,
+    parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                        help=_("address to listen on (default %(default)s)"))
+    parser.add_argument("--port", type=int, default=2222, metavar="PORT",
+                        help=_("port to listen on (default %(default)s)"))
+    parser.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                         help=_("host key and per-user saves and settings (default: the user data dir)"))
     auth = parser.add_mutually_exclusive_group()
     auth.add_argument("--authorized-keys", type=Path, metavar="FILE",
                       help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"))
     auth.add_argument("--guest", action="store_true",
                       help=_("admit anyone, without a password; the user name picks the saves"))
-    parser.add_argument("--max-sessions", type=int, default=64,
+    parser.add_argument("--max-sessions", type=int, default=64, metavar="N",
                         help=_("most connections at once (default %(default)s)"))
-    parser.add_argument("--max-new-per-minute", type=int, default=20,
+    parser.add_argument("--max-new-per-minute", type=int, default=20, metavar="N",
                         help=_("most new connections per minute from one address (default %(default)s)"))
-    parser.add_argument("--idle-timeout", type=float, default=1800.0,
+    parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
                         help=_("run each room where only its user's folder of the data dir is visible "

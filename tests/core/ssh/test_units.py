@@ -168,3 +168,10 @@ def test_serve_ssh_refuses_a_missing_authorized_keys_file(capsys: pytest.Capture
 def test_guest_and_keys_cannot_be_combined(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         server.main(["--guest", "--authorized-keys", str(tmp_path / "k")])
+
+
+def test_the_gamenight_command_dispatches_serve_ssh_here(capsys: pytest.CaptureFixture[str]) -> None:
+    from gamenight.cli import main as gamenight_main
+
+    assert gamenight_main(["serve-ssh"]) == 2
+    assert "--authorized-keys FILE" in capsys.readouterr().err

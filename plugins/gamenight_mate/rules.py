@@ -48,6 +48,7 @@ __all__ = [
     "SEAT_LETTERS",
     "SINGLE_DECK",
     "SUITS",
+    "VALUES",
     "MateRules",
     "MateState",
     "PlayResult",

@@ -20,7 +20,7 @@ def expected_answers(lead: str, cards: tuple[str, ...], kings_privilege: bool, f
     return suit or rank
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     double=st.booleans(),
     kings_privilege=st.booleans(),

@@ -85,7 +85,7 @@ class YatzyScreen(GameScreen):
     def compose_table(self) -> ComposeResult:
         with Horizontal(id="yatzy-table"):
             with ScrollableContainer(id="sheet-scroll"):
-                yield ScoreTable(id="sheet")
+                yield ScoreTable(label_width=17, id="sheet")
             with Vertical(id="side"):
                 yield Static("", id="turn-line")
                 yield DiceRow(hold_label=_("HOLD"), id="dice")
@@ -140,7 +140,7 @@ class YatzyScreen(GameScreen):
         labels = {
             _UPPER_PROGRESS: _("Upper total"),
             _UPPER_BONUS_ROW: _("Bonus (63+)"),
-            _YATZY_BONUS_ROW: _("Yatzy bonus"),
+            _YATZY_BONUS_ROW: _("Yatzy bonuses"),
             _TOTAL_ROW: _("Total"),
         }
         return ScoreRow(labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)

@@ -213,3 +213,15 @@ def test_snapshot_eight_seats_scroll_sideways(snap_compare, tmp_path):
     seats = [SeatConfig("Ann")] + [SeatConfig(f"Bot {i}", "greedy") for i in range(1, 8)]
     app, _match = make_app(tmp_path, seats, [(0, "roll:00000"), (CHANCE, "dice:13456")])
     assert snap_compare(app, terminal_size=(80, 24))
+
+
+def test_snapshot_in_japanese(snap_compare, tmp_path):
+    from gamenight.i18n import register_catalogue, set_language
+
+    register_catalogue("yatzy", GAME.translations)
+    set_language("ja")
+    try:
+        app, _match = make_app(tmp_path, FOUR_SEATS, ROUND_ONE)
+        assert snap_compare(app, press=["2"], terminal_size=(80, 24))
+    finally:
+        set_language("en")

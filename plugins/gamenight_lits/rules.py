@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
 
 _ = translator("lits")
 
@@ -648,19 +648,19 @@ class LitsRules(Rules):
         )
 
     def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
-        """A sentence such as "Seat 1 places L on e4", translated."""
+        """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
         if seat == CHANCE:
             return _("A random layout is dealt.")
         if action == SWAP:
-            return _("Seat {seat} swaps sides and takes ×.", seat=seat + 1)
+            return _("{player} swaps sides and takes ×.", player=seat_token(seat))
         if action == KEEP:
-            return _("Seat {seat} keeps ○.", seat=seat + 1)
+            return _("{player} keeps ○.", player=seat_token(seat))
         placement = Placement.parse(action)
         if placement is None:
             return action
         return _(
-            "Seat {seat} places {shape} on {cell}.",
-            seat=seat + 1,
+            "{player} places {shape} on {cell}.",
+            player=seat_token(seat),
             shape=placement.shape,
             cell=cell_name(placement.row, placement.col),
         )

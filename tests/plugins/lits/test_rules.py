@@ -6,7 +6,7 @@ import random
 
 import pytest
 from gamenight.i18n import register_catalogue, set_language
-from gamenight.sdk import CHANCE, TERMINAL, IllegalAction
+from gamenight.sdk import CHANCE, TERMINAL, IllegalAction, fill_seat_names
 from gamenight_lits.plugin import GAME
 from gamenight_lits.rules import (
     ACTIONS,
@@ -322,8 +322,8 @@ def test_messages_and_descriptions_are_translated(rules: LitsRules) -> None:
     try:
         set_language("ja")
         assert "ルール 1" in Violation.NO_CONTACT.message()
-        assert "席 1" in rules.describe_action(state, "L:r1c4:o0", 0)
+        assert fill_seat_names(rules.describe_action(state, "L:r1c4:o0", 0), ["ケイ"]) == "ケイ が L を e2 に置きます。"
     finally:
         set_language("en")
-    assert rules.describe_action(state, "L:r1c4:o0", 0) == "Seat 1 places L on e2."
-    assert rules.describe_action(state, SWAP, 1) == "Seat 2 swaps sides and takes ×."
+    assert fill_seat_names(rules.describe_action(state, "L:r1c4:o0", 0)) == "Seat 1 places L on e2."
+    assert fill_seat_names(rules.describe_action(state, SWAP, 1), ["Ann", "Ben"]) == "Ben swaps sides and takes ×."

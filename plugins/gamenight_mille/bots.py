@@ -6,6 +6,8 @@ and the legal actions only: it never sees the opponent's hand or the deck.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,9 +24,11 @@ from gamenight_mille.rules import (
     FLAT_TIRE,
     GASOLINE,
     GO,
+    HAND_OVER,
     HAZARD_FOR_REMEDY,
     HAZARD_FOR_SAFETY,
     OUT_OF_GAS,
+    PLAY,
     REPAIRS,
     RIGHT_OF_WAY,
     SAFETY_FOR,
@@ -33,6 +37,8 @@ from gamenight_mille.rules import (
     SPEED_LIMIT,
     STOP,
     VALUE,
+    MilleRules,
+    MilleState,
     MilleView,
     Seat,
     cancels,
@@ -41,6 +47,7 @@ from gamenight_mille.rules import (
 )
 
 _ = translator("mille")
+RULES = MilleRules()
 
 __all__ = ["BOTS", "ExpertBot", "GreedyBot", "RandomBot"]
 
@@ -123,7 +130,9 @@ class ExpertBot:
       race is tight, keeping Safe Trip when it is comfortable;
     * discards throw what can no longer help (remedies for protected or
       exhausted hazards, miles that overshoot, spare copies) first;
-    * the extension is declared from the score, the deck and the opponent.
+    * the extension is decided from the game score (stop if that wins the
+      game, go on if stopping loses it), else by simulating the extended hand
+      from random deals of the unseen cards.
     """
 
     distance_base = 200.0
@@ -141,7 +150,7 @@ class ExpertBot:
     def choose(self, view: MilleView, legal: Sequence[Action], ctx: BotContext) -> Action:
         """The legal action with the best heuristic score."""
         if view.phase == EXTENSION:
-            return "extend" if self.wants_extension(view) else "stop"
+            return "extend" if self.wants_extension(view, ctx.rng) else "stop"
         unseen = view.unseen_counts()
         if "draw" in legal:
             # A safety that cancels a hazard in force is worth playing before the
@@ -157,14 +166,52 @@ class ExpertBot:
 
     # -- extension -------------------------------------------------------------
 
-    def wants_extension(self, view: MilleView) -> bool:
-        """Extend only when stopping does not already win and the 300 more miles look safe."""
-        me, opponent = view.me, view.opponent
+    def __init__(self, rollouts: int = 32, rollout_seconds: float = 0.15) -> None:
+        self.rollouts = rollouts
+        """Simulated hands per extension decision (0: the quick rule alone)."""
+        self.rollout_seconds = rollout_seconds
+
+    def wants_extension(self, view: MilleView, rng: random.Random) -> bool:
+        """Decide the extension from the game score first, then by simulating the rest of the hand.
+
+        Stopping when it wins the game; going on when stopping would lose it;
+        otherwise the mean hand-score difference of ``rollouts`` simulated
+        extended hands (the unseen cards dealt at random between the deck and
+        the opponent's hand, both seats played by the quick heuristic) against
+        the difference if the hand stops now.
+        """
         hand = _hand_totals_if_stopped(view)
-        mine = view.totals[0 if view.seat == 0 else 1] + hand[0]
+        mine = view.totals[view.seat] + hand[0]
         theirs = view.totals[1 - view.seat] + hand[1]
         if mine >= view.target and mine > theirs:
             return False
+        if theirs >= view.target and theirs >= mine:
+            return True
+        if self.rollouts <= 0:
+            return self.quick_extension(view)
+        return self.extension_gain(view, rng, hand[0] - hand[1]) > 0.0
+
+    def extension_gain(self, view: MilleView, rng: random.Random, stop_difference: int) -> float:
+        """Mean (mine - theirs) hand score if extended, less ``stop_difference``."""
+        players = (ExpertBot(rollouts=0), ExpertBot(rollouts=0))
+        contexts = [BotContext(seat=i, rng=rng) for i in (0, 1)]
+        started = time.perf_counter()
+        total = 0.0
+        runs = 0
+        while runs < self.rollouts and (runs < 8 or time.perf_counter() - started < self.rollout_seconds):
+            state = RULES.apply(_sample_extension_state(view, rng), "extend")
+            while state.phase == PLAY:
+                seat = state.turn
+                action = players[seat].choose(RULES.view(state, seat), RULES.legal_actions(state), contexts[seat])
+                state = RULES.apply(state, action)
+            totals = hand_totals(state)
+            total += totals[view.seat] - totals[1 - view.seat]
+            runs += 1
+        return total / runs - stop_difference
+
+    def quick_extension(self, view: MilleView) -> bool:
+        """The rule of thumb: a long deck, an opponent far behind, miles or safeties in hand."""
+        me, opponent = view.me, view.opponent
         if view.deck_count < self.extension_deck or opponent.mileage > self.extension_opponent:
             return False
         distance = sum(VALUE[c] for c in me.hand if c != EMPTY and c <= D200)
@@ -299,10 +346,29 @@ class ExpertBot:
 _REMEDY = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS}
 
 
+def _sample_extension_state(view: MilleView, rng: random.Random) -> MilleState:
+    """A full state consistent with ``view`` at the extension prompt: the unseen cards dealt at random."""
+    unseen = [card for card, count in enumerate(view.unseen_counts()) for _copy in range(count)]
+    rng.shuffle(unseen)
+    size = view.opponent_hand_size
+    hand = tuple(unseen[:size])
+    opponent = view.opponent._replace(hand=(EMPTY,) * (7 - size) + hand)
+    seats = (view.me, opponent) if view.seat == 0 else (opponent, view.me)
+    return MilleState(
+        phase=EXTENSION,
+        seats=seats,
+        deck=tuple(unseen[size : size + view.deck_count]),
+        discards=view.discards,
+        turn=view.seat,
+        trip=view.trip,
+        hand_number=view.hand_number,
+        totals=view.totals,
+        target=view.target,
+    )
+
+
 def _hand_totals_if_stopped(view: MilleView) -> tuple[int, int]:
     """Hand totals (mine, theirs) if the seat that reached 700 stops now."""
-    from gamenight_mille.rules import HAND_OVER, MilleState
-
     seats = (view.me, view.opponent) if view.seat == 0 else (view.opponent, view.me)
     deck = (EMPTY,) * view.deck_count
     state = MilleState(phase=HAND_OVER, seats=seats, deck=deck, trip=view.trip)

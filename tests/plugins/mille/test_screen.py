@@ -244,6 +244,8 @@ def test_snapshot_the_table(snap_compare, tmp_path):
         await pilot.press("u", str(pilot.app.screen.match.state.seats[0].hand.index(GO)), "space")
         await settle(pilot)
         await pilot.press("p")
+        await settle(pilot)
+        await pilot.pause()
 
     assert snap_compare(room(tmp_path, human_vs_expert()), run_before=play, terminal_size=(80, 24))
 
@@ -252,6 +254,8 @@ def test_snapshot_the_full_score_window(snap_compare, tmp_path):
     async def play(pilot):
         await settle(pilot)
         await pilot.press("w")
+        await settle(pilot)
+        await pilot.pause()
 
     assert snap_compare(room(tmp_path, human_vs_expert()), run_before=play, terminal_size=(80, 24))
 
@@ -259,6 +263,7 @@ def test_snapshot_the_full_score_window(snap_compare, tmp_path):
 def test_snapshot_the_end_of_hand_prompt(snap_compare, tmp_path):
     async def wait(pilot):
         await settle(pilot)
+        await pilot.pause()
 
     assert snap_compare(room(tmp_path, _at_end_of_hand()), run_before=wait, terminal_size=(80, 24))
 

@@ -60,16 +60,6 @@ def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminal
     assert {p.name for p in (server.data_dir / "users").iterdir()} == homes
 
 
-def test_the_host_key_survives_a_restart(start_server, tmp_path: Path) -> None:
-    first = start_server("--guest", data_dir=tmp_path / "data")
-    key = first.of_kind("listening")[0]
-    first.stop()
-    second = start_server("--guest", data_dir=tmp_path / "data")
-    again = second.of_kind("listening")[0]
-    assert key["host_key_created"] and not again["host_key_created"]
-    assert key["host_key"] == again["host_key"]
-
-
 def namespaces_allowed() -> bool:
     """Whether this system lets an ordinary process create user and mount namespaces."""
     try:

@@ -123,7 +123,7 @@ class MateScreen(GameScreen):
         state = self.shown_state()
         bottom = self.view_seat
         top = 1 - bottom
-        names = self.names()
+        seat_names = [seat.name for seat in self.match.seats]
         self.query_one("#info", Static).update(self.info_text(state))
         for row, seat in (("top", top), ("bottom", bottom)):
             self.query_one(f"#{row}-name", Static).update(self.seat_text(state, seat))
@@ -141,7 +141,7 @@ class MateScreen(GameScreen):
                     cursor=human and chip.slot == self.cursor,
                     replay=replay,
                 )
-        self.query_one("#moves", MoveTable).show(state, (top, bottom), [n.split(" (")[0] for n in names])
+        self.query_one("#moves", MoveTable).show(state, (top, bottom), seat_names)
         self.query_one("#lead-line", Static).update(self.lead_text(state))
         keep_all = self.query_one("#keep-all", ActionChip)
         keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
@@ -149,7 +149,7 @@ class MateScreen(GameScreen):
         self.query_one("#formula", Static).update(state.results[-1].describe() if ended and state.results else "")
         self.query_one("#continue", ActionChip).display = self.pause is not None
         self.query_one("#hint", Static).update(self.hint)
-        self.query_one("#sheet", MatchSheet).show(state, [seat.name for seat in self.match.seats])
+        self.query_one("#sheet", MatchSheet).show(state, seat_names)
 
     def title_text(self) -> str:
         """The game's title, and during a pause which play has ended."""

@@ -228,21 +228,16 @@ class PlayResult:
         """One sentence, translated: who mated, when, with what, and the formula."""
         if self.winner is None:
             return _("no mate in ten moves: a draw, nobody scores")
+        return _("{seat}: {result}", seat=SEAT_LETTERS[self.winner], result=self.summary())
+
+    def summary(self) -> str:
+        """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20"."""
+        if self.winner is None:
+            return _("no mate: a draw")
+        card, formula = pretty(self.card), self.formula()
         if self.overmate:
-            return _(
-                "{seat}: overmate on move {move} with {card}: {formula}",
-                seat=SEAT_LETTERS[self.winner],
-                move=self.move,
-                card=pretty(self.card),
-                formula=self.formula(),
-            )
-        return _(
-            "{seat}: mate on move {move} with {card}: {formula}",
-            seat=SEAT_LETTERS[self.winner],
-            move=self.move,
-            card=pretty(self.card),
-            formula=self.formula(),
-        )
+            return _("overmate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
+        return _("mate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
 
 
 @dataclass(frozen=True)
@@ -500,17 +495,9 @@ class MateRules(Rules):
         return Outcome.from_scores(state.totals, self.result_lines(state))
 
     def result_lines(self, state: MateState) -> list[tuple[str, tuple[int, int]]]:
-        """One line per finished play: "Play 2 (B leads): ...", with its points."""
+        """One line per finished play: "Play 2: mate on move 7 with K♥: 7 × 4 = 28", with its points."""
         return [
-            (
-                _(
-                    "Play {number} ({seat} leads): {result}",
-                    number=number,
-                    seat=SEAT_LETTERS[LEADERS[number - 1]],
-                    result=result.describe(),
-                ),
-                result.points(),
-            )
+            (_("Play {number}: {result}", number=number, result=result.summary()), result.points())
             for number, result in enumerate(state.results, start=1)
         ]
 

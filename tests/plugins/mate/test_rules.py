@@ -253,7 +253,7 @@ def test_the_outcome_is_the_match_total_with_one_line_per_play(rules: MateRules)
     assert outcome.scores == state.totals
     assert len(outcome.lines) == 4
     assert outcome.lines[0][1] == (4, 0) and outcome.lines[2][1] == (0, 4)
-    assert outcome.lines[0][0].startswith("Play 1 (A leads)")
+    assert outcome.lines[0][0] == "Play 1: mate on move 1 with K♣: 1 × 4 = 4"
 
 
 def test_a_pause_after_each_of_the_first_three_plays_shows_the_score_formula(rules: MateRules) -> None:

@@ -37,7 +37,7 @@ import asyncssh
 import platformdirs
 
 from gamenight.i18n import LANGUAGES, detect_language, load_catalogue_file, register_catalogue, translator
-from gamenight.ssh.child import RoomProcess
+from gamenight.ssh.child import RoomProcess, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
 from gamenight.ssh.limits import RateLimiter
 
@@ -45,6 +45,7 @@ __all__ = ["Settings", "colour_depth", "main", "serve"]
 
 SIXTEEN_COLOUR_THEME = "gamenight-16"
 LAUNCH = Path(__file__).with_name("launch.py")
+MAX_ENV_VARS = 64
 EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
@@ -325,13 +326,16 @@ class Connection(asyncssh.SSHServer):
                      method="publickey", key=self._candidate.get_fingerprint())
 
     # -- what the client may open ---------------------------------------------
-    def session_requested(self) -> GameSession:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
         if self.session is not None:
             self.hub.log("refused", kind="second_session", conn=self.id, peer=self.peer)
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
                                             _("Only one game room per connection."))
         self.session = GameSession(self)
-        return self.session
+        assert self.conn is not None
+        channel = self.conn.create_server_channel(encoding=None)
+        channel.__class__ = GameChannel  # same object, with the environment capped
+        return channel, self.session  # type: ignore[return-value]
 
     def _refuse_forward(self, kind: str) -> bool:
         self.hub.log("refused", kind=kind, conn=self.id, peer=self.peer, user_id=self.user_id)
@@ -354,6 +358,25 @@ class Connection(asyncssh.SSHServer):
 
     def tap_requested(self, unit: int | None) -> bool:
         return self._refuse_forward("tap")
+
+
+class GameChannel(asyncssh.SSHServerChannel):
+    """A session channel that keeps at most :data:`MAX_ENV_VARS` variables from the client.
+
+    asyncssh stores every ``env`` request; without a cap one client could grow the
+    server's memory without end.  (Only the handler of that request changes.)
+    """
+
+    dropped_env = 0
+
+    def _process_env_request(self, packet: Any) -> bool:
+        if len(self.get_environment_bytes()) >= MAX_ENV_VARS:
+            packet.get_string()
+            packet.get_string()
+            packet.check_end()
+            self.dropped_env += 1
+            return False
+        return super()._process_env_request(packet)
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -440,8 +463,10 @@ class GameSession(asyncssh.SSHServerSession):
             return
         self.room = room
         self._started_at = time.monotonic()
+        cols, rows = clamp_size(*self.size)
         self.hub.log("session_start", conn=owner.id, peer=owner.peer, user_id=owner.user_id, pid=room.pid,
-                     term=self.term, colours=depth, cols=self.size[0], rows=self.size[1])
+                     term=self.term, colours=depth, cols=cols, rows=rows,
+                     env_dropped=getattr(self.chan, "dropped_env", 0))
         if self._ended:  # the client left while the room was starting
             self._stop_room()
             return

@@ -76,6 +76,7 @@ class RoomProcess:
         self._output_done = asyncio.Event()
         self._input_blocked = False
         self._exit_reported = False
+        self._waiter: asyncio.Task[None] | None = None
         self.returncode: int | None = None
 
     @property
@@ -105,7 +106,7 @@ class RoomProcess:
         self._master = master
         os.set_blocking(master, False)
         self.resume_output()
-        self._loop.create_task(self._wait())
+        self._waiter = self._loop.create_task(self._wait())  # keep a reference: tasks are weakly held
 
     async def _wait(self) -> None:
         assert self._process is not None

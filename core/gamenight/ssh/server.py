@@ -398,6 +398,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._resize_handle: asyncio.TimerHandle | None = None
         self._ended = False
         self._terminating = False
+        self._starter: asyncio.Task[None] | None = None
         self._started_at = 0.0
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
@@ -438,7 +439,7 @@ class GameSession(asyncssh.SSHServerSession):
             self._refuse(client_text(self.language, "The game room needs a terminal: connect with "
                                      "ssh -t (your client did not request a pseudo-terminal)."))
             return
-        asyncio.get_running_loop().create_task(self._start_room(env))
+        self._starter = asyncio.get_running_loop().create_task(self._start_room(env))
 
     def _refuse(self, message: str) -> None:
         assert self.chan is not None

@@ -281,40 +281,35 @@ class YatzyRules(Rules):
 
     def apply(self, state: YatzyState, action: Action) -> YatzyState:
         """The state after ``action``; raises IllegalAction (with the reason) if illegal."""
-        kind, _sep, arg = action.partition(":")
-        if state.held is not None:
-            if kind != "dice":
-                raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
-            return self._apply_dice(state, arg)
+        # Written flat (no helper calls on the roll and dice paths): the arena applies millions.
+        held = state.held
+        if held is not None:
+            dice = _DICE_BY_TEXT.get(action[5:]) if action.startswith("dice:") else None
+            if dice is None:
+                if not action.startswith("dice:"):
+                    raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
+                raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462."))
+            old = state.dice
+            for position in _HELD_POSITIONS[held]:
+                if dice[position] != old[position]:
+                    raise IllegalAction(_("A held die cannot change its face."))
+            return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, dice, state.rolls + 1, None)
         if None not in state.sheets[-1]:
             raise IllegalAction(_("The game is over."))
-        if kind == "roll":
-            return self._apply_roll(state, arg)
-        if kind == "score":
-            return self._apply_score(state, arg)
+        if action.startswith("roll:"):
+            mask = action[5:]
+            if mask not in _HELD_POSITIONS:
+                raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
+            if state.rolls == 0 and mask != "00000":
+                raise IllegalAction(_("The first roll of a turn rolls all five dice."))
+            if state.rolls >= MAX_ROLLS:
+                raise IllegalAction(_("You have rolled three times: score the dice in a box."))
+            if mask == "11111":
+                raise IllegalAction(_("Release at least one die to roll."))
+            return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, state.dice, state.rolls, mask)
+        if action.startswith("score:"):
+            return self._apply_score(state, action[6:])
         raise IllegalAction(_("Unknown action {action}.", action=action))
-
-    def _apply_roll(self, state: YatzyState, mask: str) -> YatzyState:
-        if mask not in _HELD_POSITIONS:
-            raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
-        if state.rolls == 0 and mask != "00000":
-            raise IllegalAction(_("The first roll of a turn rolls all five dice."))
-        if state.rolls >= MAX_ROLLS:
-            raise IllegalAction(_("You have rolled three times: score the dice in a box."))
-        if mask == "11111":
-            raise IllegalAction(_("Release at least one die to roll."))
-        return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, state.dice, state.rolls, mask)
-
-    def _apply_dice(self, state: YatzyState, text: str) -> YatzyState:
-        try:
-            dice = parse_dice(text)
-        except ValueError:
-            raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462.")) from None
-        old = state.dice
-        for position in _HELD_POSITIONS[state.held]:
-            if dice[position] != old[position]:
-                raise IllegalAction(_("A held die cannot change its face."))
-        return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, dice, state.rolls + 1, None)
 
     def _apply_score(self, state: YatzyState, name: str) -> YatzyState:
         box = BOX_INDEX.get(name)

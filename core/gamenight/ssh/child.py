@@ -1,9 +1,9 @@
 """One game room process in its own pseudo-terminal.
 
-The child is a session leader (``setsid``); its argv starts with the
-:mod:`gamenight.ssh.launch` first stage, which makes the pty its controlling
-terminal (``TIOCSCTTY``, so window-size changes reach it as ``SIGWINCH``) and
-sandboxes it before exec.  Its
+The child leads a new session whose controlling terminal is the pty
+(``TIOCSCTTY``, so window-size changes reach it as ``SIGWINCH``): either
+``start_new_session`` plus the :mod:`gamenight.ssh.launch` first stage, or,
+when sandboxed, ``setsid --ctty`` at the head of its argv.  Its
 stdin, stdout and stderr are the pty (Textual draws on stderr).  The master
 side is non-blocking and read through the event loop; input is buffered and
 the SSH channel is paused when the child does not keep up, so a huge paste
@@ -59,6 +59,7 @@ class RoomProcess:
         on_output: Callable[[bytes], None],
         on_exit: Callable[[int], None],
         on_input_blocked: Callable[[bool], None],
+        new_session: bool = True,
     ) -> None:
         self._argv = list(argv)
         self._env = dict(env)
@@ -67,6 +68,7 @@ class RoomProcess:
         self._on_output = on_output
         self._on_exit = on_exit
         self._on_input_blocked = on_input_blocked
+        self._new_session = new_session
         self._loop = asyncio.get_running_loop()
         self._master = -1
         self._process: asyncio.subprocess.Process | None = None
@@ -96,7 +98,7 @@ class RoomProcess:
                 stderr=slave,
                 env=self._env,
                 cwd=self._cwd,
-                start_new_session=True,
+                start_new_session=self._new_session,
             )
         except BaseException:
             os.close(master)

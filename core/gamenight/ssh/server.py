@@ -23,6 +23,7 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,6 +46,11 @@ __all__ = ["Settings", "colour_depth", "main", "serve"]
 
 SIXTEEN_COLOUR_THEME = "gamenight-16"
 LAUNCH = Path(__file__).with_name("launch.py")
+UNSHARE = ["unshare", "--user", "--map-current-user", "--mount", "--propagation", "private",
+           "--pid", "--fork", "--kill-child", "--mount-proc", "--"]
+"""New user, mount and PID namespaces with their own /proc; the room dies with ``unshare``."""
+SANDBOX_PREFIX = ["setsid", "--ctty", *UNSHARE]
+"""``setsid --ctty`` makes the pty the controlling terminal of the new session first."""
 MAX_ENV_VARS = 64
 EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
@@ -454,7 +460,8 @@ class GameSession(asyncssh.SSHServerSession):
         depth = colour_depth(self.term, client_env)
         argv = build_command(settings, home, depth)
         env = build_environment(home, self.term, depth, client_language(client_env))
-        room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked)
+        room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked,
+                           new_session=not settings.isolated)  # setsid starts the session when isolated
         try:
             await room.start()
         except OSError as error:
@@ -563,10 +570,11 @@ def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
     """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
     ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
     saves, config = home / "saves", home / "config.toml"
-    launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty"]
     if settings.isolated:
-        launcher += ["--sandbox", str(settings.data_dir), str(home)]
-    launcher.append("--")
+        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH),
+                    "--hide", str(settings.data_dir), str(home), "--"]
+    else:
+        launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", "--"]
     if settings.command is None:
         argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
         if depth == "16":
@@ -582,12 +590,16 @@ def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
 
 
 def sandbox_works(data_dir: Path) -> bool:
-    """Whether :mod:`gamenight.ssh.launch` can isolate a room on this system (user + mount namespaces)."""
+    """Whether rooms can be isolated here (util-linux ``setsid``/``unshare``, user, mount and PID
+    namespaces open to this user)."""
+    if not (shutil.which("setsid") and shutil.which("unshare")):
+        return False
     users = data_dir / "users"
     users.mkdir(mode=0o700, exist_ok=True)
     try:
         probe = subprocess.run(
-            [sys.executable, "-I", "-S", str(LAUNCH), "--sandbox", str(data_dir), str(users), "--probe", "--", "true"],
+            [*UNSHARE, sys.executable, "-I", "-S", str(LAUNCH), "--hide", str(data_dir), str(users), "--probe",
+             "--", "true"],
             stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -624,7 +636,7 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     host_key, created = load_or_create_host_key(settings.data_dir)
     settings.isolated = settings.sandbox != "off" and sandbox_works(settings.data_dir)
     if settings.sandbox == "on" and not settings.isolated:
-        raise ValueError(_("--sandbox on: this system does not allow user and mount namespaces"))
+        raise ValueError(_("--sandbox on: this system does not allow user, mount and PID namespaces"))
     hub = Hub(settings, log)
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
@@ -702,7 +714,7 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
                         help=_("run each room where only its user's folder of the data dir is visible "
-                               "(user + mount namespaces): auto = when the system allows it (default)"))
+                               "(user, mount and PID namespaces): auto = when the system allows it (default)"))
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=5.0, help=argparse.SUPPRESS)
     return parser

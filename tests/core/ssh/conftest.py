@@ -162,6 +162,21 @@ def process_alive(pid: int) -> bool:
         return False
 
 
+def process_group(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (as this test sees them)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(entry))
+    return members
+
+
 class Terminal:
     """A program in its own pseudo-terminal; what it draws is kept in a pyte screen."""
 

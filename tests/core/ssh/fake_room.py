@@ -37,6 +37,7 @@ def main() -> None:
     say(f"saves:{sorted(os.listdir(saves))}")
     data_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(saves))))
     say(f"visible:{sorted(os.listdir(data_dir))}:{sorted(os.listdir(os.path.join(data_dir, 'users')))}")
+    say(f"processes:{sum(name.isdigit() for name in os.listdir('/proc'))}")
     while True:
         data = os.read(0, 65536)
         if not data:

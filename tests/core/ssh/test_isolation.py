@@ -10,7 +10,7 @@ import asyncssh
 import pytest
 from gamenight.ssh.identity import guest_user_id, key_user_id
 
-from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
+from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv, wait_until
 
 
 def saves_listed(screen: str) -> str:
@@ -92,5 +92,10 @@ def test_a_room_sees_only_its_own_folder_of_the_data_dir(start_server, terminals
     bob.wait_for("refused:No such file or directory")
     bob.send(f"w{server.data_dir / 'ssh_host_ed25519_key'}")
     bob.wait_for("refused:Read-only file system")
+    # Nor through Alice's room's /proc entry: Bob's room has a /proc of its own.
+    alice_room = server.of_kind("session_start")[0]["pid"]
+    assert int(re.search(r"processes:(\d+)", screen).group(1)) <= 3
+    bob.send(f"w/proc/{alice_room}/cwd/saves/autosave-fake.toml")
+    wait_until(lambda: bob.text().count("refused:No such file or directory") == 2, 10, "the /proc route refused")
     assert autosave.read_text() == "game = 'fake'\n"
     assert (server.data_dir / "ssh_host_ed25519_key").read_text().startswith("-----BEGIN")

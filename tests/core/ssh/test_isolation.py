@@ -61,15 +61,16 @@ def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminal
 
 
 def namespaces_allowed() -> bool:
-    """Whether this system lets an ordinary process create user and mount namespaces."""
+    """Whether this system lets an ordinary process create user, mount and PID namespaces."""
     try:
-        return subprocess.run(["unshare", "--user", "--map-current-user", "--mount", "true"],
+        return subprocess.run(["unshare", "--user", "--map-current-user", "--mount", "--pid", "--fork",
+                               "--mount-proc", "true"],
                               capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
 
-@pytest.mark.skipif(not namespaces_allowed(), reason="no user+mount namespaces here: rooms cannot be sandboxed")
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
 @needs_ssh
 def test_a_room_sees_only_its_own_folder_of_the_data_dir(start_server, terminals) -> None:
     server = start_server("--guest", "--sandbox", "on", "--command", FAKE_COMMAND)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
 import random
 import statistics
 import sys
@@ -199,7 +200,14 @@ def report(
     """The results as Markdown (without the page title when appended to an earlier run)."""
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Mille Bornes benchmarks", ""] if heading else [""]
-    lines += [f"Measured {today} on the shared 2-core machine (loaded by other jobs) with:", "", "```", command, "```"]
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    lines += [
+        f"Measured {today} on the shared 2-core machine (load average {load}: other jobs share it) with:",
+        "",
+        "```",
+        command,
+        "```",
+    ]
     if results:
         lines += [
             "",

@@ -12,11 +12,11 @@ from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.saves import SaveError, load_match, save_match
 from gamenight.testing import settle
-from gamenight_mille.rules import EXTENSION, GO, HAND_OVER, MilleRules
+from gamenight_mille.rules import EXTENSION, GO, HAND_OVER, PLAY, MilleRules
 from gamenight_mille.screen import MilleScreen
 from gamenight_mille.widgets import ScoreWindow
 
-from .conftest import card, hand, seat, state
+from .conftest import card, cards, hand, seat, state
 
 REGISTRY = load_registry()
 GAME = REGISTRY.game("mille")
@@ -299,3 +299,32 @@ async def test_hot_seat_hides_the_table_until_the_next_person_is_ready(tmp_path)
         await pilot.press("p", "d", "p", "space")
         await pilot.pause()
         assert screen.view_seat == 1 and not isinstance(app.screen, MilleScreen)  # the hand-over notice
+
+
+async def test_the_end_of_a_hand_played_with_the_original_keys_reaches_the_another_hand_prompt(tmp_path):
+    """From 500 miles with a short deck: each turn ``P`` then ``U``+card+Space, to 700 and the prompts."""
+    match = Match(GAME, [SeatConfig("You"), SeatConfig("Computer", "greedy")], {}, seed=5)
+    me = seat(hand("100", "Go", "Stop", "25", "50", "Gasoline"), battle="Go", mileage=500)
+    other = seat(hand("25", "25", "25", "25", "25", "25"), battle="Stop", mileage=100)
+    match.state = state(me, other=other, deck=cards("75", "25", "Go", "Go", "Go", "Go"), hand_number=1)
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _turn in range(6):
+            if match.state.phase != PLAY:
+                break
+            await pilot.press("p")
+            mine = match.state.seats[0]
+            need = 700 - mine.mileage
+            value = {card("25"): 25, card("50"): 50, card("75"): 75, card("100"): 100}
+            best = max((slot for slot, c in enumerate(mine.hand) if value.get(c, 999) <= need),
+                       key=lambda slot: value[mine.hand[slot]])
+            await pilot.press("u", "p" if best == 0 else str(best), "space")
+            await settle(pilot)
+        assert match.state.seats[0].mileage == 700 and match.state.phase == EXTENSION
+        assert isinstance(app.screen, YesNoDialog)  # Extension?
+        await pilot.press("n")
+        await settle(pilot)
+        assert match.state.phase == HAND_OVER and isinstance(app.screen, ResultDialog)  # Another hand?
+        await pilot.press("n")
+        assert isinstance(app.screen, YesNoDialog)  # Save game?

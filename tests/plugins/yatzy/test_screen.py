@@ -134,19 +134,19 @@ async def test_mouse_clicks_hold_dice_and_score_a_box(tmp_path):
 
 
 async def test_a_two_seat_game_against_a_bot_keys_during_its_turn_are_refused(tmp_path):
-    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot 1", "greedy")], bot_delay=0.5)
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot 1", "greedy")], bot_delay=0.3)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = app.screen
         for round_number in range(13):
             assert match.to_move() == 0
             await pilot.press("space", "enter")
-            if round_number < 2:  # the bot takes half a second a move: press keys meanwhile
+            if round_number == 0:  # the bot takes 0.3 s a move: press keys meanwhile
                 assert match.bot_to_move() and screen.bot_thinking
                 mine = len(human_actions(match))
                 await pilot.press("space", "1", "enter")  # refused, never applied to the bot's turn
                 assert len(human_actions(match)) == mine
-                app.bot_delay = 0 if round_number == 1 else 0.5
+                app.bot_delay = 0
             await settle_through_cancels(pilot)
         assert match.over
         assert all(None not in sheet for sheet in match.state.sheets)

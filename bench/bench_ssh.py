@@ -286,6 +286,7 @@ async def run(args: argparse.Namespace) -> dict:
                 first_bytes.append(first - began)
                 latencies.append(session.last_output - began)
         result["still_held_after_keys"] = sum(not s.process.is_closing() for s in sessions)
+        result["isolated"] = next(e["isolated"] for e in server.events if e["event"] == "listening")
     finally:
         for session in sessions:
             session.conn.close()
@@ -310,7 +311,8 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         f"Command: `{command}`",
         "",
         "Client: asyncssh in one process, 80x24 pty, TERM=xterm-256color; the real game room "
-        "(`python -m gamenight`), guest mode, server on 127.0.0.1.",
+        f"(`python -m gamenight`), guest mode, server on 127.0.0.1, rooms sandboxed: "
+        f"{'yes' if result['isolated'] else 'no'}.",
         "",
         "| measure | result |",
         "| --- | --- |",

@@ -177,3 +177,11 @@ def test_the_gamenight_command_dispatches_serve_ssh_here(capsys: pytest.CaptureF
 
     assert gamenight_main(["serve-ssh"]) == 2
     assert "--authorized-keys FILE" in capsys.readouterr().err
+
+
+def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch.setattr(server.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
+    assert not server.sandbox_works(tmp_path)
+    assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
+    assert "--sandbox on" in capsys.readouterr().err

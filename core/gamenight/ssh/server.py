@@ -6,7 +6,9 @@ pseudo-terminal (see :mod:`gamenight.ssh.child`).  Nothing else is reachable:
 exec requests, subsystems (SFTP), port forwarding, X11 and agent forwarding
 are refused.  Each user's saves and settings live in
 ``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint or a hash
-of the guest name (:mod:`gamenight.ssh.identity`).
+of the guest name (:mod:`gamenight.ssh.identity`); where the system allows it,
+each room runs in user, mount and PID namespaces that hide everything of the
+data dir but that folder (:mod:`gamenight.ssh.launch`).
 
 Log lines are JSON objects on stderr, one per event: ``listening``,
 ``connect``, ``auth_ok``, ``auth_rejected_key``, ``auth_failed``, ``refused``,
@@ -122,7 +124,7 @@ def colour_depth(term: str, client_env: Mapping[str, str]) -> str:
 
 def _safe_term(term: str | None) -> str:
     term = (term or "").strip()
-    if not term or len(term) > 64 or not all(ch.isalnum() or ch in "-_.+" for ch in term):
+    if not term or len(term) > 64 or not all(ch.isascii() and (ch.isalnum() or ch in "-_.+") for ch in term):
         return "xterm"
     return term
 

@@ -131,7 +131,8 @@ def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.parametrize(("term", "safe"), [("xterm-256color", "xterm-256color"), ("", "xterm"),
-                                            ("x; rm -rf /", "xterm"), ("a" * 100, "xterm")])
+                                            ("x; rm -rf /", "xterm"), ("a" * 100, "xterm"),
+                                            ("ｘterm", "xterm")])
 def test_the_client_term_is_checked(term: str, safe: str) -> None:
     assert server._safe_term(term) == safe
 

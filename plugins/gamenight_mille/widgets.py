@@ -47,6 +47,12 @@ def _fit(text: str, width: int) -> str:
     return pad_cells(text, width)
 
 
+def _right(text: str, width: int, cut: int) -> str:
+    """``text`` cut to ``cut`` cells and right-aligned in ``width`` cells."""
+    text = _fit(text, cut).rstrip()
+    return " " * (width - cell_len(text)) + text
+
+
 def _card_style(card: int) -> str:
     if card == EMPTY:
         return ""
@@ -174,12 +180,12 @@ class ScoreWindow(Static):
         """Draw the small window (with the commands) or the full one (with the bonus rows)."""
         values = dict(lines)
         out: list[Text] = []
-        header = _fit("", 19) + _fit("", 4) + "".join(_fit(name, 8).rjust(8) for name in names)
+        header = " " * 22 + _right(names[0], 9, 8) + _right(names[1], 9, 8)
         out.append(Text(_fit(header, 40), style="bold"))
 
         def row(label: str, pair: tuple[int, int], style: str = "") -> None:
             worth = str(VALUES[label]) if label in VALUES else ""
-            text = _fit(" " + t(label), 19) + worth.rjust(4) + f"{pair[0]:>8}{pair[1]:>8}"
+            text = _fit(" " + t(label), 18) + worth.rjust(4) + f"{pair[0]:>9}{pair[1]:>9}"
             out.append(Text(_fit(text, 40), style=style))
 
         for label in SMALL_ROWS:

@@ -20,19 +20,24 @@ class SaveStore:
     folder: Path
 
     def path_for(self, name: str) -> Path:
-        """The file a save name refers to (an existing absolute path is kept)."""
-        candidate = Path(name)
-        if candidate.is_absolute():
-            return candidate
-        return self.folder / safe_file_name(name)
+        """The file in this folder that a save name refers to.
+
+        Whatever a person types (``/etc/passwd``, ``../x``) becomes a plain
+        file name inside the folder: saves never land anywhere else.
+        """
+        return self.folder / safe_file_name(Path(name).name if name else name)
 
     def suggest_name(self, match: Match) -> str:
         """A fresh default name for ``match``."""
         return default_save_name(match.game.id)
 
     def save(self, match: Match, name: str) -> Path:
-        """Save ``match`` under ``name``; returns the path written."""
+        """Save ``match`` under ``name`` in this folder; returns the path written."""
         return save_match(match, self.path_for(name))
+
+    def save_to(self, match: Match, path: Path) -> Path:
+        """Save ``match`` back to the file it was resumed from (a path the player gave)."""
+        return save_match(match, Path(path))
 
     def autosave_path(self, game_id: str) -> Path:
         """The autosave file of ``game_id``."""

@@ -45,3 +45,12 @@ def test_save_is_atomic_no_temp_files_left(tmp_path, nim_registry):
     save_match(match, tmp_path / "a.toml")
     save_match(match, tmp_path / "a.toml")
     assert [p.name for p in tmp_path.iterdir()] == ["a.toml"]
+
+
+def test_a_typed_save_name_never_leaves_the_save_folder(tmp_path, nim_registry):
+    from gamenight.save_store import SaveStore
+
+    store = SaveStore(tmp_path / "saves")
+    for name in ("/etc/passwd", "../../escape", "a/b/c", ".."):
+        path = store.path_for(name)
+        assert path.parent == tmp_path / "saves" and path.suffix == ".toml"

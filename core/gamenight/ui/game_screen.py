@@ -422,7 +422,10 @@ class GameScreen(Screen):
                 self.message(_("Not saved."))
                 return
             try:
-                path = saves.save(self.match, name)
+                if self.save_path is not None:
+                    path = saves.save_to(self.match, self.save_path)
+                else:
+                    path = saves.save(self.match, name)
             except OSError as error:
                 self.message(_("Could not save: {reason}", reason=error.strerror or error), error=True)
                 return

@@ -430,6 +430,8 @@ class MilleRules(Rules):
         me = state.seats[seat_index]
         if not state.picked and state.deck:
             # Must pick first, except a safety that cancels a hazard in force (notes "Turn order").
+            if max(me.hand) < EXTRA_TANK:
+                return ["draw"]
             actions = ["draw"]
             for slot in range(1, 7):
                 card = me.hand[slot]
@@ -443,19 +445,20 @@ class MilleRules(Rules):
         attackable = opponent.can_move
         uses: list[Action] = []
         discards: list[Action] = []
+        value, use_names, discard_names, safety_index = VALUE, _USE, _DISCARD, SAFETY_INDEX
         for slot, card in enumerate(me.hand):
-            if card == EMPTY:
+            if card < 0:
                 continue
             if card <= D200:
-                ok = card <= top_speed and VALUE[card] <= room
+                if card <= top_speed and value[card] <= room:
+                    uses.append(use_names[slot])
             elif card <= STOP:
-                ok = attackable and not opponent.safeties[SAFETY_INDEX[card]]
-            else:
-                ok = usable(me, opponent, state.trip, card)
-            if ok:
-                uses.append(_USE[slot])
+                if attackable and not opponent.safeties[safety_index[card]]:
+                    uses.append(use_names[slot])
+            elif usable(me, opponent, state.trip, card):
+                uses.append(use_names[slot])
             if card < EXTRA_TANK:
-                discards.append(_DISCARD[slot])
+                discards.append(discard_names[slot])
         return uses + discards
 
     def refusal(self, state: MilleState, action: Action) -> str | None:
@@ -541,16 +544,16 @@ class MilleRules(Rules):
         me = state.seats[turn]
         if action == "draw" and state.deck and not state.picked:
             # The top card goes to P; a second one into slot 1 if a safety left it empty.
-            hand = list(me.hand)
             deck = state.deck
-            hand[0] = deck[0]
-            taken = 1
-            if hand[1] == EMPTY and len(deck) > 1:
-                hand[1] = deck[1]
-                taken = 2
-            me = _with_hand(me, tuple(hand))
-            after = _moved(state, _put(state.seats, turn, me), deck[taken:], state.discards, turn, True)
-            return after if after.deck else self._check_deck_out(after)
+            if me.hand[1] == EMPTY and len(deck) > 1:
+                hand, deck = (deck[0], deck[1], *me.hand[2:]), deck[2:]
+            else:
+                hand, deck = (deck[0], *me.hand[1:]), deck[1:]
+            me = _with_hand(me, hand)
+            after = _new_tuple(MilleState, (state.phase, _put(state.seats, turn, me), deck, state.discards, turn,
+                                            True, state.trip, state.extended, state.hand_number, state.totals,
+                                            state.target))
+            return after if deck else self._check_deck_out(after)
         verb, slot = _PARSED.get(action, ("", -1))
         card = me.hand[slot] if slot >= 0 else EMPTY
         use = verb == "use"

@@ -328,3 +328,26 @@ async def test_the_end_of_a_hand_played_with_the_original_keys_reaches_the_anoth
         assert match.state.phase == HAND_OVER and isinstance(app.screen, ResultDialog)  # Another hand?
         await pilot.press("n")
         assert isinstance(app.screen, YesNoDialog)  # Save game?
+
+
+async def test_a_won_game_counts_on_the_games_line_and_play_again_keeps_it(tmp_path):
+    match = human_vs_expert()
+    me = seat(hand("25", "Go", "Stop"), p="100", battle="Go", mileage=600)
+    match.state = state(me, other=seat(hand("25"), mileage=150), picked=True, hand_number=3, totals=(4500, 3000))
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("u", "p", "space")
+        await settle(pilot)
+        assert isinstance(app.screen, YesNoDialog)  # Extension?
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultDialog)  # the game is over
+        assert match.games_played == 1
+        await pilot.press("a")  # play again
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MilleScreen) and screen.games_won == [1, 0]
+        window = str(screen.query_one(ScoreWindow).render())
+        games_line = next(line for line in window.splitlines() if "Games" in line)
+        assert games_line.split()[-2:] == ["1", "0"]

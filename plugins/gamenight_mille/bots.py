@@ -29,6 +29,7 @@ from gamenight_mille.rules import (
     HAZARD_FOR_SAFETY,
     OUT_OF_GAS,
     PLAY,
+    REMEDY_FOR,
     REPAIRS,
     RIGHT_OF_WAY,
     SAFETY_FOR,
@@ -288,8 +289,7 @@ class ExpertBot:
         if hazard == SPEED_LIMIT and not opponent.can_move:
             base *= 0.6
         urgency = 1.0 + max(0, 700 - opponent_need) / 500.0
-        remedy_seen = unseen[GO if hazard == STOP else (END_OF_LIMIT if hazard == SPEED_LIMIT else
-                                                        _REMEDY[hazard])]
+        remedy_seen = unseen[REMEDY_FOR[hazard]]
         if remedy_seen <= 2:
             base *= 1.4  # few remedies left: the hazard may stop them for long
         safety = SAFETY_FOR[hazard]
@@ -343,7 +343,6 @@ class ExpertBot:
         return base * min(1.0, threats / 2.0) * (1.0 if copies == 1 else 0.3)
 
 
-_REMEDY = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS}
 
 
 def _sample_extension_state(view: MilleView, rng: random.Random) -> MilleState:

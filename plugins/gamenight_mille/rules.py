@@ -45,8 +45,6 @@ CODES = "abcdefghijklmnopqrs"
 """One letter per card, used in the deal action."""
 VALUE = (25, 50, 75, 100, 200)
 SAFETIES = (EXTRA_TANK, PUNCTURE_PROOF, DRIVING_ACE, RIGHT_OF_WAY)
-BATTLE_HAZARDS = (OUT_OF_GAS, FLAT_TIRE, ACCIDENT, STOP)
-HAZARDS = (*BATTLE_HAZARDS, SPEED_LIMIT)
 REMEDY_FOR = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS, STOP: GO, SPEED_LIMIT: END_OF_LIMIT}
 HAZARD_FOR_REMEDY = {GASOLINE: OUT_OF_GAS, SPARE_TIRE: FLAT_TIRE, REPAIRS: ACCIDENT}
 SAFETY_FOR = {
@@ -102,16 +100,6 @@ def card_name(card: int) -> str:
     return "" if card == EMPTY else _(CARD_NAMES[card])
 
 
-def is_distance(card: int) -> bool:
-    """True for the 25, 50, 75, 100 and 200 mile cards."""
-    return 0 <= card <= D200
-
-
-def is_safety(card: int) -> bool:
-    """True for the four safeties."""
-    return card >= EXTRA_TANK
-
-
 class Seat(NamedTuple):
     """One seat's hand and table during a hand.
 
@@ -149,9 +137,6 @@ class Seat(NamedTuple):
         """How many cards the hand holds."""
         return sum(1 for card in self.hand if card != EMPTY)
 
-    def distance_played(self, card: int) -> int:
-        """How many ``card`` distance cards this seat has played this hand."""
-        return self.table.count(card)
 
 
 def protected(seat: Seat, hazard: int) -> bool:

@@ -106,6 +106,10 @@ class YatzyState(NamedTuple):
     held: str | None
 
 
+_new_state = tuple.__new__
+"""Builds a :class:`YatzyState` from a tuple without the keyword-argument call (hot paths)."""
+
+
 # -- scoring (RULES.md §3 "Boxes") ------------------------------------------
 
 
@@ -293,7 +297,8 @@ class YatzyRules(Rules):
             for position in _HELD_POSITIONS[held]:
                 if dice[position] != old[position]:
                     raise IllegalAction(_("A held die cannot change its face."))
-            return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, dice, state.rolls + 1, None)
+            joker, sheets, bonuses, seat, _old, rolls, _held = state
+            return _new_state(YatzyState, (joker, sheets, bonuses, seat, dice, rolls + 1, None))
         if None not in state.sheets[-1]:
             raise IllegalAction(_("The game is over."))
         if action.startswith("roll:"):
@@ -306,7 +311,7 @@ class YatzyRules(Rules):
                 raise IllegalAction(_("You have rolled three times: score the dice in a box."))
             if mask == "11111":
                 raise IllegalAction(_("Release at least one die to roll."))
-            return YatzyState(state.joker, state.sheets, state.bonuses, state.seat, state.dice, state.rolls, mask)
+            return _new_state(YatzyState, (*state[:6], mask))
         if action.startswith("score:"):
             return self._apply_score(state, action[6:])
         raise IllegalAction(_("Unknown action {action}.", action=action))

@@ -5,12 +5,16 @@ only -- its own hand, the others' hand sizes and the face-up table -- so no bot
 can peek at a hidden card.
 
 ``expert`` plays by *determinization* (perfect-information Monte Carlo): it
-deals the cards it cannot see (all 52 less its hand and the discard pile) at
-random into the other hands (by their known sizes) and the stock, plays each
-candidate move out to the end of the deal with every seat following the greedy
-policy, and picks the move with the best mean score over the samples.  The
-samples are shared by all candidates (common random numbers), so the
-comparison is between moves, not between lucky and unlucky deals.
+reads from the public log what each seat is known to lack (a seat that had to
+draw holds nothing of the suit and rank asked for, nor a Queen), deals the
+cards it cannot see (all 52 less its hand and the discard pile) at random into
+the other hands (by their known sizes, respecting what they lack) and the
+stock, plays each candidate move on for a few turns with every seat following
+the greedy policy, scores the position, and picks the move with the best mean
+over the samples.  The samples are shared by all candidates (common random
+numbers), so the comparison is between moves, not between lucky and unlucky
+deals.  Keeping 7s and Queens is weighed in the scores: they protect against
+penalties and draws but cost 5 and 10 if someone goes out.
 """
 
 from __future__ import annotations
@@ -252,9 +256,13 @@ class ExpertBot:
 
     ``samples`` is how many deals of the unseen cards it tries per decision;
     it also stops early when ``ctx.should_stop()`` or the time budget says so.
+    Each playout runs ``horizon`` turns and is then scored by
+    :meth:`_Deal.estimate`; a win counts ``win_bonus`` on top of its points, so
+    the bot plays to win first and for points among equally good moves.  (Short
+    playouts beat playing to the end: they are far less noisy.)
     """
 
-    def __init__(self, samples: int = 40, horizon: int = TURN_LIMIT, win_bonus: float = 0.0) -> None:
+    def __init__(self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0) -> None:
         self.samples = samples
         self.horizon = horizon
         self.win_bonus = win_bonus

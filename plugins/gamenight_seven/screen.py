@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from gamenight.i18n import translator
+from gamenight.match import Match
 from gamenight.sdk import Action
 from gamenight.ui.game_screen import GameScreen
 from rich.text import Text
@@ -22,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenView, card_label, rank_of
+from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenState, SevenView, card_label, describe, rank_of
 from .suit_dialog import SuitDialog
 from .widgets import SeatPanel, TablePanel, card_text, fit_cells, suit_text
 
@@ -38,6 +39,15 @@ class SevenScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "draw", _("Draw")),
     ]
+
+    def __init__(self, match: Match) -> None:
+        super().__init__(match)
+        self._shown_state: SevenState | None = None
+        """The state last drawn: the state before the next action."""
+        self._named = ("", "")
+        """The last move's description by seat number, and the same with the seat's name."""
+        self._hand_signature: tuple[tuple[str | None, str, bool], ...] = ()
+        """What the hand menu shows, so that it is rebuilt only when that changes."""
 
     def compose_table(self) -> ComposeResult:
         with Vertical(id="seven"):
@@ -59,6 +69,7 @@ class SevenScreen(GameScreen):
     def refresh_view(self) -> None:
         view: SevenView = self.view
         state = self.match.state
+        self._shown_state = state
         over = self.match.over
         for panel in self.query(SeatPanel):
             seat = panel.seat
@@ -109,18 +120,18 @@ class SevenScreen(GameScreen):
             head = self.t("Draw")
             head_id = "draw"
         options = [Option(Text(head, style="bold"), id=head_id)]
-        playable = {action[:2] for action in legal}
+        playable = {action[:2] for action in legal if action not in ("draw", "pass")}
         for card in view.hand:
             code = CARD_CODES[card]
             style = "" if not mine or code in playable else "dim"
             options.append(Option(card_text(card, style), id=code))
         signature = tuple((option.id, str(option.prompt), mine) for option in options)
-        if getattr(menu, "_seven_signature", None) == signature:
+        if self._hand_signature == signature:
             return
         highlighted = menu.highlighted_option.id if menu.highlighted_option is not None else None
         menu.clear_options()
         menu.add_options(options)
-        menu._seven_signature = signature  # type: ignore[attr-defined]
+        self._hand_signature = signature
         ids = [option.id for option in options]
         if mine and highlighted not in playable:
             playable_ids = [code for code in ids if code in playable]
@@ -196,6 +207,18 @@ class SevenScreen(GameScreen):
         if blocked:
             return self._line(Text(t("{who} wins the blocked deal.", who=who), style="bold"))
         return self._line(Text(t("{who} goes out!", who=who), style="bold"))
+
+    # -- the status line speaks names -------------------------------------------------
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        # Rules.describe_action knows seat numbers only; say the same with the seat's name.
+        if seat >= 0 and self._shown_state is not None:
+            self._named = (text, describe(self._shown_state, action, self.seat_name(seat)))
+
+    def message(self, text: str, error: bool = False) -> None:
+        """Show ``text``, with the seat's name instead of its number for the last move."""
+        described, named = self._named
+        super().message(named if text == described and not error else text, error)
 
     # -- acting --------------------------------------------------------------------
 

@@ -94,19 +94,22 @@ def _minus(counts: tuple[int, ...], face: int) -> tuple[int, ...]:
 
 # ADD[k, f]: the keep k plus one die showing f+1 (for keeps of 0-4 dice).
 ADD = np.array([[KEEP_INDEX.get(_plus(k, f), 0) for f in range(6)] for k in KEEPS], dtype=np.intp)
-# For the keeps of one size and one number d of distinct faces (a slice of KEEPS):
-# the d keeps with one die fewer, one column per face present.
-_LESS_ONE: list[tuple[slice, np.ndarray]] = []
-for _size in range(1, 6):
-    for _distinct in range(1, _size + 1):
-        _rows = [i for i, k in enumerate(KEEPS) if sum(k) == _size and sum(1 for c in k if c) == _distinct]
-        if _rows:
-            _LESS_ONE.append(
-                (
-                    slice(_rows[0], _rows[-1] + 1),
-                    np.array([[KEEP_INDEX[_minus(KEEPS[i], f)] for f in range(6) if KEEPS[i][f]] for i in _rows]),
-                )
-            )
+
+
+def _less_one_by_group() -> list[tuple[slice, np.ndarray]]:
+    """For the keeps of one size and one number d of distinct faces (a slice of KEEPS):
+    the d keeps with one die fewer, one column per face present."""
+    groups = []
+    for size in range(1, 6):
+        for distinct in range(1, size + 1):
+            rows = [i for i, k in enumerate(KEEPS) if sum(k) == size and sum(1 for c in k if c) == distinct]
+            if rows:
+                fewer = [[KEEP_INDEX[_minus(KEEPS[i], f)] for f in range(6) if KEEPS[i][f]] for i in rows]
+                groups.append((slice(rows[0], rows[-1] + 1), np.array(fewer)))
+    return groups
+
+
+_LESS_ONE = _less_one_by_group()
 ROLL_COUNTS = np.array([KEEPS[r] for r in range(ROLLS.start, ROLLS.stop)], dtype=np.intp)
 ROLL_PROB = np.array([factorial(5) / np.prod([factorial(c) for c in counts]) / 6**5 for counts in ROLL_COUNTS])
 ROLL_SCORES = np.array(
@@ -116,7 +119,6 @@ ROLL_SCORES = np.array(
 """Base score of each of the 13 boxes for each roll (252 × 13)."""
 YATZY_ROWS = np.array([int(np.argmax(ROLL_COUNTS[:, f] == 5)) for f in range(6)])
 """Row of the Yatzy of face f+1 among the rolls."""
-NOT_YATZY_ROWS = np.setdiff1d(np.arange(N_ROLLS), YATZY_ROWS)
 _UPPER_ROWS = [[np.flatnonzero(ROLL_COUNTS[:, f] == c) for c in range(6)] for f in range(6)]
 """Rolls showing c dice of face f+1, by (f, c)."""
 _SCORING_ROWS = {

@@ -42,8 +42,8 @@ __all__ = [
     "Rules",
     "View",
     "__version__",
-    "hookimpl",
     "fill_seat_names",
+    "hookimpl",
     "seat_token",
     "translator",
 ]

@@ -7,7 +7,16 @@ import random
 import pytest
 from gamenight.sdk import BotContext
 from gamenight.testing import check_bot_legality
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, best_call, greedy_card
+from gamenight_seven.bots import (
+    ExpertBot,
+    GreedyBot,
+    RandomBot,
+    Shortage,
+    best_call,
+    determinize,
+    greedy_card,
+    infer_shortages,
+)
 from gamenight_seven.plugin import GAME
 
 from .conftest import cards, pile, table
@@ -77,3 +86,19 @@ def test_the_expert_answers_a_pending_seven_rather_than_draw_six(rules):
     view = rules.view(state, 0)
     choice = ExpertBot(samples=16).choose(view, rules.legal_actions(state), BotContext(0, random.Random(2)))
     assert choice == "7H"
+
+
+def test_the_expert_reads_from_the_log_what_a_seat_that_had_to_draw_lacks(rules):
+    state = table(["5H 9C 2S", "3D 9D", "4H 8S"], top="5C", stock="KS 8D 6C")
+    state = rules.apply(state, "9C")  # seat 1 holds no club, no 9, no Queen: it draws 6C and plays it
+    state = rules.apply(rules.apply(state, "draw"), "6C")
+    view = rules.view(state, 0)
+    shortages = infer_shortages(view)
+    assert shortages == {1: Shortage(suit=2, rank=8, fresh=0)}
+    unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+    for seed in range(20):
+        random.Random(seed).shuffle(unseen)
+        hands, stock = determinize(view, unseen, shortages)
+        assert len(hands[1]) == 2 and len(hands[2]) == 2 and len(stock) == len(unseen) - 4
+        assert not [c for c in hands[1] if c // 13 == 2 or c % 13 in (8, 11)]
+

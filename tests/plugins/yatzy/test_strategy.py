@@ -187,3 +187,10 @@ def test_the_cached_table_loads_fast(joker_table, table_cache):
     loaded = strategy.load_or_build(path, lambda: pytest.fail("the cache should have been read"))
     assert time.perf_counter() - started < 1.0
     assert np.array_equal(loaded, joker_table)
+
+
+def test_an_unwritable_cache_only_costs_a_rebuild(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    table = strategy.load_or_build(blocker / "t.npy", lambda: np.ones(strategy.TABLE_SHAPE))
+    assert table[0, 0, 0] == 1.0

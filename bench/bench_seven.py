@@ -4,7 +4,8 @@ Run from the repository root (each part can be run on its own)::
 
     .venv/bin/python bench/bench_seven.py strength --opponent greedy --deals 2000
     .venv/bin/python bench/bench_seven.py strength --opponent random --deals 2000
-    .venv/bin/python bench/bench_seven.py speed --seconds 20
+    .venv/bin/python bench/bench_seven.py ceiling --deals 400
+    .venv/bin/python bench/bench_seven.py speed --seconds 40
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
 * ``strength``: ``expert`` in one seat against four ``greedy`` or four
@@ -12,6 +13,8 @@ Run from the repository root (each part can be run on its own)::
   always leads), deal ``i`` uses seed ``i``.  Win rate and mean points per
   deal with 95% confidence intervals (fair share: 20% and 0 points), and the
   expert's decision time (median and 99th percentile).
+* ``ceiling``: the expert's search handed the true hidden cards (a bench-only
+  oracle), to show how far hidden information limits any honest bot.
 * ``speed``: random deals per second of this engine, measured side by side in
   this one process with OpenSpiel's ``crazy_eights`` (``pip install
   open_spiel``; not a project dependency) driven by random legal actions from
@@ -33,7 +36,7 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, _Deal  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
 
 RULES = SevenRules()
@@ -77,7 +80,7 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
                 started = time.perf_counter()
                 action = bots[seat].choose(view, legal, ctx)
                 spent = time.perf_counter() - started
-                times.append((spent, len(bots[seat].candidates(view, legal)) > 1))
+                times.append((spent, len(ExpertBot.candidates(bots[seat], view, legal)) > 1))
             else:
                 action = bots[seat].choose(view, legal, ctx)
         state = RULES.apply(state, action)
@@ -85,7 +88,10 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
 
 def strength(args: argparse.Namespace) -> str:
     opponent = {"greedy": GreedyBot, "random": RandomBot}[args.opponent]
-    expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus)
+    if args.bot == "expert":
+        expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus)
+    else:  # a baseline: the same seat played by a plain bot
+        expert = {"greedy": GreedyBot, "random": RandomBot}[args.bot]()
     wins, points, times, turns, limit_hits = 0, [], [], [], 0
     started = time.perf_counter()
     for deal in range(args.deals):
@@ -103,16 +109,17 @@ def strength(args: argparse.Namespace) -> str:
     choices = [spent for spent, chose in times if chose]
     every = [spent for spent, _chose in times]
     return "\n".join([
-        f"### expert vs four {args.opponent} ({args.deals} deals, samples={args.samples}, "
-        f"horizon={args.horizon}, win_bonus={args.win_bonus})",
+        f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
+        + (f", samples={args.samples}, horizon={args.horizon}, win_bonus={args.win_bonus})" if args.bot == "expert"
+           else ")"),
         "",
         "| measure | value |",
         "|---|---|",
-        f"| expert win rate | {wins / args.deals:.1%} (95% CI {low:.1%} – {high:.1%}); fair share 20% |",
-        f"| expert mean points per deal | {mean:+.2f} ± {half:.2f} (95% CI); fair share 0 |",
-        f"| expert decision time, all {len(every)} decisions: median / p99 | "
+        f"| win rate | {wins / args.deals:.1%} (95% CI {low:.1%} – {high:.1%}); fair share 20% |",
+        f"| mean points per deal | {mean:+.2f} ± {half:.2f} (95% CI); fair share 0 |",
+        f"| decision time, all {len(every)} decisions: median / p99 | "
         f"{statistics.median(every) * 1e3:.2f} ms / {percentile(every, 0.99) * 1e3:.1f} ms |",
-        f"| expert decision time, the {len(choices)} with a real choice: median / p99 / max | "
+        f"| decision time, the {len(choices)} with a real choice: median / p99 / max | "
         f"{statistics.median(choices) * 1e3:.1f} ms / {percentile(choices, 0.99) * 1e3:.1f} ms / "
         f"{max(choices) * 1e3:.1f} ms |",
         f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
@@ -121,8 +128,72 @@ def strength(args: argparse.Namespace) -> str:
     ])
 
 
-def _seven_random_deals(count: int, seed: int, uniform: bool) -> tuple[int, int]:
-    """Play ``count`` deals with random bots; return (deals, actions)."""
+class _Oracle(ExpertBot):
+    """The expert's search given information no seat has: the true other hands (and the stock order).
+
+    Bench-only, to measure how much the hidden cards limit any honest bot.
+    """
+
+    def __init__(self, samples: int, knows_stock: bool) -> None:
+        super().__init__(samples=samples)
+        self.knows_stock = knows_stock
+        self.state = None
+
+    def choose(self, view, legal, ctx):
+        candidates = self.candidates(view, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        totals = [0.0] * len(candidates)
+        for _sample in range(self.samples):
+            stock = list(self.state.stock)
+            if not self.knows_stock:
+                ctx.rng.shuffle(stock)
+            seed = ctx.rng.getrandbits(32)
+            for index, action in enumerate(candidates):
+                deal = _Deal([list(h) for h in self.state.hands], list(stock), list(view.played), view,
+                             random.Random(seed))
+                totals[index] += self._evaluate(deal, view, action)
+        return candidates[totals.index(max(totals))]
+
+
+def ceiling(args: argparse.Namespace) -> str:
+    lines = [f"### the same search with the hidden cards revealed (bench-only oracle; {args.deals} deals "
+             f"vs four greedy, samples={args.samples})", "", "| knows | win rate | mean points |", "|---|---|---|"]
+    for knows_stock in (False, True):
+        oracle = _Oracle(args.samples, knows_stock)
+        wins, points = 0, []
+        for deal in range(args.deals):
+            seat = deal % 5
+            rng = random.Random(args.seed + deal)
+            bots = [GreedyBot() for _ in range(5)]
+            state = RULES.new_game(5, {})
+            while RULES.to_move(state) != TERMINAL:
+                mover = RULES.to_move(state)
+                if mover == CHANCE:
+                    action = RULES.sample_chance(state, rng)
+                else:
+                    ctx = BotContext(mover, random.Random(rng.getrandbits(32)))
+                    oracle.state = state
+                    bot = oracle if mover == seat else bots[mover]
+                    action = bot.choose(RULES.view(state, mover), RULES.legal_actions(state), ctx)
+                state = RULES.apply(state, action)
+            wins += state.winner == seat
+            points.append(RULES.scores(state)[seat])
+        low, high = wilson(wins, args.deals)
+        mean, half = mean_ci(points)
+        what = "the other hands and the stock order" if knows_stock else "the other hands (not the stock order)"
+        lines.append(f"| {what} | {wins / args.deals:.1%} ({low:.1%} – {high:.1%}) | {mean:+.2f} ± {half:.2f} |")
+    return "\n".join(lines)
+
+
+def _random_card(legal: list[str], rng: random.Random) -> str:
+    """A random legal discard; ``draw`` (or ``pass``) only when there is none."""
+    cards = [action for action in legal if action != "draw" and action != "pass"]
+    return rng.choice(cards) if cards else legal[0]
+
+
+def _seven_random_deals(count: int, seed: int, policy: str) -> tuple[int, int]:
+    """Play ``count`` deals driven by ``policy`` (uniform, card or bot); return (deals, actions)."""
     actions = 0
     bot = RandomBot()
     for deal in range(count):
@@ -137,7 +208,12 @@ def _seven_random_deals(count: int, seed: int, uniform: bool) -> tuple[int, int]
                 action = RULES.sample_chance(state, rng)
             else:
                 legal = RULES.legal_actions(state)
-                action = rng.choice(legal) if uniform else bot.choose(RULES.view(state, seat), legal, ctx)
+                if policy == "uniform":
+                    action = rng.choice(legal)
+                elif policy == "card":
+                    action = _random_card(legal, rng)
+                else:
+                    action = bot.choose(RULES.view(state, seat), legal, ctx)
             state = RULES.apply(state, action)
             actions += 1
     return count, actions
@@ -159,16 +235,20 @@ def _spiel_random_deals(game, count: int, seed: int) -> tuple[int, int]:
     return count, actions
 
 
+HEADLINE = "seven, random legal card from `legal_actions` (draws only when no card is legal)"
+
+
 def speed(args: argparse.Namespace) -> str:
     try:
         import pyspiel
     except ImportError:
         pyspiel = None
     runners = {
-        "seven, random bot (plays a random matching card; draws only when it must)":
-            lambda n, s: _seven_random_deals(n, s, uniform=False),
-        "seven, uniformly random legal actions (incl. draws at will)":
-            lambda n, s: _seven_random_deals(n, s, uniform=True),
+        HEADLINE: lambda n, s: _seven_random_deals(n, s, "card"),
+        "seven, the `random` bot (builds the seat's view for every move)":
+            lambda n, s: _seven_random_deals(n, s, "bot"),
+        "seven, uniformly random legal actions (incl. draws at will, so deals run long)":
+            lambda n, s: _seven_random_deals(n, s, "uniform"),
     }
     if pyspiel is not None:
         game = pyspiel.load_game("crazy_eights", {"players": 5})
@@ -205,9 +285,9 @@ def speed(args: argparse.Namespace) -> str:
             f"{actions / spent:,.0f} | {actions / deals:.0f} |"
         )
     if pyspiel is not None:
-        ours = statistics.median(rates[next(iter(runners))])
+        ours = statistics.median(rates[HEADLINE])
         theirs = statistics.median(rates["OpenSpiel crazy_eights (5 players), uniformly random legal actions"])
-        lines += ["", f"Ratio seven (random bot) / crazy_eights: **{ours / theirs:.2f}** in deals per second."]
+        lines += ["", f"Ratio seven (random legal card) / crazy_eights: **{ours / theirs:.2f}** in deals per second."]
     else:
         lines += ["", "open_spiel is not installed: no crazy_eights comparison."]
     return "\n".join(lines)
@@ -255,10 +335,16 @@ def main() -> None:
     sub = parser.add_subparsers(dest="part", required=True)
     p = sub.add_parser("strength")
     p.add_argument("--opponent", choices=("greedy", "random"), default="greedy")
+    p.add_argument("--bot", choices=("expert", "greedy", "random"), default="expert",
+                   help="the bot in the measured seat (greedy/random give the baseline)")
     p.add_argument("--deals", type=int, default=2000)
     p.add_argument("--samples", type=int, default=ExpertBot().samples)
     p.add_argument("--horizon", type=int, default=ExpertBot().horizon)
     p.add_argument("--win-bonus", type=float, default=ExpertBot().win_bonus)
+    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser("ceiling")
+    p.add_argument("--deals", type=int, default=400)
+    p.add_argument("--samples", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
     p = sub.add_parser("speed")
     p.add_argument("--seconds", type=float, default=20.0)
@@ -266,7 +352,8 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=20000)
     p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print({"strength": strength, "speed": speed, "invariants": invariants}[args.part](args))
+    parts = {"strength": strength, "ceiling": ceiling, "speed": speed, "invariants": invariants}
+    print(parts[args.part](args))
 
 
 if __name__ == "__main__":

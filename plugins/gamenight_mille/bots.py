@@ -133,7 +133,9 @@ class ExpertBot:
       exhausted hazards, miles that overshoot, spare copies) first;
     * the extension is decided from the game score (stop if that wins the
       game, go on if stopping loses it), else by simulating the extended hand
-      from random deals of the unseen cards.
+      from random deals of the unseen cards;
+    * with six cards or fewer left in the deck, its three best distinct plays
+      are compared by simulating the rest of the hand over random deals.
     """
 
     distance_base = 200.0
@@ -158,14 +160,23 @@ class ExpertBot:
             # pick: it removes the hazard, scores, and the next pick takes two cards.
             safeties = [a for a in legal if a != "draw"]
             return safeties[0] if safeties else "draw"
-        best, best_score = legal[0], float("-inf")
-        for action in legal:
-            score = self.score(view, action, unseen)
-            if score > best_score:
-                best, best_score = action, score
-        return best
+        scored = sorted(((self.score(view, action, unseen), action) for action in legal), reverse=True)
+        if self.rollouts > 0 and view.deck_count <= self.endgame_deck:
+            # Near the end of the deck, simulate the best few distinct plays to the end of the hand.
+            distinct: dict[tuple[str, int], Action] = {}
+            for _score, action in scored:
+                distinct.setdefault((action.partition(":")[0], _card(view, action)), action)
+            candidates = list(distinct.values())[: self.endgame_candidates]
+            if len(candidates) > 1:
+                return self.endgame_choice(view, candidates, ctx.rng)
+        return scored[0][1]
 
     # -- extension -------------------------------------------------------------
+
+    endgame_deck = 6
+    """From this many cards left in the deck, plays are chosen by simulation."""
+    endgame_rollouts = 6
+    endgame_candidates = 3
 
     def __init__(self, rollouts: int = 32, rollout_seconds: float = 0.15) -> None:
         self.rollouts = rollouts
@@ -194,21 +205,22 @@ class ExpertBot:
 
     def extension_gain(self, view: MilleView, rng: random.Random, stop_difference: int) -> float:
         """Mean (mine - theirs) hand score if extended, less ``stop_difference``."""
-        players = (ExpertBot(rollouts=0), ExpertBot(rollouts=0))
-        contexts = [BotContext(seat=i, rng=rng) for i in (0, 1)]
         started = time.perf_counter()
         total = 0.0
         runs = 0
         while runs < self.rollouts and (runs < 8 or time.perf_counter() - started < self.rollout_seconds):
-            state = RULES.apply(_sample_extension_state(view, rng), "extend")
-            while state.phase == PLAY:
-                seat = state.turn
-                action = players[seat].choose(RULES.view(state, seat), RULES.legal_actions(state), contexts[seat])
-                state = RULES.apply(state, action)
-            totals = hand_totals(state)
-            total += totals[view.seat] - totals[1 - view.seat]
+            total += _play_out(RULES.apply(_sample_state(view, rng), "extend"), view.seat, rng)
             runs += 1
         return total / runs - stop_difference
+
+    def endgame_choice(self, view: MilleView, candidates: list[Action], rng: random.Random) -> Action:
+        """With few cards left, the candidate whose simulated hands end best (same deals for each)."""
+        totals = dict.fromkeys(candidates, 0.0)
+        for _run in range(self.endgame_rollouts):
+            state = _sample_state(view, rng)
+            for action in candidates:
+                totals[action] += _play_out(RULES.apply(state, action), view.seat, rng)
+        return max(candidates, key=lambda action: totals[action])
 
     def quick_extension(self, view: MilleView) -> bool:
         """The rule of thumb: a long deck, an opponent far behind, miles or safeties in hand."""
@@ -345,8 +357,8 @@ class ExpertBot:
 
 
 
-def _sample_extension_state(view: MilleView, rng: random.Random) -> MilleState:
-    """A full state consistent with ``view`` at the extension prompt: the unseen cards dealt at random."""
+def _sample_state(view: MilleView, rng: random.Random) -> MilleState:
+    """A full state consistent with ``view``: the unseen cards dealt at random to the deck and the opponent."""
     unseen = [card for card, count in enumerate(view.unseen_counts()) for _copy in range(count)]
     rng.shuffle(unseen)
     size = view.opponent_hand_size
@@ -354,16 +366,30 @@ def _sample_extension_state(view: MilleView, rng: random.Random) -> MilleState:
     opponent = view.opponent._replace(hand=(EMPTY,) * (7 - size) + hand)
     seats = (view.me, opponent) if view.seat == 0 else (opponent, view.me)
     return MilleState(
-        phase=EXTENSION,
+        phase=view.phase,
         seats=seats,
         deck=tuple(unseen[size : size + view.deck_count]),
         discards=view.discards,
         turn=view.seat,
+        picked=view.picked,
         trip=view.trip,
+        extended=view.extended,
         hand_number=view.hand_number,
         totals=view.totals,
         target=view.target,
     )
+
+
+def _play_out(state: MilleState, seat: int, rng: random.Random) -> float:
+    """Play the hand in ``state`` to its end with the quick heuristic; (mine - theirs) hand score."""
+    players = (ExpertBot(rollouts=0), ExpertBot(rollouts=0))
+    contexts = (BotContext(seat=0, rng=rng), BotContext(seat=1, rng=rng))
+    while state.phase == PLAY or state.phase == EXTENSION:
+        turn = state.turn
+        action = players[turn].choose(RULES.view(state, turn), RULES.legal_actions(state), contexts[turn])
+        state = RULES.apply(state, action)
+    totals = hand_totals(state)
+    return totals[seat] - totals[1 - seat]
 
 
 def _hand_totals_if_stopped(view: MilleView) -> tuple[int, int]:

@@ -363,17 +363,18 @@ class YatzyRules(Rules):
         return tuple(float(seat_total(sheet, bonus)) for sheet, bonus in zip(state.sheets, state.bonuses, strict=True))
 
     def outcome(self, state: YatzyState) -> Outcome:
-        """Totals (the top total wins, ties share), itemised by section."""
+        """Totals (the top total wins, ties share), itemised by section, with each seat's place."""
         sheets, bonuses = state.sheets, state.bonuses
-        return Outcome.from_scores(
-            self.current_scores(state),
-            lines=(
-                ("Upper section", [float(upper_total(s)) for s in sheets]),
-                ("Upper bonus", [float(upper_bonus(s)) for s in sheets]),
-                ("Lower section", [float(lower_total(s)) for s in sheets]),
-                ("Yatzy bonus", [float(YATZY_BONUS * b) for b in bonuses]),
-            ),
-        )
+        totals = self.current_scores(state)
+        lines = [
+            ("Upper section", [float(upper_total(s)) for s in sheets]),
+            ("Upper bonus", [float(upper_bonus(s)) for s in sheets]),
+            ("Lower section", [float(lower_total(s)) for s in sheets]),
+            ("Yatzy bonus", [float(YATZY_BONUS * b) for b in bonuses]),
+        ]
+        if len(sheets) > 1:  # the final ranking; tied seats share a place
+            lines.append(("Place", [float(1 + sum(other > total for other in totals)) for total in totals]))
+        return Outcome.from_scores(totals, lines=lines)
 
     def describe_action(self, state: YatzyState, action: Action, seat: int) -> str:
         """A short sentence for the game log."""

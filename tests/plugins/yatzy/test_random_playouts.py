@@ -38,7 +38,10 @@ def test_thousands_of_random_games_keep_the_invariants():
             assert upper_total(sheet) <= 30 * 6
             expected = upper_total(sheet) + upper_bonus(sheet) + lower_total(sheet) + 100 * bonuses
             assert outcome.scores[seat] == expected
-            assert sum(values[seat] for _label, values in outcome.lines) == outcome.scores[seat]
+            sections = {label: values[seat] for label, values in outcome.lines}
+            place = sections.pop("Place", 1.0)
+            assert sum(sections.values()) == outcome.scores[seat]
+            assert place == 1 + sum(other > outcome.scores[seat] for other in outcome.scores)
             assert bonuses == 0 or sheet[YATZY] == 50
         assert outcome.winners == tuple(i for i, s in enumerate(outcome.scores) if s == max(outcome.scores))
 

@@ -221,6 +221,11 @@ def test_the_top_total_wins_and_ties_share():
     state = RULES.new_game(3, {})._replace(sheets=(full_sheet(chance=20), full_sheet(chance=25), full_sheet(chance=25)))
     assert RULES.outcome(state).winners == (1, 2)
     assert RULES.outcome(state).win_share(1) == 0.5
+    assert dict(RULES.outcome(state).lines)["Place"] == (3.0, 1.0, 1.0)  # the final ranking
+
+
+def test_a_solo_game_has_no_place_line():
+    assert "Place" not in dict(RULES.outcome(final(full_sheet(chance=20))).lines)
 
 
 # -- "Yatzy bonus" -------------------------------------------------------------------------

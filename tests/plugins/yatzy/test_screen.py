@@ -15,7 +15,6 @@ from gamenight.widgets.dice import DiceRow
 from gamenight.widgets.score_table import ScoreTable
 from gamenight_yatzy.rules import BOXES
 from gamenight_yatzy.screen import SHEET_ROWS, YatzyScreen, ranking
-from textual.worker import WorkerCancelled
 
 REGISTRY = load_registry()
 GAME = REGISTRY.games["yatzy"]
@@ -34,18 +33,6 @@ def make_app(
         start_match=match,
     )
     return app, match
-
-
-async def settle_through_cancels(pilot) -> None:
-    """``settle``, retried when a bot worker that had already answered is cancelled by the next
-    one (``exclusive`` workers: the race makes ``wait_for_complete`` raise; see the report)."""
-    for _attempt in range(50):
-        try:
-            await settle(pilot)
-            return
-        except WorkerCancelled:
-            await pilot.pause(0.05)
-    raise AssertionError("the bots never settled")
 
 
 def human_actions(match: Match, seat: int = 0) -> list[str]:
@@ -147,7 +134,7 @@ async def test_a_two_seat_game_against_a_bot_keys_during_its_turn_are_refused(tm
                 await pilot.press("space", "1", "enter")  # refused, never applied to the bot's turn
                 assert len(human_actions(match)) == mine
                 app.bot_delay = 0
-            await settle_through_cancels(pilot)
+            await settle(pilot)
         assert match.over
         assert all(None not in sheet for sheet in match.state.sheets)
         assert isinstance(app.screen, ResultDialog)

@@ -4,12 +4,13 @@ Keys (MILLE-NOTES "Prompts and keys"): ``P`` pick; ``U`` or ``D``, then ``1``-``
 or ``P``/``0``, then Return or Space (the confirmation is required; Backspace
 re-opens the card, Escape abandons); ``O`` orders the hand; ``W`` toggles the
 score window; ``S`` saves; ``R`` / ``Ctrl+L`` redraw; ``Q`` quits after
-``Really?``.  A click on a card selects it for use (``D`` switches to discard)
+``Really?`` (so does Delete).  A click on a card selects it for use (``D`` switches to discard)
 with the same confirmation; a click on the deck picks.
 """
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 from gamenight.dialogs import ResultDialog, YesNoDialog
@@ -107,6 +108,13 @@ class MilleScreen(GameScreen):
             self._asking = True
             self.call_after_refresh(self._ask_extension)
 
+    def on_mount(self) -> None:
+        """As the original after a restore: the file and its time on the message line."""
+        super().on_mount()
+        if self.save_path is not None and self.save_path.exists():
+            stamp = datetime.datetime.fromtimestamp(self.save_path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+            self.message(f"{self.save_path.name} [{stamp}]")
+
     # -- the log --------------------------------------------------------------------
 
     def on_action(self, seat: int, action: Action, text: str) -> None:
@@ -159,7 +167,7 @@ class MilleScreen(GameScreen):
         elif key in ("r", "ctrl+l"):
             self.refresh(repaint=True, layout=True)
             self._redraw()
-        elif key == "q":
+        elif key in ("q", "delete"):
             self._ask_quit()
         elif key == "e":
             self.message(self.t("E: command not implemented"), error=True)

@@ -161,7 +161,9 @@ async def test_q_asks_really_before_leaving(tmp_path):
         assert isinstance(app.screen, YesNoDialog)
         await pilot.press("n")
         assert isinstance(app.screen, MilleScreen)
-        await pilot.press("q", "y")
+        await pilot.press("delete")
+        assert isinstance(app.screen, YesNoDialog)
+        await pilot.press("n", "q", "y")
         assert not isinstance(app.screen, MilleScreen)
 
 
@@ -282,6 +284,7 @@ async def test_a_resumed_game_saves_to_its_own_file_without_asking(tmp_path):
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MilleScreen) and screen.save_path == path
+        assert status(app).startswith("resumed.toml [")  # the original shows the file and its time
         await pilot.press("p", "s")
         await pilot.pause()
         assert isinstance(app.screen, MilleScreen)  # no file prompt

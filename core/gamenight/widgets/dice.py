@@ -112,8 +112,9 @@ class DiceRow(Widget):
             for line, text in zip(lines, body, strict=False):
                 line.append(separator + text, style)
             label = self.hold_label if held else str(index + 1)
-            lines[5].append(separator + _centre(label, DIE_WIDTH),
-                            styles["dice-row--held" if held else "dice-row--key"])
+            lines[5].append(
+                separator + _centre(label, DIE_WIDTH), styles["dice-row--held" if held else "dice-row--key"]
+            )
         return Text("\n").join(lines)
 
     def on_click(self, event: events.Click) -> None:

@@ -89,7 +89,8 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
 def strength(args: argparse.Namespace) -> str:
     opponent = {"greedy": GreedyBot, "random": RandomBot}[args.opponent]
     if args.bot == "expert":
-        expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus)
+        expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
+                           greedy_model=not args.no_greedy_model)
     else:  # a baseline: the same seat played by a plain bot
         expert = {"greedy": GreedyBot, "random": RandomBot}[args.bot]()
     wins, points, times, turns, limit_hits = 0, [], [], [], 0
@@ -110,8 +111,8 @@ def strength(args: argparse.Namespace) -> str:
     every = [spent for spent, _chose in times]
     return "\n".join([
         f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
-        + (f", samples={args.samples}, horizon={args.horizon}, win_bonus={args.win_bonus})" if args.bot == "expert"
-           else ")"),
+        + (f", samples={args.samples}, horizon={args.horizon}, win_bonus={args.win_bonus}, "
+           f"greedy_model={not args.no_greedy_model})" if args.bot == "expert" else ")"),
         "",
         "| measure | value |",
         "|---|---|",
@@ -341,6 +342,8 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=ExpertBot().samples)
     p.add_argument("--horizon", type=int, default=ExpertBot().horizon)
     p.add_argument("--win-bonus", type=float, default=ExpertBot().win_bonus)
+    p.add_argument("--no-greedy-model", action="store_true",
+                   help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played")
     p.add_argument("--seed", type=int, default=0)
     p = sub.add_parser("ceiling")
     p.add_argument("--deals", type=int, default=400)

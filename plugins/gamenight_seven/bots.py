@@ -32,12 +32,12 @@ __all__ = [
     "BOTS",
     "ExpertBot",
     "GreedyBot",
+    "Knowledge",
     "RandomBot",
-    "Shortage",
     "best_call",
     "determinize",
     "greedy_card",
-    "infer_shortages",
+    "infer_knowledge",
 ]
 
 ACE = 0
@@ -262,8 +262,11 @@ class ExpertBot:
     playouts beat playing to the end: they are far less noisy.)
     """
 
-    def __init__(self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0) -> None:
+    def __init__(
+        self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True
+    ) -> None:
         self.samples = samples
+        self.greedy_model = greedy_model
         self.horizon = horizon
         self.win_bonus = win_bonus
 
@@ -292,14 +295,14 @@ class ExpertBot:
         if len(candidates) == 1:
             return candidates[0]
         unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
-        shortages = infer_shortages(view)
+        knowledge = infer_knowledge(view, self.greedy_model)
         totals = [0.0] * len(candidates)
         deadline = time.monotonic() + ctx.time_budget * 0.8
         for sample in range(self.samples):
             if sample and (ctx.should_stop() or time.monotonic() > deadline):
                 break
             ctx.rng.shuffle(unseen)
-            hands, stock = determinize(view, unseen, shortages)
+            hands, stock = determinize(view, unseen, knowledge)
             seed = ctx.rng.getrandbits(32)
             for index, action in enumerate(candidates):
                 deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
@@ -320,66 +323,96 @@ class ExpertBot:
         return deal.score(me, deal.playout(self.horizon), self.win_bonus)
 
 
-class Shortage(NamedTuple):
-    """What one seat is known to lack: it had to draw when these were asked for."""
+class Knowledge(NamedTuple):
+    """What one seat is known not to hold, read from the public log."""
 
-    suit: int
-    rank: int
+    forbidden: frozenset[int]
+    """Cards its hand held none of (as it was when the evidence was seen)."""
     fresh: int
     """Cards it has received since (those may be anything)."""
 
 
-def infer_shortages(view: SevenView) -> dict[int, Shortage]:
-    """Read the public log for seats that drew because they could not play.
+def _matching(suit: int, rank: int, penalty: int) -> frozenset[int]:
+    """The cards that may be played on a target (all Queens included unless a 7 is pending)."""
+    if penalty:
+        return _SEVENS
+    return frozenset(c for c in range(52) if _SUIT[c] == suit or _RANK[c] == rank or _RANK[c] == QUEEN)
 
-    A seat that draws and then plays the drawn card held nothing of the asked
-    suit or rank, and no Queen -- and neither do the cards it drew on the way,
-    so its whole remaining hand lacks them, until it receives new cards.
-    (A player who draws at will fools this; the bots here never do.)
+
+def infer_knowledge(view: SevenView, greedy_model: bool = True) -> dict[int, Knowledge]:
+    """Read the public log for what each seat cannot hold.
+
+    A seat that had to draw and then played held nothing that matched, and no
+    Queen -- nor did the cards it drew on the way -- so its whole remaining hand
+    lacks them.  With ``greedy_model`` the seats are also assumed to play like
+    people who use their 7s and Aces at once and keep Queens for emergencies:
+    a seat that plays anything else had no matching 7 (or Ace), one that takes a
+    7 penalty had no 7, one that plays a Queen had nothing else that matched.
+    Evidence holds until the seat receives new cards (``fresh``).  A player who
+    draws at will, or plays otherwise, fools this; the expert only uses it to
+    weight its samples, never to rule out a legal move.
     """
-    known: dict[int, Shortage] = {}
-    suit, rank = -1, -1
+    known: dict[int, Knowledge] = {}
+    suit, rank, penalty = -1, -1, 0
     drawing = -1
+
+    def learn(seat: int, cards: frozenset[int]) -> None:
+        old = known.get(seat)
+        if old is None or old.fresh:
+            known[seat] = Knowledge(cards, 0)
+        else:
+            known[seat] = Knowledge(old.forbidden | cards, 0)
+
     for event in view.events:
         kind = event.kind
+        seat = event.seat
         if kind == "up":
             suit, rank = _SUIT[event.card], _RANK[event.card]
         elif kind == "draw":
-            if drawing != event.seat and event.seat in known:
-                old = known[event.seat]
-                known[event.seat] = old._replace(fresh=old.fresh + 1)
-            drawing = event.seat
+            if seat in known:
+                known[seat] = known[seat]._replace(fresh=known[seat].fresh + event.count)
+            drawing = seat
         elif kind == "play":
-            if drawing == event.seat:
-                known[event.seat] = Shortage(suit, rank, 0)
+            card = event.card
+            matching = _matching(suit, rank, penalty)
+            if drawing == seat:
+                known[seat] = Knowledge(matching, 0)
+            elif greedy_model and not penalty:
+                card_rank = _RANK[card]
+                if card_rank == QUEEN:
+                    learn(seat, frozenset(c for c in matching if _RANK[c] != QUEEN))
+                elif card_rank != SEVEN:
+                    avoided = {c for c in matching if _RANK[c] == SEVEN}
+                    if card_rank != ACE:
+                        avoided |= {c for c in matching if _RANK[c] == ACE}
+                    learn(seat, frozenset(avoided))
             drawing = -1
-            suit = event.call if event.call >= 0 else _SUIT[event.card]
-            rank = QUEEN if event.call >= 0 else _RANK[event.card]
+            suit = event.call if event.call >= 0 else _SUIT[card]
+            rank = QUEEN if event.call >= 0 else _RANK[card]
+            penalty = penalty + 3 if _RANK[card] == SEVEN else 0
         elif kind == "penalty":
             drawing = -1
-            if event.seat in known:
-                old = known[event.seat]
-                known[event.seat] = old._replace(fresh=old.fresh + event.count)
-        elif kind == "shuffle":
-            continue
+            penalty = 0
+            if greedy_model:
+                learn(seat, _SEVENS)
+            if seat in known:
+                known[seat] = known[seat]._replace(fresh=known[seat].fresh + event.count)
     return known
 
 
 def determinize(
-    view: SevenView, unseen: list[int], shortages: Mapping[int, Shortage]
+    view: SevenView, unseen: list[int], knowledge: Mapping[int, Knowledge]
 ) -> tuple[list[list[int]], list[int]]:
-    """Deal the shuffled ``unseen`` cards into the other hands (respecting shortages) and the stock."""
+    """Deal the shuffled ``unseen`` cards into the other hands (respecting ``knowledge``) and the stock."""
     hands: list[list[int]] = [[] for _ in range(view.seats)]
     hands[view.seat] = list(view.hand)
     pool = list(unseen)
-    # Constrained seats pick first, from the cards they may hold; the rest take any card.
-    for seat, short in shortages.items():
+    # Seats with knowledge pick first, from the cards they may hold; the rest take any card.
+    for seat, known in knowledge.items():
         if seat == view.seat:
             continue
-        need = max(0, view.hand_sizes[seat] - short.fresh)
-        chosen = [
-            c for c in pool if _SUIT[c] != short.suit and _RANK[c] != short.rank and _RANK[c] != QUEEN
-        ][:need]
+        need = max(0, view.hand_sizes[seat] - known.fresh)
+        chosen = [c for c in pool if c not in known.forbidden][:need]
         taken = set(chosen)
         pool = [c for c in pool if c not in taken]
         hands[seat] = chosen

@@ -10,12 +10,12 @@ from gamenight.testing import check_bot_legality
 from gamenight_seven.bots import (
     ExpertBot,
     GreedyBot,
+    Knowledge,
     RandomBot,
-    Shortage,
     best_call,
     determinize,
     greedy_card,
-    infer_shortages,
+    infer_knowledge,
 )
 from gamenight_seven.plugin import GAME
 
@@ -93,12 +93,36 @@ def test_the_expert_reads_from_the_log_what_a_seat_that_had_to_draw_lacks(rules)
     state = rules.apply(state, "9C")  # seat 1 holds no club, no 9, no Queen: it draws 6C and plays it
     state = rules.apply(rules.apply(state, "draw"), "6C")
     view = rules.view(state, 0)
-    shortages = infer_shortages(view)
-    assert shortages == {1: Shortage(suit=2, rank=8, fresh=0)}
+    knowledge = infer_knowledge(view, greedy_model=False)
+    assert set(knowledge) == {1} and knowledge[1].fresh == 0
+    assert knowledge[1].forbidden == {c for c in range(52) if c // 13 == 2 or c % 13 in (8, 11)}
     unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
     for seed in range(20):
         random.Random(seed).shuffle(unseen)
-        hands, stock = determinize(view, unseen, shortages)
+        hands, stock = determinize(view, unseen, knowledge)
         assert len(hands[1]) == 2 and len(hands[2]) == 2 and len(stock) == len(unseen) - 4
-        assert not [c for c in hands[1] if c // 13 == 2 or c % 13 in (8, 11)]
+        assert not set(hands[1]) & knowledge[1].forbidden
 
+
+def test_cards_received_after_the_evidence_may_be_anything(rules):
+    state = table(["5H 9C 2S", "3D 9D", "6H 8S"], top="5C", stock="2C 3C 4C KS 8D 6C")
+    state = rules.apply(rules.apply(rules.apply(state, "9C"), "draw"), "6C")
+    state = rules.apply(state, "6H")  # seat 2
+    state = rules.apply(state, "5H")  # seat 0; seat 1 draws at will, twice
+    state = rules.apply(rules.apply(state, "draw"), "draw")
+    assert infer_knowledge(rules.view(state, 0), greedy_model=False)[1].fresh == 2
+
+
+def test_with_the_greedy_model_plays_tell_which_sevens_aces_and_others_a_seat_lacks(rules):
+    state = table(["5H 9C 2S 3S", "QD 3D 4H", "4S 8S 2D", "KC KH"], top="5C", stock="KS 8D 6C")
+    state = rules.apply(state, "9C")
+    state = rules.apply(state, "QD:S")  # a Queen: nothing else matched 9C
+    state = rules.apply(state, "4S")  # a plain spade: no matching 7 or Ace
+    knowledge = infer_knowledge(rules.view(state, 0))
+    clubs_and_nines = {c for c in range(52) if (c // 13 == 2 or c % 13 == 8) and c % 13 != 11}
+    assert knowledge[1].forbidden == clubs_and_nines
+    assert knowledge[2].forbidden == set(pile("7S AS"))
+    state = table(["7C 2D", "3D 9H", "4D"], top="5C", stock="KS 8D 6C 2C")
+    state = rules.apply(rules.apply(state, "7C"), "draw")  # seat 1 takes the penalty: it had no 7
+    knowledge = infer_knowledge(rules.view(state, 0))
+    assert knowledge[1] == Knowledge(frozenset(pile("7S 7H 7C 7D")), 3)

@@ -33,3 +33,16 @@ def test_a_game_catalogue_wins_over_the_shell_and_falls_back_to_english():
     assert t("Score") == "点数(テスト)" and t("Roll") == "振る"
     assert t("Untranslated text") == "Untranslated text"
     assert gettext("Score") == "得点"
+
+
+async def test_key_labels_follow_the_language_chosen_after_import(nim_registry, config, tmp_path):
+    from gamenight.app import GameNightApp
+    from gamenight.match import Match, SeatConfig
+
+    set_language("ja")
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob")], {})
+    app = GameNightApp(registry=nim_registry, config=config, saves_dir=tmp_path, bot_delay=0, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        labels = {b.description for bs in app.screen._bindings.key_to_bindings.values() for b in bs}
+        assert {"ヘルプ", "保存", "退出"} <= labels

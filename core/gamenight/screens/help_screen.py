@@ -9,6 +9,7 @@ from textual.widgets import Footer, MarkdownViewer, Static
 
 from gamenight.i18n import _, get_language, translator
 from gamenight.sdk import GameInfo
+from gamenight.ui.bindings import translate_bindings
 
 
 def help_markdown(game: GameInfo, language: str | None = None) -> str:
@@ -36,6 +37,7 @@ class HelpScreen(Screen):
         super().__init__()
         self.game = game
         self.extra = extra
+        translate_bindings(self, _)
 
     def compose(self) -> ComposeResult:
         yield Static(_("Rules: {title}", title=translator(self.game.id)(self.game.title)), id="help-title")

@@ -16,6 +16,7 @@ from gamenight.dialogs import YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
 from gamenight.sdk import GameInfo
+from gamenight.ui.bindings import translate_bindings
 
 
 def seats_text(game: GameInfo) -> str:
@@ -44,6 +45,10 @@ class LobbyScreen(Screen):
     LobbyScreen #about { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
     LobbyScreen #notices { height: auto; max-height: 3; padding: 0 1; color: $text-warning; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self, _)
 
     def compose(self) -> ComposeResult:
         yield Static(_("gamenight — choose a game"), id="lobby-title")

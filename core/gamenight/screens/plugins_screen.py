@@ -11,12 +11,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from gamenight.i18n import _
+from gamenight.ui.bindings import translate_bindings
 
 
 class PluginsScreen(Screen):
     """A table of plugins, then theme problems."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", _("Back"))]
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self, _)
 
     def compose(self) -> ComposeResult:
         table = Table(expand=True)

@@ -11,6 +11,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
+from gamenight.ui.bindings import translate_bindings
 
 
 class SavesScreen(Screen):
@@ -22,6 +23,10 @@ class SavesScreen(Screen):
     SavesScreen #saves-title { dock: top; height: 1; background: $primary; padding: 0 1; }
     SavesScreen OptionList { height: 1fr; border: round $primary; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self, _)
 
     def compose(self) -> ComposeResult:
         folder = self.app.saves.folder

@@ -10,6 +10,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
+from gamenight.ui.bindings import translate_bindings
 
 
 class SettingsScreen(Screen):
@@ -28,6 +29,10 @@ class SettingsScreen(Screen):
     SettingsScreen #settings-message.error { color: $text-error; }
     SettingsScreen #settings-buttons { height: 3; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self, _)
 
     LANGUAGE_NAMES = {"en": "English", "ja": "日本語"}
 

@@ -14,6 +14,7 @@ from gamenight.config import validate_name
 from gamenight.i18n import _, translator
 from gamenight.match import Match, SeatConfig
 from gamenight.sdk import GameInfo, Option
+from gamenight.ui.bindings import translate_bindings
 
 HUMAN = "human"
 
@@ -45,6 +46,7 @@ class SetupScreen(Screen):
         super().__init__()
         self.game = game
         self.t = translator(game.id)
+        translate_bindings(self, _)
 
     @property
     def seat_count(self) -> int:

@@ -33,6 +33,7 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, fill_seat_names
+from gamenight.ui.bindings import translate_bindings
 
 __all__ = ["GameScreen", "StatusLine", "pad_cells"]
 
@@ -93,6 +94,7 @@ class GameScreen(Screen):
         self.match = match
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
+        translate_bindings(self, self.t)
         self.recent: deque[str] = deque(maxlen=50)
         """Sentences describing the latest actions, newest last."""
         self.save_path: Path | None = None

@@ -1,0 +1,26 @@
+"""Key labels in the current language, whenever a screen is made.
+
+Class-level ``BINDINGS`` are evaluated once, when their module is imported;
+a screen built later (after the language was chosen or changed) calls
+:func:`translate_bindings` so its footer shows labels in today's language.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from textual.dom import DOMNode
+
+__all__ = ["translate_bindings"]
+
+
+def translate_bindings(node: DOMNode, translate: Callable[[str], str]) -> None:
+    """Translate the descriptions of ``node``'s own key bindings (this instance only)."""
+    table = node._bindings.key_to_bindings  # the per-instance copy of the class bindings
+    for key, bindings in table.items():
+        table[key] = [
+            dataclasses.replace(binding, description=translate(binding.description))
+            if binding.description else binding
+            for binding in bindings
+        ]

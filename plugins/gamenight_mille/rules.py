@@ -43,6 +43,8 @@ DECK_COUNTS = (10, 10, 10, 12, 4, 2, 2, 2, 4, 3, 6, 6, 6, 14, 6, 1, 1, 1, 1)
 DECK_SIZE = sum(DECK_COUNTS)
 CODES = "abcdefghijklmnopqrs"
 """One letter per card, used in the deal action."""
+_CODE_SET = frozenset(CODES)
+_CODE_INDEX = {code: card for card, code in enumerate(CODES)}
 VALUE = (25, 50, 75, 100, 200)
 SAFETIES = (EXTRA_TANK, PUNCTURE_PROOF, DRIVING_ACE, RIGHT_OF_WAY)
 REMEDY_FOR = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS, STOP: GO, SPEED_LIMIT: END_OF_LIMIT}
@@ -321,15 +323,11 @@ def _compact(hand: list[int]) -> None:
 def parse_deal(action: str) -> tuple[int, ...]:
     """The deck order of a ``deal:`` action; raises :class:`IllegalAction` if it is not a full deck."""
     letters = action[5:]
-    if len(letters) != DECK_SIZE or any(letter not in CODES for letter in letters):
+    if len(letters) != DECK_SIZE or not set(letters) <= _CODE_SET:
         raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
-    deck = tuple(CODES.index(letter) for letter in letters)
-    counts = [0] * CARD_COUNT
-    for card in deck:
-        counts[card] += 1
-    if tuple(counts) != DECK_COUNTS:
+    if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
         raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
-    return deck
+    return tuple(map(_CODE_INDEX.__getitem__, letters))
 
 
 def deal_action(deck: Sequence[int]) -> Action:
@@ -496,12 +494,12 @@ class MilleRules(Rules):
         phase = state.phase
         if phase == PLAY:
             return self._play(state, action)
+        if (phase == DEAL or phase == HAND_OVER) and action.startswith("deal:"):
+            return self._deal(state, parse_deal(action))  # parse_deal refuses a bad deck
         reason = self.refusal(state, action)
         if reason is not None:
             raise IllegalAction(reason)
-        if phase == EXTENSION:
-            return self._decide_extension(state, action == "extend")
-        return self._deal(state, parse_deal(action))
+        return self._decide_extension(state, action == "extend")
 
     # -- the moves -------------------------------------------------------------
 

@@ -13,14 +13,19 @@ from gamenight_mille.bots import ExpertBot, GreedyBot, RandomBot
 from gamenight_mille.plugin import GAME
 from gamenight_mille.rules import (
     EMPTY,
+    EXTENSION,
     GAME_OVER,
     HAND_OVER,
     PLAY,
     MilleRules,
+    deal_action,
+    full_deck,
     hand_lines,
     hand_totals,
     invariant_errors,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 RULES = MilleRules()
 MAX_ACTIONS_PER_HAND = 400
@@ -117,3 +122,18 @@ def test_the_invariant_check_catches_a_lost_card_and_bad_mileage():
     assert any("accounted" in error for error in invariant_errors(lost))
     cheat = game._replace(seats=(game.seats[0]._replace(mileage=100), game.seats[1]))
     assert any("mileage" in error for error in invariant_errors(cheat))
+
+
+@settings(max_examples=25, deadline=None)
+@given(deck=st.permutations(full_deck()), seed=st.integers(0, 2**32 - 1))
+def test_any_deal_played_at_random_keeps_the_invariants_and_ends(deck, seed):
+    rng = random.Random(seed)
+    game = RULES.apply(RULES.new_game(2, {}), deal_action(deck))
+    for _step in range(MAX_ACTIONS_PER_HAND):
+        if game.phase not in (PLAY, EXTENSION):
+            break
+        legal = RULES.legal_actions(game)
+        assert legal and all(RULES.refusal(game, action) is None for action in legal)
+        game = RULES.apply(game, rng.choice(legal))
+        assert invariant_errors(game) == []
+    assert game.phase in (HAND_OVER, GAME_OVER)

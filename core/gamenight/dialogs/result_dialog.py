@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.table import Table
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -33,13 +34,12 @@ class ResultTable(Static):
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         table.add_column("")
         for seat, name in enumerate(names):
-            label = f"★ {name}" if seat in winners else name
-            table.add_column(label, justify="right")
+            table.add_column(f"★ {name}" if seat in winners else name, justify="right")
         for label, values in lines:
-            table.add_row(translate(label), *(_number(v) for v in values))
-        table.add_row(f"[b]{_('Score')}[/b]", *(f"[b]{_number(v)}[/b]" for v in scores))
+            table.add_row(Text(translate(label)), *(Text(_number(v)) for v in values))
+        table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
         if totals is not None:
-            table.add_row(_("Running total"), *(_number(v) for v in totals))
+            table.add_row(Text(_("Running total")), *(Text(_number(v)) for v in totals))
         super().__init__(table)
 
 
@@ -56,7 +56,7 @@ class ResultDialog(ModalScreen[str]):
         width: auto; min-width: 40; max-width: 78; height: auto; max-height: 22;
         padding: 0 2; border: thick $accent; background: $surface;
     }
-    ResultDialog #title { text-style: bold; width: 100%; content-align: center middle; margin: 1 0; }
+    ResultDialog #title { text-style: bold; width: auto; margin: 1 0; }
     ResultDialog #headline { margin-bottom: 1; }
     ResultDialog ResultTable { width: auto; height: auto; margin-bottom: 1; }
     ResultDialog Horizontal { width: auto; height: auto; margin-bottom: 1; }

@@ -354,3 +354,18 @@ async def test_a_won_game_counts_on_the_games_line_and_play_again_keeps_it(tmp_p
         window = str(screen.query_one(ScoreWindow).render())
         games_line = next(line for line in window.splitlines() if "Games" in line)
         assert games_line.split()[-2:] == ["1", "0"]
+
+
+async def test_two_bots_play_a_hand_on_the_table_to_the_end_of_hand_prompt(tmp_path):
+    match = Match(GAME, [SeatConfig("Greedy", "greedy"), SeatConfig("Expert", "expert")], {}, seed=4)
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _round in range(60):
+            await settle(pilot)
+            if isinstance(app.screen, ResultDialog):
+                break
+            if isinstance(app.screen, YesNoDialog):  # never asked: bots decide extensions themselves
+                raise AssertionError("a prompt was shown to bots")
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ResultDialog)
+        assert match.state.phase == HAND_OVER

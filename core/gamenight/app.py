@@ -132,7 +132,23 @@ class GameNightApp(App):
         self.push_screen(SetupScreen(game))
 
     def open_match(self, match: Match, save_path: Path | None = None) -> None:
-        """Show the table of ``match``."""
+        """Show the table of ``match`` (after any one-time bot preparation, with a progress bar)."""
+        from gamenight.screens.preparing_screen import PreparingScreen, specs_to_prepare
+
+        specs = specs_to_prepare(match)
+        if specs:
+
+            def prepared(error: str | None) -> None:
+                if error is not None:
+                    self.notify(_("A bot could not prepare: {error}", error=error), severity="error", timeout=12)
+                    return
+                self._show_match(match, save_path)
+
+            self.push_screen(PreparingScreen(match, specs), prepared)
+            return
+        self._show_match(match, save_path)
+
+    def _show_match(self, match: Match, save_path: Path | None) -> None:
         if match.game.screen is None:
             self.notify(_("{game} has no screen to play on.", game=match.game.title), severity="error")
             return

@@ -79,10 +79,12 @@ def run_arena(
     time_budget: float = 2.0,
 ) -> ArenaResult:
     """Play ``games`` games with ``bots`` in the seats; ``progress(done)`` after each."""
-    for bot in bots:
-        game.bot(bot)  # unknown bot -> KeyError naming the known ones
-    seats = [SeatConfig(f"{bot} {i + 1}", bot) for i, bot in enumerate(bots)]
     parsed = game.parse_options(options or {})
+    for bot in dict.fromkeys(bots):
+        spec = game.bot(bot)  # unknown bot -> KeyError naming the known ones
+        if spec.prepare is not None:
+            spec.prepare(parsed, lambda fraction: None)  # one-time work is not part of the games/s
+    seats = [SeatConfig(f"{bot} {i + 1}", bot) for i, bot in enumerate(bots)]
     scores: list[list[float]] = [[] for _ in bots]
     wins = [0.0] * len(bots)
     started = time.perf_counter()

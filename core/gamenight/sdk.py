@@ -339,6 +339,15 @@ class BotSpec:
     factory: Callable[[Rules, int, Mapping[str, Any]], Bot]
     strength: int = 0
     description: str = ""
+    prepare: Callable[[Mapping[str, Any], Callable[[float], None]], None] | None = None
+    """Optional one-time preparation for these options (building a strategy table).
+
+    ``prepare(options, progress)`` may take long; it reports how far it is
+    with ``progress(fraction)`` (0 to 1).  The room runs it in a worker with a
+    progress bar before the game starts, so the bot's first move is quick; the
+    arena runs it before timing.  It must be safe to call again (a no-op once
+    prepared).
+    """
     translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """``{language: {message id: text}}`` for ``label``/``description``.
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gamenight.hookspecs import hookimpl
 from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import BotSpec, GameInfo, Option
+from gamenight.sdk import Bot, BotSpec, GameInfo, Option, Rules
 
-from gamenight_yatzy.bots import greedy_bot, optimal_bot, random_bot
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -19,6 +19,24 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 _HERE = Path(__file__).parent
 
 
+def _bot(name: str) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+    """A bot factory that imports the bots (and numpy) only when a bot is wanted: a fast lobby."""
+
+    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
+        from gamenight_yatzy import bots
+
+        return getattr(bots, name)(rules, seat, options)
+
+    return factory
+
+
+def _prepare_optimal(options: Mapping[str, Any], progress: Callable[[float], None]) -> None:
+    """Load, or build once with progress, the optimal bot's table for these rules."""
+    from gamenight_yatzy import strategy
+
+    strategy.load_table(bool(options.get("joker", False)), progress)
+
+
 def _screen(match: Match) -> Screen:
     from gamenight_yatzy.screen import YatzyScreen
 
@@ -26,20 +44,21 @@ def _screen(match: Match) -> Screen:
 
 
 BOTS = (
-    BotSpec("random", "Random", random_bot, strength=0, description="Rolls and scores at random."),
+    BotSpec("random", "Random", _bot("random_bot"), strength=0, description="Rolls and scores at random."),
     BotSpec(
         "greedy",
         "Greedy",
-        greedy_bot,
+        _bot("greedy_bot"),
         strength=1,
         description="Chases the most common face or a straight; scores the best-looking box.",
     ),
     BotSpec(
         "optimal",
         "Optimal",
-        optimal_bot,
+        _bot("optimal_bot"),
         strength=2,
         description="Maximises its expected score exactly (solitaire dynamic programming).",
+        prepare=_prepare_optimal,
     ),
 )
 

@@ -26,6 +26,7 @@ import hashlib
 import itertools
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from math import factorial
@@ -278,22 +279,32 @@ def turn_value(flat: np.ndarray, at: Positions, joker: bool) -> np.ndarray:
     return ROLL_PROB @ first
 
 
-def build_table(joker: bool, chunk: int = 256, lowest_level: int = 0) -> np.ndarray:
+def build_table(
+    joker: bool, chunk: int = 256, lowest_level: int = 0, progress: Callable[[float], None] | None = None
+) -> np.ndarray:
     """Fill the table from the last turn back; unreachable positions stay 0.
 
     ``lowest_level`` stops early: only positions with at least that many boxes
     used are filled (the end-game, for tests).  ``chunk`` positions are done at
     once: 256 keeps the working arrays near 1 MB, which measured fastest here.
+    ``progress(fraction)`` is told how far the build is (by positions done).
     """
     flat = np.zeros(int(np.prod(TABLE_SHAPE)))
     by_level: dict[int, list[int]] = {}
     for mask in range(FULL_MASK):
         by_level.setdefault(mask.bit_count(), []).append(mask)
-    for level in sorted((level for level in by_level if level >= lowest_level), reverse=True):
-        at = reachable_positions(by_level[level])
+    levels = [
+        reachable_positions(by_level[level])
+        for level in sorted((level for level in by_level if level >= lowest_level), reverse=True)
+    ]
+    total, done = sum(len(at.masks) for at in levels), 0
+    for at in levels:
         for start in range(0, len(at.masks), chunk):
             part = Positions(*(array[start : start + chunk] for array in (at.masks, at.upper, at.flag)))
             flat[part.flat_index()] = turn_value(flat, part, joker)
+            done += len(part.masks)
+            if progress is not None:
+                progress(done / total)
     return flat.reshape(TABLE_SHAPE)
 
 
@@ -360,10 +371,19 @@ def load_or_build(path: Path, build: Callable[[], np.ndarray]) -> np.ndarray:
     return table
 
 
-@cache
-def load_table(joker: bool) -> np.ndarray:
-    """The table for this ruleset (once per process): from the cache, else built and cached."""
-    return load_or_build(cache_path(joker), lambda: build_table(joker))
+_TABLES: dict[bool, np.ndarray] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def load_table(joker: bool, progress: Callable[[float], None] | None = None) -> np.ndarray:
+    """The table for this ruleset (once per process): from the cache, else built (with progress) and cached."""
+    with _TABLES_LOCK:
+        if joker not in _TABLES:
+            _TABLES[joker] = load_or_build(cache_path(joker), lambda: build_table(joker, progress=progress))
+        return _TABLES[joker]
+
+
+load_table.cache_clear = _TABLES.clear  # type: ignore[attr-defined]  # tests start from a cold process state
 
 
 # -- one turn, for the bot ---------------------------------------------------------

@@ -7,22 +7,12 @@ from gamenight.match import Match, SeatConfig
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.screens.setup_screen import SetupScreen
 from gamenight.screens.too_small_screen import TooSmallScreen
+from gamenight.testing import settle
 from gamenight.ui.game_screen import GameScreen
 
 
 def make_app(registry, config, tmp_path, **kwargs):
     return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
-
-
-async def settle(pilot):
-    """Wait until bots and chance have finished moving."""
-    for _ in range(200):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = pilot.app.screen
-        if not (isinstance(screen, GameScreen) and screen.bot_thinking):
-            return
-    raise AssertionError("the bots never settled")
 
 
 async def test_lobby_lists_games_and_setup_starts_a_game_against_a_bot(nim_registry, config, tmp_path):
@@ -183,3 +173,50 @@ async def test_help_and_command_palette_open(nim_registry, config, tmp_path):
         await pilot.press("escape", "ctrl+p")
         await pilot.pause()
         assert type(app.screen).__name__ == "CommandPalette"
+
+
+async def test_bots_prepare_with_a_progress_bar_before_the_table_opens(nim_registry, config, tmp_path):
+    import dataclasses
+    import threading
+
+    from gamenight.screens.preparing_screen import PreparingScreen
+
+    release = threading.Event()
+    calls = []
+
+    def prepare(options, progress):
+        calls.append(dict(options))
+        progress(0.5)
+        release.wait(5)
+        progress(1.0)
+
+    game = nim_registry.game("nim")
+    slow = dataclasses.replace(game.bots[1], prepare=prepare)
+    game = dataclasses.replace(game, bots=(game.bots[0], slow))
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 6})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PreparingScreen)
+        release.set()
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen) and calls == [{"sticks": 6, "dice": False}]
+
+
+async def test_a_failing_preparation_is_reported_and_the_room_goes_on(nim_registry, config, tmp_path):
+    import dataclasses
+
+    def prepare(options, progress):
+        raise OSError("disk full")
+
+    game = nim_registry.game("nim")
+    broken = dataclasses.replace(game.bots[1], prepare=prepare)
+    game = dataclasses.replace(game, bots=(game.bots[0], broken))
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        assert any("disk full" in str(n.message) for n in app._notifications)

@@ -36,6 +36,7 @@ class SetupScreen(Screen):
     SetupScreen .seat-name { width: 24; }
     SetupScreen .seat-kind { width: 30; }
     SetupScreen #seat-count { width: 20; }
+    SetupScreen .option-int { width: 16; }
     SetupScreen .section { text-style: bold; padding: 1 0 0 0; }
     SetupScreen #setup-error { color: $text-error; height: auto; }
     SetupScreen #buttons { height: 3; }
@@ -101,7 +102,7 @@ class SetupScreen(Screen):
         else:
             with Horizontal(classes="row"):
                 yield Label(label)
-                yield Input(str(option.default), id=widget_id, type="integer")
+                yield Input(str(option.default), id=widget_id, type="integer", classes="option-int")
 
     def on_mount(self) -> None:
         self._show_seats()

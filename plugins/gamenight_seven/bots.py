@@ -6,8 +6,9 @@ can peek at a hidden card.
 
 ``expert`` plays by *determinization* (perfect-information Monte Carlo): it
 reads from the public log what each seat is known to lack (a seat that had to
-draw holds nothing of the suit and rank asked for, nor a Queen), deals the
-cards it cannot see (all 52 less its hand and the discard pile) at random into
+draw holds nothing of the suit and rank asked for, nor a Queen; see
+:func:`infer_knowledge` for what plays and penalties tell), deals the cards it
+cannot see (all 52 less its hand and the discard pile) at random into
 the other hands (by their known sizes, respecting what they lack) and the
 stock, plays each candidate move on for a few turns with every seat following
 the greedy policy, scores the position, and picks the move with the best mean

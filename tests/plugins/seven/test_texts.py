@@ -8,7 +8,13 @@ from pathlib import Path
 import gamenight_seven
 from gamenight.i18n import register_catalogue, set_language
 from gamenight.plugins import load_registry
-from gamenight.testing import check_save_round_trip, check_view_hiding, declared_texts, missing_translations
+from gamenight.testing import (
+    check_save_round_trip,
+    check_view_hiding,
+    declared_texts,
+    missing_translations,
+    run_conformance,
+)
 from gamenight_seven.plugin import GAME
 from gamenight_seven.rules import PLAY, describe
 
@@ -51,3 +57,7 @@ def test_a_seats_view_does_not_change_when_only_hidden_cards_change():
 
 def test_a_deal_saved_halfway_resumes_exactly(tmp_path):
     check_save_round_trip(GAME, load_registry(), tmp_path, seed=2)
+
+
+def test_the_sdk_conformance_kit_passes_at_every_seat_count():
+    run_conformance(GAME, perturb=hide_others, package_root=PACKAGE, games=4, seed=1, registry=load_registry())

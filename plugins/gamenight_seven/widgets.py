@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from .rules import SUIT_SYMBOLS, card_label, suit_of
 
-__all__ = ["SeatPanel", "TablePanel", "card_text", "fit_cells"]
+__all__ = ["SeatPanel", "TablePanel", "card_text", "fit_cells", "suit_text"]
 
 RED_SUITS = (1, 3)
 

@@ -15,7 +15,8 @@ from gamenight.testing import settle
 from gamenight_seven.bots import GreedyBot
 from gamenight_seven.screen import SevenScreen
 from gamenight_seven.suit_dialog import SuitDialog
-from gamenight_seven.widgets import SeatPanel
+from gamenight_seven.widgets import SeatPanel, fit_cells
+from rich.cells import cell_len
 from textual.widgets import OptionList
 from textual.worker import WorkerCancelled
 
@@ -142,3 +143,9 @@ def test_snapshot_the_end_of_deal_dialog(snap_compare, tmp_path):
     app, match = make_app(tmp_path, seed=1, log=finished_log())
     assert match.over
     assert snap_compare(app, run_before=calm, terminal_size=(80, 24))
+
+
+def test_long_wide_names_are_cut_by_terminal_cells_not_characters():
+    assert fit_cells("ベルダンディ", 8) == "ベルダ…" and cell_len(fit_cells("ベルダンディ", 8)) == 7
+    assert fit_cells("Urd", 8) == "Urd"
+    assert cell_len(fit_cells("Belldandy-sama", 8)) == 8

@@ -13,12 +13,14 @@ and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
   codes run together), validated as permutations of the right cards.
 
 The deal ends when a seat empties its hand, when every seat passes in a row
-(*blocked*), or -- a guard so that no strategy can keep a deal going forever --
-after :data:`TURN_LIMIT` turns, which also counts as blocked.  The guard is
-needed: when nearly every card is in the hands, the 7s can circle for ever
-(a seat takes a penalty of 3 but draws only the 7 under the top card, the next
-seat plays a 7 on it, and so on) -- the "dance of the sevens" that hung the
-original.  Random play rarely lasts past 400 turns.
+(*blocked*), when -- with the stock empty and the discards down to a few cards --
+the same position comes round a third time (also blocked), or -- a guard so
+that no strategy can keep a deal going forever -- after :data:`TURN_LIMIT`
+turns, which also counts as blocked.  These are needed: when nearly every card
+is in the hands, the 7s can circle for ever (a seat takes a penalty of 3 but
+draws only the 7 under the top card, the next seat plays a 7 on it, and so on)
+-- the "dance of the sevens" that hung the original.  Random play rarely lasts
+past 300 turns.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ _ = translator("seven")
 __all__ = [
     "CARD_CODES",
     "DEAL",
+    "DRY_DISCARDS",
     "HAND_SIZE",
     "OVER",
     "PLAY",
@@ -64,7 +67,9 @@ ACE, SEVEN, QUEEN = 0, 6, 11
 HAND_SIZE = 5
 PENALTY_STEP = 3
 TURN_LIMIT = 500
-"""Turns after which a deal ends as blocked: it stops the "sevens dance" (see the module doc)."""
+"""Turns after which a deal ends as blocked, whatever happens (see the module doc)."""
+DRY_DISCARDS = 4
+"""With the stock empty and this many discards or fewer, repeated positions are watched."""
 
 DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
@@ -180,6 +185,8 @@ class SevenState(NamedTuple):
     blocked_from: int
     """The seat from which the blocked tie-break counts, or -1 if not blocked."""
     events: tuple[Event, ...]
+    dry_positions: tuple[tuple[Any, ...], ...] = ()
+    """Positions at turn ends while the table was dry (for the repetition rule)."""
 
 
 _FIELDS = SevenState._fields
@@ -405,9 +412,7 @@ class SevenRules(Rules):
         else:
             s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call))
         s[_I_TURN] = following
-        if s[_I_TURNS] >= TURN_LIMIT:
-            return self._block(_make(s))
-        return _make(s)
+        return self._check_turn_limit(_make(s))
 
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
@@ -503,6 +508,14 @@ class SevenRules(Rules):
     def _check_turn_limit(self, state: SevenState) -> SevenState:
         if state.turns >= TURN_LIMIT:
             return self._block(state)
+        if not state.stock and len(state.discards) <= DRY_DISCARDS:
+            # The table has run dry: a position seen twice before is a loop (the dance of
+            # the sevens), so the deal is blocked at its third occurrence.
+            position = (state.hands, state.discards, state.turn, state.called, state.penalty)
+            seen = state.dry_positions
+            if seen.count(position) >= 2:
+                return self._block(state)
+            return state._replace(dry_positions=(*seen, position))
         return state
 
     def _block(self, state: SevenState) -> SevenState:

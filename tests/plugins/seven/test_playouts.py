@@ -10,7 +10,9 @@ import random
 import pytest
 from gamenight.sdk import CHANCE, TERMINAL, BotContext
 from gamenight_seven.bots import GreedyBot, RandomBot
-from gamenight_seven.rules import TURN_LIMIT, SevenRules, SevenState
+from gamenight_seven.rules import DRY_DISCARDS, TURN_LIMIT, SevenRules, SevenState
+
+from .conftest import table
 
 
 def check_invariants(state: SevenState) -> None:
@@ -58,11 +60,20 @@ def test_uniformly_random_legal_moves_including_draws_at_will_still_end_every_de
             play_deal(rules, [Uniform() for _ in range(seats)], seed)
 
 
-def test_the_dance_of_the_sevens_ends_at_the_turn_limit(rules):
+def test_the_dance_of_the_sevens_is_seen_as_a_loop_and_blocks_the_deal(rules):
     # Seed 35 with greedy bots reaches the dance that hung the original: nearly every card is
     # in the hands, a penalty of 3 draws only the 7 under the top, the next seat plays it on.
     state = play_deal(rules, [GreedyBot() for _ in range(5)], 35)
-    assert state.blocked_from >= 0 and state.turns == TURN_LIMIT
-    last = [e for e in state.events[-40:] if e.kind in ("play", "penalty")]
+    assert state.blocked_from >= 0 and state.turns < TURN_LIMIT
+    last = [e for e in state.events[-30:] if e.kind in ("play", "penalty")]
     assert all(e.kind == "penalty" or e.card % 13 == 6 for e in last)
-    assert len(state.stock) + len(state.discards) <= 3
+    assert not state.stock and len(state.discards) <= DRY_DISCARDS
+    assert state.dry_positions.count(state.dry_positions[-1]) == 2  # its third time ended the deal
+
+
+def test_a_position_is_only_watched_while_the_table_is_dry(rules):
+    state = table(["5H 9C", "3D 9D", "4H 8S"], top="5C", stock="KS 8D 6C")
+    state = rules.apply(state, "9C")
+    assert state.dry_positions == ()
+    dry = table(["5H 9C", "3D 9D", "4H 8S"], top="5C")
+    assert len(rules.apply(dry, "9C").dry_positions) == 1

@@ -64,6 +64,8 @@ class Match:
     state: Any = None
     log: list[LogEntry] = field(default_factory=list)
     totals: list[float] = field(default_factory=list)
+    wins: list[float] = field(default_factory=list)
+    """Games won per seat over the session (a shared win counts its share)."""
     games_played: int = 0
     acknowledged: str = ""
     bot_time_budget: float = 2.0
@@ -79,6 +81,8 @@ class Match:
         self.options = self.game.parse_options(self.options)
         if not self.totals:
             self.totals = [0.0] * count
+        if not self.wins:
+            self.wins = [0.0] * count
         if self.state is None:
             self.start_game()
 
@@ -100,6 +104,7 @@ class Match:
         outcome = self.outcome()
         for seat, score in enumerate(outcome.scores):
             self.totals[seat] += score
+            self.wins[seat] += outcome.win_share(seat)
         self.games_played += 1
         return outcome
 

@@ -58,6 +58,7 @@ def match_to_document(match: Match) -> dict[str, Any]:
         "seed": match.seed,
         "games_played": match.games_played,
         "totals": list(match.totals),
+        "wins": list(match.wins),
         "options": dict(match.options),
         "seats": seats,
         "log": [f"{entry.seat} {entry.action}" for entry in match.log],
@@ -89,6 +90,16 @@ def read_document(path: Path) -> dict[str, Any]:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise SaveError(_("{path} is not a valid save file: {reason}", path=path, reason=error)) from None
+
+
+def _numbers(document: dict[str, Any], key: str, count: int) -> list[float]:
+    """An optional list of one number per seat (``[]`` when absent)."""
+    values = document.get(key, [])
+    if not isinstance(values, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    ) or (values and len(values) != count):
+        raise SaveError(_("The save's '{key}' field is malformed.", key=key))
+    return [float(v) for v in values]
 
 
 def load_match(registry, path: Path) -> Match:
@@ -128,17 +139,13 @@ def load_match(registry, path: Path) -> Match:
             entries.append(LogEntry(int(seat_text), action))
         except ValueError:
             raise SaveError(_("Move {number} of the save is malformed.", number=number)) from None
-    totals = document.get("totals", [])
-    if not isinstance(totals, list) or not all(
-        isinstance(t, int | float) and not isinstance(t, bool) for t in totals
-    ) or (totals and len(totals) != len(seats)):
-        raise SaveError(_("The save's 'totals' field is malformed."))
+    totals = _numbers(document, "totals", len(seats))
+    wins = _numbers(document, "wins", len(seats))
     games_played = document.get("games_played", 0)
     if not isinstance(games_played, int) or games_played < 0:
         raise SaveError(_("The save's 'games_played' field is malformed."))
     try:
-        match = Match(game, seats, dict(options), seed=seed, totals=[float(t) for t in totals],
-                      games_played=games_played)
+        match = Match(game, seats, dict(options), seed=seed, totals=totals, wins=wins, games_played=games_played)
         match.replay(entries)
     except (ValueError, IllegalAction) as error:
         raise SaveError(_("The save cannot be replayed: {reason}", reason=error)) from None

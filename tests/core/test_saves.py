@@ -54,3 +54,14 @@ def test_a_typed_save_name_never_leaves_the_save_folder(tmp_path, nim_registry):
     for name in ("/etc/passwd", "../../escape", "a/b/c", ".."):
         path = store.path_for(name)
         assert path.parent == tmp_path / "saves" and path.suffix == ".toml"
+
+
+def test_running_totals_and_wins_survive_a_save(tmp_path, nim_registry):
+    from gamenight.match import play_headless
+
+    game = nim_registry.game("nim")
+    match = play_headless(game, [SeatConfig("A", "perfect"), SeatConfig("B", "first")], {}, seed=2)
+    match.record_result()
+    match.start_game()
+    loaded = load_match(nim_registry, save_match(match, tmp_path / "s.toml"))
+    assert loaded.totals == [1.0, 0.0] and loaded.wins == [1.0, 0.0] and loaded.games_played == 1

@@ -125,6 +125,15 @@ class GameScreen(Screen):
             return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
         return title
 
+    @property
+    def paused(self) -> bool:
+        """True while a dialog or prompt holds the game (no moves, no bots)."""
+        return self._dialog_open
+
+    @paused.setter
+    def paused(self, value: bool) -> None:
+        self._dialog_open = value
+
     # -- seats and views ---------------------------------------------------
 
     @property

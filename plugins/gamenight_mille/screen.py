@@ -49,7 +49,6 @@ class MilleScreen(GameScreen):
         """``"use"`` or ``"discard"`` while a card is being chosen."""
         self.selected: int | None = None
         """The display row (0 = ``P``) of the chosen card, waiting for Return/Space."""
-        self.games_won = [0, 0]
         self.last_play: tuple[str, int] | None = None
         self._before: MilleState = match.state
         self._asking = False
@@ -98,7 +97,7 @@ class MilleScreen(GameScreen):
         lines = score_window(state)
         if seat == 1:
             lines = [(label, (values[1], values[0])) for label, values in lines]
-        games = (self.games_won[seat], self.games_won[1 - seat])
+        games = (int(self.match.wins[seat]), int(self.match.wins[1 - seat]))
         full = self.full_window or self.match.pending_interlude() is not None
         self.query_one(ScoreWindow).show(ordered, lines, games, full, self.ordering, list(self.recent), self.t)
         self.query_one(MileageArea).show(
@@ -260,7 +259,7 @@ class MilleScreen(GameScreen):
         """End of hand: the full score window, then ``Another hand?`` (no: ``Save game?``)."""
         self._dialog_open = True
         self._reset_command()
-        lines = [*interlude.lines, ("Games", tuple(float(n) for n in self.games_won))]
+        lines = [*interlude.lines, ("Games", tuple(self.match.wins))]
 
         def chosen(choice: str | None) -> None:
             self._dialog_open = False
@@ -288,8 +287,3 @@ class MilleScreen(GameScreen):
 
         self.app.push_screen(YesNoDialog(self.t("Save game?")), answer)
 
-    def show_end(self) -> None:
-        """Count the game for its winner (the Games line), then the shell's end dialog."""
-        for winner in self.match.outcome().winners:
-            self.games_won[winner] += 1
-        super().show_end()

@@ -350,7 +350,7 @@ async def test_a_won_game_counts_on_the_games_line_and_play_again_keeps_it(tmp_p
         await pilot.press("a")  # play again
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, MilleScreen) and screen.games_won == [1, 0]
+        assert isinstance(screen, MilleScreen) and match.wins == [1.0, 0.0]
         window = str(screen.query_one(ScoreWindow).render())
         games_line = next(line for line in window.splitlines() if "Games" in line)
         assert games_line.split()[-2:] == ["1", "0"]

@@ -44,7 +44,7 @@ async def test_a_whole_game_ends_in_the_result_dialog_and_play_again_keeps_total
         await pilot.press("3")  # Ann takes the last three
         await settle(pilot)
         assert isinstance(app.screen, ResultDialog)
-        assert "Ann wins!" in str(app.screen.query_one("#headline").render())
+        assert "Winner: Ann" in str(app.screen.query_one("#headline").render())
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, GameScreen)

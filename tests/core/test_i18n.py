@@ -21,9 +21,9 @@ def test_language_comes_from_config_then_environment():
 
 
 def test_translation_fills_placeholders_in_both_languages():
-    assert gettext("{name} wins!", name="Urd") == "Urd wins!"
+    assert gettext("Winner: {name}", name="Urd") == "Winner: Urd"
     set_language("ja")
-    assert gettext("{name} wins!", name="ウルド") == "ウルド の勝ち！"
+    assert gettext("Winner: {name}", name="ウルド") == "勝者: ウルド"
 
 
 def test_a_game_catalogue_wins_over_the_shell_and_falls_back_to_english():

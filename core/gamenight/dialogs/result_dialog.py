@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -31,15 +32,17 @@ class ResultTable(Static):
         winners: Sequence[int] = (),
         translate=_,
     ) -> None:
-        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-        table.add_column("")
+        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", collapse_padding=True)
+        table.add_column("", overflow="fold")
         for seat, name in enumerate(names):
-            table.add_column(f"★ {name}" if seat in winners else name, justify="right")
+            table.add_column(f"★ {name}" if seat in winners else name, justify="right", overflow="fold")
         for label, values in lines:
             table.add_row(Text(translate(label)), *(Text(_number(v)) for v in values))
         table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
         if totals is not None:
             table.add_row(Text(_("Running total")), *(Text(_number(v)) for v in totals))
+        self.wanted_width = Console(width=500).measure(table).maximum
+        """Columns the table needs to show every name and number unwrapped."""
         super().__init__(table)
 
 
@@ -53,12 +56,12 @@ class ResultDialog(ModalScreen[str]):
     DEFAULT_CSS = """
     ResultDialog { align: center middle; }
     ResultDialog > Vertical {
-        width: auto; min-width: 40; max-width: 78; height: auto; max-height: 22;
+        width: 50; height: auto; max-height: 22;
         padding: 0 2; border: thick $accent; background: $surface;
     }
     ResultDialog #title { text-style: bold; width: auto; margin: 1 0; }
     ResultDialog #headline { margin-bottom: 1; }
-    ResultDialog ResultTable { width: auto; height: auto; margin-bottom: 1; }
+    ResultDialog ResultTable { width: 100%; height: auto; margin-bottom: 1; }
     ResultDialog Horizontal { width: auto; height: auto; margin-bottom: 1; }
     ResultDialog Button { margin: 0 1; }
     """
@@ -88,6 +91,10 @@ class ResultDialog(ModalScreen[str]):
                         f"{label} ({key})", id=f"choice-{choice_id}",
                         variant="primary" if index == 0 else "default",
                     )
+
+    def on_mount(self) -> None:
+        # Wide enough for every seat's column (up to the 80-column screen), never narrower than 50.
+        self.query_one(Vertical).styles.width = min(78, max(50, 8 + self.table.wanted_width))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

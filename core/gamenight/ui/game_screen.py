@@ -368,7 +368,7 @@ class GameScreen(Screen):
         self.clear_autosave()
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
-            headline = _("{name} wins!", name=names[0])
+            headline = _("Winner: {name}", name=names[0])
         else:
             headline = _("A tie between {names}.", names=", ".join(names))
         self._dialog_open = True

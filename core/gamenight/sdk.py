@@ -45,10 +45,12 @@ Minimal example (a complete, if dull, game)::
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
@@ -71,6 +73,9 @@ __all__ = [
     "Rules",
     "View",
     "fill_seat_names",
+    "lazy_screen",
+    "read_help",
+    "read_translations",
     "seat_token",
 ]
 
@@ -408,3 +413,36 @@ class GameInfo:
             if spec.id == bot_id:
                 return spec
         raise KeyError(f"{self.id} has no bot {bot_id!r} (known: {', '.join(b.id for b in self.bots)})")
+
+
+# -- what every plugin.py needs ------------------------------------------------------
+
+
+def read_help(folder: Path) -> dict[str, str]:
+    """The rules Markdown per language: ``folder/help/rules.<lang>.md`` -> ``{lang: text}``."""
+    return {
+        path.name.removeprefix("rules.").removesuffix(".md"): path.read_text(encoding="utf-8")
+        for path in sorted((Path(folder) / "help").glob("rules.*.md"))
+    }
+
+
+def read_translations(folder: Path) -> dict[str, dict[str, str]]:
+    """The catalogues per language: ``folder/locale/<lang>.toml`` -> ``{lang: {English: text}}``."""
+    from gamenight.i18n import load_catalogue_file
+
+    return {path.stem: load_catalogue_file(path) for path in sorted((Path(folder) / "locale").glob("*.toml"))}
+
+
+def lazy_screen(target: str) -> Callable[[Match], Screen]:
+    """A ``GameInfo.screen`` factory for ``"package.module:ScreenClass"``, imported on first use.
+
+    The rules, the arena and ``gamenight plugins`` then never import Textual
+    or the screen's module.
+    """
+    module_name, _, class_name = target.partition(":")
+
+    def factory(match: Match) -> Screen:
+        return getattr(importlib.import_module(module_name), class_name)(match)
+
+    factory.__qualname__ = f"lazy_screen({target!r})"
+    return factory

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gamenight.hookspecs import hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import BotSpec, GameInfo, Option
+from gamenight.sdk import BotSpec, GameInfo, Option, lazy_screen, read_help, read_translations
 
 from .bots import make_expert, make_greedy, make_random
 from .rules import DEFAULT_LAYOUT, LAYOUTS, RANDOM_LAYOUT, LitsRules
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gamenight.match import Match
-    from textual.screen import Screen
-
 _HERE = Path(__file__).parent
-_TRANSLATIONS = {"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")}
 
 _LAYOUT_LABELS = {
     "weave": "Weave",
@@ -27,11 +20,6 @@ _LAYOUT_LABELS = {
     "scatter": "Scatter",
 }
 
-
-def _screen(match: Match) -> Screen:
-    from .screen import LitsScreen  # Textual only when a screen is wanted
-
-    return LitsScreen(match)
 
 
 GAME = GameInfo(
@@ -60,12 +48,9 @@ GAME = GameInfo(
             ),
         ),
     ),
-    screen=_screen,
-    help={
-        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
-        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
-    },
-    translations=_TRANSLATIONS,
+    screen=lazy_screen("gamenight_lits.screen:LitsScreen"),
+    help=read_help(_HERE),
+    translations=read_translations(_HERE),
     seat_names=("Cross", "Ring"),
     version="1",
     perfect_information=True,

@@ -4,26 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gamenight.hookspecs import hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import BotSpec, GameInfo, Option
+from gamenight.sdk import BotSpec, GameInfo, Option, lazy_screen, read_help, read_translations
 
 from .bots import make_greedy, make_perfect, make_random
 from .rules import MateRules
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gamenight.match import Match
-    from textual.screen import Screen
-
 _HERE = Path(__file__).parent
 
-
-def _screen(match: Match) -> Screen:
-    from .screen import MateScreen  # Textual only when a screen is wanted
-
-    return MateScreen(match)
 
 
 GAME = GameInfo(
@@ -65,12 +54,9 @@ GAME = GameInfo(
             description="A seat may answer with the same rank even when it holds the suit.",
         ),
     ),
-    screen=_screen,
-    help={
-        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
-        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
-    },
-    translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
+    screen=lazy_screen("gamenight_mate.screen:MateScreen"),
+    help=read_help(_HERE),
+    translations=read_translations(_HERE),
     seat_names=("Capellen", "Sackson"),
     version="1",
     perfect_information=True,

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gamenight.hookspecs import hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import GameInfo, Option
+from gamenight.sdk import GameInfo, Option, lazy_screen, read_help, read_translations
 
 from gamenight_mille.bots import BOTS
 from gamenight_mille.rules import GAME_TARGET, MilleRules
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gamenight.match import Match
-    from textual.screen import Screen
-
 _HERE = Path(__file__).parent
 
-
-def _screen(match: Match) -> Screen:
-    from gamenight_mille.screen import MilleScreen
-
-    return MilleScreen(match)
 
 
 GAME = GameInfo(
@@ -45,12 +34,9 @@ GAME = GameInfo(
             maximum=20000,
         ),
     ),
-    screen=_screen,
-    help={
-        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
-        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
-    },
-    translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
+    screen=lazy_screen("gamenight_mille.screen:MilleScreen"),
+    help=read_help(_HERE),
+    translations=read_translations(_HERE),
     seat_names=("You", "Computer"),
     version="1",
 )

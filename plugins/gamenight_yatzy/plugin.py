@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gamenight.hookspecs import hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import Bot, BotSpec, GameInfo, Option, Rules
+from gamenight.sdk import Bot, BotSpec, GameInfo, Option, Rules, lazy_screen, read_help, read_translations
 
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
-
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gamenight.match import Match
-    from textual.screen import Screen
 
 _HERE = Path(__file__).parent
 
@@ -36,11 +31,6 @@ def _prepare_optimal(options: Mapping[str, Any], progress: Callable[[float], Non
 
     strategy.load_table(bool(options.get("joker", False)), progress)
 
-
-def _screen(match: Match) -> Screen:
-    from gamenight_yatzy.screen import YatzyScreen
-
-    return YatzyScreen(match)
 
 
 BOTS = (
@@ -80,12 +70,9 @@ GAME = GameInfo(
             "Full House or a straight in full.",
         ),
     ),
-    screen=_screen,
-    help={
-        "en": (_HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
-        "ja": (_HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
-    },
-    translations={"ja": load_catalogue_file(_HERE / "locale" / "ja.toml")},
+    screen=lazy_screen("gamenight_yatzy.screen:YatzyScreen"),
+    help=read_help(_HERE),
+    translations=read_translations(_HERE),
     seat_names=("You", "Bot 1", "Bot 2", "Bot 3", "Bot 4", "Bot 5", "Bot 6", "Bot 7"),
     perfect_information=True,
     commands=(

@@ -9,28 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gamenight import BotSpec, GameInfo, Option, hookimpl
-from gamenight.i18n import load_catalogue_file, register_catalogue
+from gamenight.i18n import load_catalogue_file
+from gamenight.sdk import lazy_screen, read_help
 
 from . import __version__
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gamenight.match import Match
-    from textual.screen import Screen
-
 HERE = Path(__file__).parent
 THEME_FILE = HERE / "themes" / "example-dusk.toml"
-
-
-def _screen(match: Match) -> Screen:
-    from .screen import GoofspielScreen  # Textual is imported only when a table opens
-
-    return GoofspielScreen(match)
 
 
 GAME = GameInfo(
@@ -51,11 +41,8 @@ GAME = GameInfo(
         Option("carry", "Ties carry over", False,
                description="A tied round's prize stays in the pot for the next round instead of being discarded."),
     ),
-    screen=_screen,
-    help={
-        "en": (HERE / "help" / "rules.en.md").read_text(encoding="utf-8"),
-        "ja": (HERE / "help" / "rules.ja.md").read_text(encoding="utf-8"),
-    },
+    screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
+    help=read_help(HERE),
     translations={"ja": load_catalogue_file(HERE / "locale" / "ja.toml")},
     seat_names=("North", "East", "South", "West"),
     version=__version__,
@@ -65,6 +52,8 @@ GAME = GameInfo(
 CAUTIOUS_YATZY = BotSpec(
     "cautious", "Cautious (example plugin)", make_cautious, 1,
     "Banks any made hand at once; otherwise keeps its most common face.",
+    # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue.
+    translations={"ja": load_catalogue_file(HERE / "locale" / "yatzy.ja.toml")},
 )
 
 
@@ -76,13 +65,7 @@ def register_games(register: Callable[[GameInfo], None]) -> None:
 
 @hookimpl
 def register_bots(register: Callable[[str, BotSpec], None]) -> None:
-    """Add the cautious bot to the built-in Yatzy.
-
-    Its label is translated in Yatzy's domain, which this plugin does not
-    own: the SDK has no way to pass a BotSpec's translations, so the texts
-    are added to that domain's catalogue directly.
-    """
-    register_catalogue("yatzy", {"ja": load_catalogue_file(HERE / "locale" / "yatzy.ja.toml")})
+    """Add the cautious bot to the built-in Yatzy (with its own translations)."""
     register("yatzy", CAUTIOUS_YATZY)
 
 

@@ -154,18 +154,18 @@ class MilleScreen(GameScreen):
             if self._my_turn():
                 self.command = "use" if key == "u" else "discard"
                 self.selected = None
-                self._redraw()
+                self.redraw()
         elif key == "o":
             self.ordering = not self.ordering
-            self._redraw()
+            self.redraw()
         elif key == "w":
             self.full_window = not self.full_window
-            self._redraw()
+            self.redraw()
         elif key == "s":
             self.action_save()
         elif key in ("r", "ctrl+l"):
             self.refresh(repaint=True, layout=True)
-            self._redraw()
+            self.redraw()
         elif key in ("q", "delete"):
             self._ask_quit()
         elif key == "e":
@@ -202,7 +202,7 @@ class MilleScreen(GameScreen):
             self._reset_command()
             slot = self.display_slots(self.view)[row]
             if not self.submit(f"{verb}:{SLOT_NAMES[slot]}"):
-                self._redraw()
+                self.redraw()
             return
         elif key in ERASE:
             self.selected = None
@@ -210,7 +210,7 @@ class MilleScreen(GameScreen):
             self.command = "use" if key == "u" else "discard"
         else:
             self.app.bell()
-        self._redraw()
+        self.redraw()
 
     def _reset_command(self) -> None:
         self.command = None
@@ -228,7 +228,7 @@ class MilleScreen(GameScreen):
         self.command = self.command or "use"
         self.selected = event.row
         self.message(self.t("Return or Space to confirm, D to discard instead, Escape to cancel."))
-        self._redraw()
+        self.redraw()
 
     def on_board_deck_clicked(self, _event: Board.DeckClicked) -> None:
         """A click on the deck picks."""
@@ -257,12 +257,12 @@ class MilleScreen(GameScreen):
 
     def show_interlude(self, interlude: Interlude) -> None:
         """End of hand: the full score window, then ``Another hand?`` (no: ``Save game?``)."""
-        self._dialog_open = True
+        self.paused = True
         self._reset_command()
         lines = [*interlude.lines, ("Games", tuple(self.match.wins))]
 
         def chosen(choice: str | None) -> None:
-            self._dialog_open = False
+            self.paused = False
             if choice == "again":
                 self.match.acknowledge(interlude)
                 self.advance()

@@ -178,9 +178,10 @@ class GameScreen(Screen):
         self.call_after_refresh(self.advance)
 
     def on_screen_resume(self) -> None:
-        self._redraw()
+        self.redraw()
 
-    def _redraw(self) -> None:
+    def redraw(self) -> None:
+        """Redraw the title bar and the table (after a change the rules did not make)."""
         self.query_one("#title-bar", Static).update(self.title_text())
         self.refresh_view()
 
@@ -239,7 +240,7 @@ class GameScreen(Screen):
             drew_chance = True
         if drew_chance:
             self.autosave()
-        self._redraw()
+        self.redraw()
         interlude = self.match.pending_interlude()
         if interlude is not None:
             self.show_interlude(interlude)
@@ -260,7 +261,7 @@ class GameScreen(Screen):
             self._handover(seat)
             return
         self._view_seat = seat
-        self._redraw()
+        self.redraw()
 
     def _handover(self, seat: int) -> None:
         """Hot-seat with hidden cards: hide the table until the next person is ready."""
@@ -270,7 +271,7 @@ class GameScreen(Screen):
 
         def ready(_answer: None) -> None:
             self._dialog_open = False
-            self._redraw()
+            self.redraw()
 
         self.app.push_screen(
             MessageDialog(_("Hand over"), _("Pass the keyboard to {name}, then press OK.",

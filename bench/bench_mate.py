@@ -29,14 +29,14 @@ import statistics
 import sys
 import time
 from collections import Counter
-from functools import cache
 from pathlib import Path
 
 from gamenight.match import Match, SeatConfig
 from gamenight.sdk import BotContext
 from gamenight_mate.bots import PerfectBot
 from gamenight_mate.plugin import GAME
-from gamenight_mate.rules import MOVES, MateRules, MateState, answers, score_for, stronger
+from gamenight_mate.reference import plain_minimax
+from gamenight_mate.rules import MateRules, MateState
 from gamenight_mate.solver import Solver
 
 RULES = MateRules()
@@ -146,48 +146,6 @@ def summarise(raw: Path) -> None:
     print(f"- seconds per match: median {statistics.median(seconds):.2f}, max {seconds[-1]:.2f}")
 
 
-def plain_minimax(state: MateState) -> int:
-    """Value for the leader by plain memoised minimax over the rules' own functions."""
-    variant = state.variant
-    foreplaced = tuple(card is not None for card in state.foreplaced)
-
-    def without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
-        index = cards.index(card)
-        return cards[:index] + cards[index + 1 :]
-
-    @cache
-    def value(hands: tuple[tuple[str, ...], tuple[str, ...]], leader: int, move: int, nine: tuple) -> int:
-        other = 1 - leader
-
-        def playable(who: int) -> tuple[str, ...]:
-            return (nine[who],) if move == MOVES and foreplaced[who] else hands[who]
-
-        best = None
-        for lead in set(playable(leader)):
-            replies = answers(lead, playable(other), variant)
-            if not replies:
-                outcome = score_for(move, lead, foreplaced[leader])
-            else:
-                outcome = None
-                for reply in set(replies):
-                    if move == MOVES:
-                        child = 0
-                    else:
-                        left = [without(hands[leader], lead), without(hands[other], reply)]
-                        new_hands = (left[0], left[1]) if leader == 0 else (left[1], left[0])
-                        played = (lead, reply) if leader == 0 else (reply, lead)
-                        child = (
-                            value(new_hands, leader, move + 1, played)
-                            if stronger(lead, reply)
-                            else -value(new_hands, other, move + 1, played)
-                        )
-                    outcome = child if outcome is None else min(outcome, child)
-            best = outcome if best is None else max(best, outcome)
-        return best
-
-    return value((tuple(sorted(state.hands[0])), tuple(sorted(state.hands[1]))), state.leader, state.move, (None, None))
-
-
 def agree(deals: int) -> None:
     """The solver against plain minimax on full deals (variants and foreplaced cards vary)."""
     variants = [{}, {"double_deck": True}, {"kings_privilege": True}, {"free_move": True}]
@@ -198,7 +156,7 @@ def agree(deals: int) -> None:
         while state.phase == "foreplace":
             state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
         solved = Solver(state.variant).play_value(state, state.leader)
-        plain = plain_minimax(state)
+        plain = plain_minimax(state, state.leader)
         agreed += solved == plain
         print(f"- deal {seed}: solver {solved:+d}, plain minimax {plain:+d}", flush=True)
     print(f"\n{agreed} of {deals} full deals agree.")

@@ -60,5 +60,4 @@ class SaveStore:
 
     def load(self, registry, path: Path) -> Match:
         """Load a save (see :func:`gamenight.saves.load_match`)."""
-        match = load_match(registry, path)
-        return match
+        return load_match(registry, path)

@@ -74,6 +74,7 @@ __all__ = [
     "View",
     "fill_seat_names",
     "lazy_screen",
+    "plain_factory",
     "read_help",
     "read_translations",
     "seat_token",
@@ -445,4 +446,16 @@ def lazy_screen(target: str) -> Callable[[Match], Screen]:
         return getattr(importlib.import_module(module_name), class_name)(match)
 
     factory.__qualname__ = f"lazy_screen({target!r})"
+    return factory
+
+
+def plain_factory(make: Callable[[], Bot]) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+    """A ``BotSpec.factory`` for a bot that needs neither the rules, its seat nor the options.
+
+    ``BotSpec("random", "Random", plain_factory(RandomBot))``.
+    """
+
+    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
+        return make()
+
     return factory

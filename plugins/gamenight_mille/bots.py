@@ -6,11 +6,10 @@ and the legal actions only: it never sees the opponent's hand or the deck.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from gamenight.i18n import translator
-from gamenight.sdk import Action, BotContext, BotSpec, Rules
+from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
 
 from gamenight_mille.rules import (
     ACCIDENT,
@@ -321,20 +320,13 @@ def _hand_totals_if_stopped(view: MilleView) -> tuple[int, int]:
     return (totals[view.seat], totals[1 - view.seat])
 
 
-def _factory(cls: type) -> Any:
-    def make(rules: Rules, seat: int, options: Mapping[str, Any]) -> Any:
-        return cls()
-
-    return make
-
-
 BOTS = (
-    BotSpec("random", "Random", _factory(RandomBot), 0, "Plays any legal move."),
-    BotSpec("greedy", "Greedy", _factory(GreedyBot), 1, "A plain heuristic: fix, attack, run."),
+    BotSpec("random", "Random", plain_factory(RandomBot), 0, "Plays any legal move."),
+    BotSpec("greedy", "Greedy", plain_factory(GreedyBot), 1, "A plain heuristic: fix, attack, run."),
     BotSpec(
         "expert",
         "Expert",
-        _factory(ExpertBot),
+        plain_factory(ExpertBot),
         2,
         "Counts the cards, saves safeties for coups fourrés and times its attacks.",
     ),

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from gamenight.sdk import Action, Bot, BotContext, BotSpec, Rules
+from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
 
 from .rules import CARD_CODES, QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
 
@@ -426,20 +426,13 @@ def determinize(
     return hands, pool
 
 
-def _factory(make: Callable[[], Bot]) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
-    def build(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
-        return make()
-
-    return build
-
-
 BOTS = (
-    BotSpec("random", "Random", _factory(RandomBot), 0, "Plays any card that matches; draws only when it must."),
-    BotSpec("greedy", "Greedy", _factory(GreedyBot), 1, "Hits the next seat with 7s and Aces, keeps Queens."),
+    BotSpec("random", "Random", plain_factory(RandomBot), 0, "Plays any card that matches; draws only when it must."),
+    BotSpec("greedy", "Greedy", plain_factory(GreedyBot), 1, "Hits the next seat with 7s and Aces, keeps Queens."),
     BotSpec(
         "expert",
         "Expert",
-        _factory(ExpertBot),
+        plain_factory(ExpertBot),
         2,
         "Counts the cards it has seen and plays each choice out on sampled deals of the rest.",
     ),

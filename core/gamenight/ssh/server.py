@@ -43,10 +43,10 @@ from gamenight.i18n import LANGUAGES, detect_language, load_catalogue_file, regi
 from gamenight.ssh.child import RoomProcess, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
 from gamenight.ssh.limits import RateLimiter
+from gamenight.themes import SIXTEEN_COLOUR_THEME
 
 __all__ = ["Settings", "colour_depth", "main", "serve"]
 
-SIXTEEN_COLOUR_THEME = "gamenight-16"
 LAUNCH = Path(__file__).with_name("launch.py")
 UNSHARE = ["unshare", "--user", "--map-current-user", "--mount", "--propagation", "private",
            "--pid", "--fork", "--kill-child", "--mount-proc", "--"]

@@ -101,8 +101,8 @@ class GameScreen(Screen):
         self._bot_token = 0
         self._thinking_since = 0.0
         self._spin = 0
-        self._handover_seat: int | None = None
-        self._dialog_open = False
+        self.paused = False
+        """True while a dialog or prompt holds the game (no moves, no bots)."""
         self._view_seat = self._initial_view_seat()
 
     # -- to be provided by the game ----------------------------------------
@@ -125,15 +125,6 @@ class GameScreen(Screen):
             return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
         return title
 
-    @property
-    def paused(self) -> bool:
-        """True while a dialog or prompt holds the game (no moves, no bots)."""
-        return self._dialog_open
-
-    @paused.setter
-    def paused(self, value: bool) -> None:
-        self._dialog_open = value
-
     # -- seats and views ---------------------------------------------------
 
     @property
@@ -147,8 +138,7 @@ class GameScreen(Screen):
         return self.match.view(self._view_seat)
 
     def _initial_view_seat(self) -> int:
-        humans = [i for i, seat in enumerate(self.match.seats) if seat.is_human]
-        return humans[0] if humans else 0
+        return self.humans[0] if self.humans else 0
 
     @property
     def humans(self) -> list[int]:
@@ -200,7 +190,9 @@ class GameScreen(Screen):
         pressed while a bot thinks is ignored, never applied to the bot's
         turn -- or when the rules reject it (nothing changes then).
         """
-        if not self.match.human_to_move() or self._dialog_open:
+        if self.paused:
+            return False  # a prompt is open; it has the keys
+        if not self.match.human_to_move():
             seat = self.match.to_move()
             if seat >= 0:
                 self.message(_("Wait: {name} is thinking.", name=self.seat_name(seat)), error=True)
@@ -228,7 +220,7 @@ class GameScreen(Screen):
 
     def advance(self) -> None:
         """Drive the game until a person must act, a pause or the end."""
-        if self._dialog_open or not self.is_attached:
+        if self.paused or not self.is_attached:
             return
         drew_chance = False
         while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
@@ -265,12 +257,12 @@ class GameScreen(Screen):
 
     def _handover(self, seat: int) -> None:
         """Hot-seat with hidden cards: hide the table until the next person is ready."""
-        self._dialog_open = True
+        self.paused = True
         self._view_seat = seat
         self.refresh_view()
 
         def ready(_answer: None) -> None:
-            self._dialog_open = False
+            self.paused = False
             self.redraw()
 
         self.app.push_screen(
@@ -289,10 +281,10 @@ class GameScreen(Screen):
     def _start_bot(self) -> None:
         self._bot_token += 1
         self._thinking_since = time.monotonic()
-        self._think(self._bot_token, self.match.state)
+        self._think(self._bot_token)
 
     @work(thread=True, group="bot", exit_on_error=False)
-    def _think(self, token: int, state: Any) -> None:
+    def _think(self, token: int) -> None:
         worker = get_current_worker()
         started = time.monotonic()
         try:
@@ -344,10 +336,10 @@ class GameScreen(Screen):
 
     def show_interlude(self, interlude: Interlude) -> None:
         """Show an end-of-hand pause; override for a game-specific prompt."""
-        self._dialog_open = True
+        self.paused = True
 
         def chosen(choice: str | None) -> None:
-            self._dialog_open = False
+            self.paused = False
             if choice == "save":
                 self.action_save(then_leave=True)
                 return
@@ -372,10 +364,10 @@ class GameScreen(Screen):
             headline = _("Winner: {name}", name=names[0])
         else:
             headline = _("A tie between {names}.", names=", ".join(names))
-        self._dialog_open = True
+        self.paused = True
 
         def chosen(choice: str | None) -> None:
-            self._dialog_open = False
+            self.paused = False
             if choice == "again":
                 self.play_again()
             else:

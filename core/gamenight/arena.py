@@ -89,7 +89,8 @@ def run_arena(
     wins = [0.0] * len(bots)
     started = time.perf_counter()
     for index in range(games):
-        match = play_headless(game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget)
+        match = play_headless(game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget,
+                             game_number=index)
         outcome = match.outcome()
         for seat in range(len(bots)):
             scores[seat].append(outcome.scores[seat])

@@ -94,7 +94,11 @@ class Match:
         Chance is seeded from the match seed, the game number and the log
         length, so "play again" and a resumed save are reproducible too.
         """
-        self.state = self.game.rules.new_game(len(self.seats), self.options)
+        rules = self.game.rules
+        if hasattr(rules, "new_game_in_match"):
+            self.state = rules.new_game_in_match(len(self.seats), self.options, self.games_played)
+        else:  # a duck-typed rules object that does not subclass sdk.Rules
+            self.state = rules.new_game(len(self.seats), self.options)
         self.log = []
         self.acknowledged = ""
         self._bots = {}
@@ -234,9 +238,17 @@ def play_headless(
     seed: int = 0,
     max_actions: int = 1_000_000,
     bot_time_budget: float = 2.0,
+    game_number: int = 0,
 ) -> Match:
-    """Play one whole game with bots in every seat; return the finished match."""
-    match = Match(game, list(seats), dict(options or {}), seed=seed, bot_time_budget=bot_time_budget)
+    """Play one whole game with bots in every seat; return the finished match.
+
+    ``game_number`` says which game of a series this is (see
+    :meth:`gamenight.sdk.Rules.new_game_in_match`), so who starts rotates.
+    """
+    match = Match(
+        game, list(seats), dict(options or {}), seed=seed, bot_time_budget=bot_time_budget,
+        games_played=game_number,
+    )
     for _ in range(max_actions):
         seat = match.to_move()
         if seat == TERMINAL:

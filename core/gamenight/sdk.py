@@ -242,6 +242,16 @@ class Rules:
         """The initial state for ``seats`` seats with the given options."""
         raise NotImplementedError
 
+    def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> Any:
+        """The initial state of game ``game_number`` (0 for the first) of a match.
+
+        The shell calls this one; by default it is :meth:`new_game`.  Override
+        it when who starts should rotate over the games played at one table
+        (SEVEN's leading seat, Mille Bornes's first drawer).  It must be as
+        deterministic as :meth:`new_game`: a resumed save replays through it.
+        """
+        return self.new_game(seats, options)
+
     def to_move(self, state: Any) -> int:
         """The seat whose turn it is, :data:`CHANCE` or :data:`TERMINAL`."""
         raise NotImplementedError

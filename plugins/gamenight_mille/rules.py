@@ -186,6 +186,8 @@ class MilleState(NamedTuple):
     totals: tuple[int, int] = (0, 0)
     """Overall totals of the finished hands."""
     target: int = GAME_TARGET
+    first: int = 0
+    """The seat that draws first in this game's first hand (it alternates game to game)."""
 
 
 @dataclass(frozen=True)
@@ -393,6 +395,10 @@ class MilleRules(Rules):
         empty = Seat(hand=(EMPTY,) * 7)
         return MilleState(phase=DEAL, seats=(empty, empty), target=int(options.get("target", GAME_TARGET)))
 
+    def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> MilleState:
+        """Game ``game_number`` of a session: the first drawer goes on alternating across games."""
+        return self.new_game(seats, options)._replace(first=game_number % 2)
+
     def to_move(self, state: MilleState) -> int:
         """The seat to act, ``CHANCE`` for a deal, ``TERMINAL`` after the game."""
         phase = state.phase
@@ -515,7 +521,7 @@ class MilleRules(Rules):
             seats=seats,
             deck=deck[2 * HAND_SIZE :],
             discards=(),
-            turn=(number - 1) % 2,  # the first drawer alternates (RULES.md §1 "Deal and turn")
+            turn=(number - 1 + state.first) % 2,  # the first drawer alternates (RULES.md §1 "Deal and turn")
             picked=False,
             trip=TRIP,
             extended=False,
@@ -535,7 +541,7 @@ class MilleRules(Rules):
             me = _with_hand(me, hand)
             after = _new_tuple(MilleState, (state.phase, _put(state.seats, turn, me), deck, state.discards, turn,
                                             True, state.trip, state.extended, state.hand_number, state.totals,
-                                            state.target))
+                                            state.target, state.first))
             return after if deck else self._check_deck_out(after)
         verb, slot = _PARSED.get(action, ("", -1))
         card = me.hand[slot] if slot >= 0 else EMPTY
@@ -761,7 +767,7 @@ def _moved(
 ) -> MilleState:
     """``state`` with new seats, deck, discards and turn (built directly: the hottest path)."""
     return _new_tuple(MilleState, (state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
-                                   state.hand_number, state.totals, state.target))
+                                   state.hand_number, state.totals, state.target, state.first))
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

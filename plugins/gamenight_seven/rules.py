@@ -264,6 +264,10 @@ class SevenRules(Rules):
             events=(),
         )
 
+    def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> SevenState:
+        """Deal ``game_number`` of a session: the lead passes one seat on with every deal."""
+        return self.new_game(seats, options)._replace(turn=game_number % seats)
+
     def to_move(self, state: SevenState) -> int:
         """The seat to move, CHANCE for the deal and reshuffles, TERMINAL at the end."""
         phase = state.phase

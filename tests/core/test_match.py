@@ -64,3 +64,41 @@ def test_running_totals_add_up_over_games():
 def test_seat_count_is_checked():
     with pytest.raises(ValueError, match="2-3 seats"):
         Match(NIM, seats(None), {})
+
+
+def test_each_new_game_of_a_match_is_told_its_number():
+    from gamenight.sdk import Rules
+
+    numbers = []
+
+    class Counting(type(NIM.rules)):
+        def new_game_in_match(self, seats, options, game_number):
+            numbers.append(game_number)
+            return self.new_game(seats, options)
+
+    assert isinstance(NIM.rules, Rules)
+    import dataclasses
+
+    game = dataclasses.replace(NIM, rules=Counting())
+    match = play_headless(game, seats("first", "first"), {}, seed=1, game_number=4)
+    assert numbers == [4] and match.games_played == 4
+    match.record_result()
+    match.start_game()
+    assert numbers == [4, 5]
+
+
+def test_a_rules_object_without_new_game_in_match_still_starts():
+    import dataclasses
+
+    class DuckRules:  # does not subclass sdk.Rules
+        def __init__(self):
+            self.inner = NIM.rules
+
+        def __getattr__(self, name):
+            if name == "new_game_in_match":
+                raise AttributeError(name)
+            return getattr(self.inner, name)
+
+    game = dataclasses.replace(NIM, rules=DuckRules())
+    match = Match(game, seats(None, None), {}, games_played=3)
+    assert match.state == NIM.rules.new_game(2, match.options)

@@ -82,6 +82,17 @@ def test_the_first_drawer_alternates_from_hand_to_hand(rules: MilleRules):
     assert starters == [0, 1, 0, 1]
 
 
+@pytest.mark.parametrize(("game_number", "first"), [(0, 0), (1, 1), (2, 0), (7, 1)])
+def test_the_first_drawer_goes_on_alternating_from_game_to_game(rules: MilleRules, game_number, first):
+    game = rules.new_game_in_match(2, {}, game_number)
+    starters = []
+    for _hand in range(2):
+        game = rules.apply(game, deal_action(full_deck()))
+        starters.append(rules.to_move(game))
+        game = game._replace(phase=HAND_OVER)
+    assert starters == [first, 1 - first]
+
+
 def test_only_two_seats_may_play(rules: MilleRules):
     with pytest.raises(ValueError):
         rules.new_game(3, {})

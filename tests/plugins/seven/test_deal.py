@@ -95,3 +95,25 @@ def test_card_codes_read_both_ways():
     assert parse_card("qh") == 13 + 11
     with pytest.raises(ValueError):
         parse_card("1S")
+
+
+def test_the_lead_passes_one_seat_on_with_every_deal_of_a_session(tmp_path):
+    from gamenight.match import Match, SeatConfig
+    from gamenight.plugins import Registry
+    from gamenight.saves import load_match, save_match
+
+    match = Match(GAME, [SeatConfig(name, "greedy") for name in SEAT_NAMES[:3]], {}, seed=2)
+    leads = []
+    for _ in range(4):
+        match.apply_chance()
+        leads.append(match.to_move())
+        while not match.over:
+            match.apply_chance() if match.to_move() == CHANCE else match.apply(match.bot_choice())
+        match.record_result()
+        match.start_game()
+    assert leads == [0, 1, 2, 0]
+    match.apply_chance()
+    registry = Registry()
+    registry.games[GAME.id] = GAME
+    resumed = load_match(registry, save_match(match, tmp_path / "seven.toml"))
+    assert resumed.state == match.state and resumed.to_move() == 1

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, MarkdownViewer, Static
+from textual.widgets import MarkdownViewer, Static
 
 from gamenight.i18n import _, get_language, translator
 from gamenight.sdk import GameInfo
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 def help_markdown(game: GameInfo, language: str | None = None) -> str:
@@ -45,4 +46,4 @@ class HelpScreen(Screen):
         if self.extra:
             text = f"{text}\n\n{self.extra}"
         yield MarkdownViewer(text, show_table_of_contents=False)
-        yield Footer()
+        yield KeyBar()

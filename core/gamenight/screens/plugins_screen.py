@@ -8,10 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from gamenight.i18n import _
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 class PluginsScreen(Screen):
@@ -35,4 +36,4 @@ class PluginsScreen(Screen):
             yield Static(table)
             for error in self.app.theme_errors:
                 yield Static(f"[red]{_('Theme')}: {escape(error)}[/red]")
-        yield Footer()
+        yield KeyBar()

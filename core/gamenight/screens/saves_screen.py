@@ -7,11 +7,12 @@ from datetime import datetime
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 class SavesScreen(Screen):
@@ -38,7 +39,7 @@ class SavesScreen(Screen):
             for path in files
         ] or [Option(_("No saved games yet."), disabled=True)]
         yield OptionList(*options)
-        yield Footer()
+        yield KeyBar()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:

@@ -6,11 +6,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 class SettingsScreen(Screen):
@@ -65,7 +66,7 @@ class SettingsScreen(Screen):
             with Horizontal(id="settings-buttons"):
                 yield Button(_("Save"), id="save", variant="primary")
                 yield Button(_("Back"), id="back")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._load_names()

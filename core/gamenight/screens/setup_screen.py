@@ -8,13 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from gamenight.config import validate_name
 from gamenight.i18n import _, translator
 from gamenight.match import Match, SeatConfig
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 HUMAN = "human"
 
@@ -87,7 +88,7 @@ class SetupScreen(Screen):
             with Horizontal(id="buttons"):
                 yield Button(_("Start"), id="start", variant="primary")
                 yield Button(_("Back"), id="back")
-        yield Footer()
+        yield KeyBar()
 
     def _option_widget(self, option: Option) -> ComposeResult:
         label = self.t(option.label)

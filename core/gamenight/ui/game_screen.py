@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
@@ -34,6 +34,7 @@ from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, fill_seat_names
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 __all__ = ["GameScreen", "StatusLine", "pad_cells"]
 
@@ -161,7 +162,7 @@ class GameScreen(Screen):
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
             yield StatusLine()
-            yield Footer()
+            yield KeyBar()
 
     def on_mount(self) -> None:
         self.set_interval(0.12, self._tick)

@@ -1,0 +1,148 @@
+"""A one-line key bar: the screen's keys, drawn by one widget.
+
+It does what Textual's ``Footer`` does for us -- shows the active bindings that
+have ``show=True`` (one entry per action), dims the disabled ones, puts the
+command palette's key at the right edge, and a click on an entry presses its
+key -- but it draws the whole line itself instead of mounting a widget per
+key.  Textual's ``Footer`` re-mounts and restyles a ``FooterKey`` for every
+binding each time the bindings change, which was the largest single cost of
+the lobby's first frame (about 0.2 s of a cold start); this bar only repaints.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, NamedTuple
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
+from textual.screen import Screen
+from textual.widget import Widget
+
+__all__ = ["KeyBar"]
+
+
+class _Entry(NamedTuple):
+    key: str
+    """The key to press (the binding's first key)."""
+    start: int
+    end: int
+    """Cell columns the entry covers, ``start`` inclusive, ``end`` exclusive."""
+    enabled: bool
+
+
+class KeyBar(Widget, can_focus=False):
+    """The bottom line of keys of the screen it is on."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"key-bar--key", "key-bar--description", "key-bar--hover"}
+
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .key-bar--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+        & > .key-bar--description {
+            color: $footer-description-foreground; background: $footer-description-background;
+        }
+        & > .key-bar--hover { background: $block-hover-background; }
+    }
+    """
+
+    def __init__(self, *, show_command_palette: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_command_palette = show_command_palette
+        self._entries: list[_Entry] = []
+        self._hover = -1
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen:
+            self.refresh()
+
+    def _items(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str, bool] | None]:
+        """(key, key shown, description, enabled) per action; the palette's entry apart."""
+        active = self.screen.active_bindings
+        palette_key = self.app.COMMAND_PALETTE_BINDING
+        items: dict[str, tuple[str, str, str, bool]] = {}
+        for key, (_node, binding, enabled, _tooltip) in active.items():
+            if not binding.show or binding.action in items or key == palette_key:
+                continue
+            items[binding.action] = (key, self.app.get_key_display(binding), binding.description, enabled)
+        palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette_key in active:
+            _node, binding, enabled, _tooltip = active[palette_key]
+            palette = (palette_key, self.app.get_key_display(binding), binding.description, enabled)
+        return list(items.values()), palette
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-bar--key", partial=True)
+        description_style = self.get_component_rich_style("key-bar--description", partial=True)
+        hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
+        items, palette = self._items()
+        width = self.size.width
+        line = Text(no_wrap=True, overflow="crop", end="")
+        entries: list[_Entry] = []
+
+        def add(text: Text, item: tuple[str, str, str, bool]) -> None:
+            key, shown, description, enabled = item
+            label = f"{description} " if description else ""
+            entry = Text.assemble((f" {shown} ", key_style), (label, description_style))
+            if not enabled:
+                entry.stylize("dim")
+            if len(entries) == self._hover:
+                entry.stylize(hover_style)
+            start = cell_len(text.plain)
+            entries.append(_Entry(key, start, start + entry.cell_len, enabled))
+            text.append_text(entry)
+
+        for item in items:
+            add(line, item)
+        if palette is not None:
+            tail = Text(end="")
+            add(tail, palette)
+            room = width - tail.cell_len
+            if line.cell_len > room:
+                line.truncate(max(room, 0), overflow="crop")
+                entries = [entry for entry in entries[:-1] if entry.end <= room] + [entries[-1]]
+            line.pad_right(max(room - line.cell_len, 0))
+            offset = line.cell_len
+            last = entries[-1]
+            entries[-1] = last._replace(start=offset, end=offset + tail.cell_len)
+            line.append_text(tail)
+        self._entries = entries
+        return line
+
+    def _entry_at(self, x: int) -> _Entry | None:
+        for entry in self._entries:
+            if entry.start <= x < entry.end:
+                return entry
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        entry = self._entry_at(event.x)
+        if entry is None:
+            return
+        event.stop()
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self._entry_at(event.x)
+        hover = self._entries.index(entry) if entry is not None else -1
+        if hover != self._hover:
+            self._hover = hover
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover != -1:
+            self._hover = -1
+            self.refresh()

@@ -7,6 +7,7 @@ default); the ``gamenight`` command passes what the command line says.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 from textual import events
@@ -16,11 +17,13 @@ from textual.screen import Screen
 
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
-from gamenight.match import Match
-from gamenight.plugins import Registry, load_registry
+from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
-from gamenight.saves import SaveError
+from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.themes import DEFAULT_THEME, load_themes
+
+if TYPE_CHECKING:
+    from gamenight.match import Match
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp"]
 
@@ -66,7 +69,13 @@ class GameNightApp(App):
         self.config = config if config is not None else Config.load()
         if config is None:
             set_language(detect_language(self.config.language))
-        self.registry = registry if registry is not None else load_registry()
+        if registry is None and (start_game or start_save or start_match):
+            from gamenight.plugins import load_registry
+
+            registry = load_registry()  # the first screen needs the games at once
+        self.registry_loaded = registry is not None
+        """False while the plugins are still being looked for (see :meth:`on_mount`)."""
+        self.registry = registry if registry is not None else Registry()
         super().__init__()
         if saves_dir is None:
             from gamenight.cli import default_saves_dir
@@ -88,12 +97,17 @@ class GameNightApp(App):
         self.theme_errors = loaded.errors
         for theme in loaded.themes.values():
             self.register_theme(theme)
-        wanted = theme_name or self.config.theme or DEFAULT_THEME
-        if wanted not in self.available_themes:
-            self.startup_messages.append(_("Unknown theme {name!r}; using {default}.", name=wanted,
-                                           default=DEFAULT_THEME))
-            wanted = DEFAULT_THEME
-        self.theme = wanted
+        self._wanted_theme = theme_name or self.config.theme or DEFAULT_THEME
+        if self._wanted_theme in self.available_themes:
+            self.theme = self._wanted_theme
+        else:  # perhaps a plugin's theme: decided when the plugins are in
+            self.theme = DEFAULT_THEME
+            if self.registry_loaded:
+                self._report_unknown_theme()
+
+    def _report_unknown_theme(self) -> None:
+        self.startup_messages.append(_("Unknown theme {name!r}; using {default}.", name=self._wanted_theme,
+                                       default=DEFAULT_THEME))
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
@@ -104,12 +118,18 @@ class GameNightApp(App):
 
         yield from system_commands(self, screen)
 
-    def on_mount(self) -> None:
-        from gamenight.screens.lobby_screen import LobbyScreen
+    def get_default_screen(self) -> Screen:
+        """The lobby is the bottom screen: every other screen returns to it."""
+        return LobbyScreen()
 
-        self.push_screen(LobbyScreen())
+    def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
             self.notify(message, severity="warning", timeout=12)
+        if not self.registry_loaded:
+            # Paint the lobby first; plugins are imported in a thread so the room
+            # answers keys while a slow plugin loads ("Looking for games...").
+            self.call_after_refresh(self.run_worker, self._load_registry, thread=True, name="plugins",
+                                    exit_on_error=False)
         if self.start_match is not None:
             self.open_match(self.start_match)
         elif self.start_save is not None:
@@ -117,6 +137,39 @@ class GameNightApp(App):
         elif self.start_game is not None:
             self.open_setup(self.start_game)
         self.call_after_refresh(self._check_size)
+
+    # -- plugins ----------------------------------------------------------------
+
+    def _load_registry(self) -> None:
+        from gamenight.plugins import load_registry
+
+        try:
+            registry = load_registry()
+        except Exception as error:  # load_registry reports plugin faults itself; this is ours
+            self.call_from_thread(self.notify, _("Could not look for games: {error}", error=error),
+                                  severity="error", timeout=12)
+            registry = Registry()
+        self.call_from_thread(self.registry_arrived, registry)
+
+    def registry_arrived(self, registry: Registry) -> None:
+        """Take the plugins found: their themes, then the lobby's list of games."""
+        self.registry = registry
+        self.registry_loaded = True
+        if registry.themes:
+            loaded = load_themes(registry.themes)
+            self.theme_errors.extend(loaded.errors)
+            for theme in loaded.themes.values():
+                if theme.name not in self.available_themes:
+                    self.register_theme(theme)
+        if self._wanted_theme in self.available_themes:
+            if self.theme != self._wanted_theme:
+                self.theme = self._wanted_theme
+        else:
+            self.notify(_("Unknown theme {name!r}; using {default}.", name=self._wanted_theme,
+                          default=DEFAULT_THEME), severity="warning", timeout=12)
+        for screen in self.screen_stack:
+            if isinstance(screen, LobbyScreen):
+                screen.show_games()
 
     # -- navigation used by the screens ---------------------------------------
 
@@ -168,10 +221,12 @@ class GameNightApp(App):
 
     def resume(self, path: Path) -> bool:
         """Load a save and open it; a bad file gets a message and is left untouched."""
+        from gamenight.saves import SaveError
+
         try:
             match = self.saves.load(self.registry, Path(path))
         except SaveError as error:
-            from gamenight.dialogs import MessageDialog
+            from gamenight.dialogs.message_dialog import MessageDialog
 
             self.push_screen(MessageDialog(_("Cannot resume"), str(error)))
             return False

@@ -8,18 +8,21 @@ load (pluggy's own ``load_setuptools_entrypoints`` stops at the first failure).
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pluggy
-
-from gamenight import hookspecs
 from gamenight.i18n import register_catalogue
-from gamenight.sdk import BotSpec, GameInfo
+
+if TYPE_CHECKING:
+    import importlib.metadata
+
+    from gamenight.sdk import BotSpec, GameInfo
+
+# pluggy, importlib.metadata and the SDK are imported by load_registry, not here:
+# the room paints its lobby first and looks for plugins after.
 
 ENTRY_POINT_GROUP = "gamenight"
 
@@ -86,6 +89,8 @@ def _short_error(error: BaseException) -> str:
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    import importlib.metadata
+
     found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     unique: dict[str, importlib.metadata.EntryPoint] = {}
     for entry in found:  # an editable install can list the same entry point twice
@@ -102,6 +107,11 @@ def load_registry(
     ``extra_plugins`` (name -> module or object with hookimpls) are registered
     after the entry points; tests use it to add a plugin without installing.
     """
+    import pluggy
+
+    from gamenight import hookspecs
+    from gamenight.sdk import BotSpec, GameInfo
+
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     records: dict[str, PluginRecord] = {}

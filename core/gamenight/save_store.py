@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gamenight.match import Match
-from gamenight.saves import default_save_name, load_match, safe_file_name, save_match
+if TYPE_CHECKING:
+    from gamenight.match import Match
+
+# gamenight.saves (and through it the SDK and tomli-w) is imported when a save is
+# read or written, so the lobby's first frame does not wait for it.
 
 __all__ = ["SaveStore"]
 
@@ -25,26 +29,38 @@ class SaveStore:
         Whatever a person types (``/etc/passwd``, ``../x``) becomes a plain
         file name inside the folder: saves never land anywhere else.
         """
+        from gamenight.saves import safe_file_name
+
         return self.folder / safe_file_name(Path(name).name if name else name)
 
     def suggest_name(self, match: Match) -> str:
         """A fresh default name for ``match``."""
+        from gamenight.saves import default_save_name
+
         return default_save_name(match.game.id)
 
     def save(self, match: Match, name: str) -> Path:
         """Save ``match`` under ``name`` in this folder; returns the path written."""
+        from gamenight.saves import save_match
+
         return save_match(match, self.path_for(name))
 
     def save_to(self, match: Match, path: Path) -> Path:
         """Save ``match`` back to the file it was resumed from (a path the player gave)."""
+        from gamenight.saves import save_match
+
         return save_match(match, Path(path))
 
     def autosave_path(self, game_id: str) -> Path:
         """The autosave file of ``game_id``."""
+        from gamenight.saves import safe_file_name
+
         return self.folder / f"{AUTOSAVE_PREFIX}{safe_file_name(game_id)}"
 
     def autosave(self, match: Match) -> None:
         """Write the autosave of ``match`` (atomically)."""
+        from gamenight.saves import save_match
+
         save_match(match, self.autosave_path(match.game.id))
 
     def clear_autosave(self, game_id: str) -> None:
@@ -60,4 +76,6 @@ class SaveStore:
 
     def load(self, registry, path: Path) -> Match:
         """Load a save (see :func:`gamenight.saves.load_match`)."""
+        from gamenight.saves import load_match
+
         return load_match(registry, path)

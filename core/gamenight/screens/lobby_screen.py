@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from gamenight.dialogs import YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
-from gamenight.sdk import GameInfo
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:
+    from gamenight.sdk import GameInfo
 
 
 def seats_text(game: GameInfo) -> str:
@@ -38,6 +41,8 @@ class LobbyScreen(Screen):
         Binding("q", "app.quit", _("Quit")),
     ]
 
+    AUTO_FOCUS = ""  # the list takes focus when the games are in (on_mount / show_games)
+
     DEFAULT_CSS = """
     LobbyScreen #lobby-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
     LobbyScreen #lobby-body { height: 1fr; }
@@ -49,6 +54,7 @@ class LobbyScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         translate_bindings(self, _)
+        self._pending_action: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(_("gamenight — choose a game"), id="lobby-title")
@@ -59,7 +65,7 @@ class LobbyScreen(Screen):
             yield Static("", id="about")
         notices = self._notices()
         yield Static(notices, id="notices").set_styles(f"display: {'block' if notices else 'none'};")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def games(self) -> list[GameInfo]:
@@ -68,6 +74,8 @@ class LobbyScreen(Screen):
         return sorted(games, key=lambda game: translator(game.id)(game.title).lower())
 
     def _game_options(self) -> list[Option]:
+        if not self.app.registry_loaded:
+            return [Option(_("Looking for games…"), id="", disabled=True)]
         options = []
         for game in self.games:
             t = translator(game.id)
@@ -92,8 +100,27 @@ class LobbyScreen(Screen):
     def on_mount(self) -> None:
         games = self.query_one("#games", OptionList)
         games.highlighted = 0 if self.games else None
+        if self.app.registry_loaded:
+            games.focus()
+            self.call_after_refresh(self._offer_autosave)
+        # else: unfocused until the games are in, so Return reaches action_play and waits there
+
+    def show_games(self) -> None:
+        """List the games again (the app calls this when its plugins have been found)."""
+        games = self.query_one("#games", OptionList)
+        games.clear_options()
+        games.add_options(self._game_options())
+        games.highlighted = 0 if self.games else None
         games.focus()
-        self.call_after_refresh(self._offer_autosave)
+        notices = self._notices()
+        note = self.query_one("#notices", Static)
+        note.update(notices)
+        note.display = bool(notices)
+        pending, self._pending_action = self._pending_action, None
+        if pending is not None and self.app.screen is self:
+            self.call_after_refresh(self.run_action, pending)
+        else:
+            self.call_after_refresh(self._offer_autosave)
 
     def _offer_autosave(self) -> None:
         if getattr(self.app, "start_save", None) or getattr(self.app, "start_match", None):
@@ -106,6 +133,8 @@ class LobbyScreen(Screen):
         game = self.app.registry.games.get(game_id)
         title = translator(game_id)(game.title) if game else game_id
         when = datetime.fromtimestamp(newest.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+
+        from gamenight.dialogs.yes_no_dialog import YesNoDialog
 
         def answer(resume: bool | None) -> None:
             if resume:
@@ -157,13 +186,24 @@ class LobbyScreen(Screen):
             return None
         return games.get_option_at_index(games.highlighted).id or None
 
+    def _wait_for_games(self, action: str) -> bool:
+        """True (and ``action`` kept for later) while the plugins are still being looked for."""
+        if self.app.registry_loaded:
+            return False
+        self._pending_action = action  # a key pressed that early is not lost: it acts when the list is in
+        return True
+
     def action_play(self) -> None:
+        if self._wait_for_games("play"):
+            return
         if game_id := self._highlighted_game():
             self.app.open_setup(game_id)
 
     def action_rules(self) -> None:
         from gamenight.screens.help_screen import HelpScreen
 
+        if self._wait_for_games("rules"):
+            return
         if game_id := self._highlighted_game():
             self.app.push_screen(HelpScreen(self.app.registry.game(game_id)))
 

@@ -32,8 +32,10 @@ __all__ = [
 LANGUAGES = ("en", "ja")
 _LOCALE_DIR = Path(__file__).with_name("locale")
 _language = "en"
+_sources: dict[str, list[Mapping[str, Mapping[str, str]]]] = {}
+"""domain -> the catalogues registered for it, in order (later ones win)."""
 _catalogues: dict[str, dict[str, dict[str, str]]] = {}
-"""domain -> language -> message id -> text."""
+"""domain -> language -> message id -> text: merged from ``_sources`` when first needed."""
 
 
 def detect_language(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -73,10 +75,28 @@ def _core_catalogue(language: str) -> dict[str, str]:
 
 
 def register_catalogue(domain: str, catalogues: Mapping[str, Mapping[str, str]]) -> None:
-    """Add ``{language: {message id: text}}`` for ``domain`` (a game id)."""
-    target = _catalogues.setdefault(domain, {})
-    for language, messages in catalogues.items():
-        target.setdefault(language, {}).update(messages)
+    """Add ``{language: {message id: text}}`` for ``domain`` (a game id).
+
+    Nothing is read here: a language's catalogue is taken from ``catalogues``
+    the first time a text of ``domain`` is translated into it, so a lazy
+    mapping (:func:`gamenight.sdk.read_translations`) costs nothing in English.
+    """
+    _sources.setdefault(domain, []).append(catalogues)
+    _catalogues.pop(domain, None)
+
+
+def _domain_catalogue(domain: str, language: str) -> dict[str, str]:
+    merged = _catalogues.setdefault(domain, {})
+    catalogue = merged.get(language)
+    if catalogue is None:
+        catalogue = {}
+        for source in _sources.get(domain, ()):
+            try:
+                catalogue.update(source.get(language) or {})
+            except (OSError, ValueError):  # an unreadable catalogue file: its texts stay in English
+                continue
+        merged[language] = catalogue
+    return catalogue
 
 
 def load_catalogue_file(path: Path) -> dict[str, str]:
@@ -90,7 +110,7 @@ def gettext(message: str, domain: str | None = None, **values: object) -> str:
     text = None
     if _language != "en":
         if domain is not None:
-            text = _catalogues.get(domain, {}).get(_language, {}).get(message)
+            text = _domain_catalogue(domain, _language).get(message)
         if text is None:
             text = _core_catalogue(_language).get(message)
     if text is None:

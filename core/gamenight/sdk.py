@@ -73,6 +73,7 @@ __all__ = [
     "Rules",
     "View",
     "fill_seat_names",
+    "lazy_bot",
     "lazy_screen",
     "plain_factory",
     "read_help",
@@ -437,11 +438,37 @@ def read_help(folder: Path) -> dict[str, str]:
     }
 
 
-def read_translations(folder: Path) -> dict[str, dict[str, str]]:
-    """The catalogues per language: ``folder/locale/<lang>.toml`` -> ``{lang: {English: text}}``."""
-    from gamenight.i18n import load_catalogue_file
+class _LocaleFolder(Mapping[str, Mapping[str, str]]):
+    """``{lang: {English: text}}`` backed by ``locale/<lang>.toml``, each file read on first use."""
 
-    return {path.stem: load_catalogue_file(path) for path in sorted((Path(folder) / "locale").glob("*.toml"))}
+    def __init__(self, folder: Path) -> None:
+        self._paths = {path.stem: path for path in sorted(folder.glob("*.toml"))}
+        self._loaded: dict[str, dict[str, str]] = {}
+
+    def __getitem__(self, language: str) -> Mapping[str, str]:
+        if language not in self._loaded:
+            from gamenight.i18n import load_catalogue_file
+
+            self._loaded[language] = load_catalogue_file(self._paths[language])  # KeyError if absent
+        return self._loaded[language]
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __repr__(self) -> str:
+        return f"<translations {sorted(self._paths)}>"
+
+
+def read_translations(folder: Path) -> Mapping[str, Mapping[str, str]]:
+    """The catalogues per language: ``folder/locale/<lang>.toml`` -> ``{lang: {English: text}}``.
+
+    A file is read the first time its language is wanted, so an English room
+    never parses the Japanese catalogues at start-up.
+    """
+    return _LocaleFolder(Path(folder) / "locale")
 
 
 def lazy_screen(target: str) -> Callable[[Match], Screen]:
@@ -456,6 +483,22 @@ def lazy_screen(target: str) -> Callable[[Match], Screen]:
         return getattr(importlib.import_module(module_name), class_name)(match)
 
     factory.__qualname__ = f"lazy_screen({target!r})"
+    return factory
+
+
+def lazy_bot(target: str) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+    """A ``BotSpec.factory`` for ``"package.module:make_bot"``, imported when a bot is first wanted.
+
+    ``make_bot(rules, seat, options)`` is then called as the factory itself
+    would be.  Use it when the bot's module is heavy (a solver, numpy): the
+    room lists your game without importing it.
+    """
+    module_name, _, name = target.partition(":")
+
+    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
+        return getattr(importlib.import_module(module_name), name)(rules, seat, options)
+
+    factory.__qualname__ = f"lazy_bot({target!r})"
     return factory
 
 

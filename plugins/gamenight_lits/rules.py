@@ -195,17 +195,18 @@ MASK: list[int] = []
 SHAPE_OF: list[int] = []
 ACTIONS: list[Action] = []
 PLACEMENT_ID: dict[Action, int] = {}
-for _index, _shape in enumerate(SHAPES):
+for _index, _shape in enumerate(SHAPES):  # plain arithmetic here: this runs at import, 3,600 candidates
     for _row in range(SIZE):
         for _col in range(SIZE):
-            for _orient in range(len(ORIENTATIONS[_shape])):
-                _p = Placement(_shape, _row, _col, _orient)
-                if _p.on_board:
-                    PLACEMENT_ID[_p.action] = len(PLACEMENTS)
-                    PLACEMENTS.append(_p)
-                    MASK.append(_p.mask)
+            for _orient, _piece in enumerate(ORIENTATIONS[_shape]):
+                _cells = [(_row + _dr, _col + _dc) for _dr, _dc in _piece]
+                if all(0 <= _r < SIZE and 0 <= _c < SIZE for _r, _c in _cells):
+                    _action = f"{_shape}:r{_row}c{_col}:o{_orient}"  # == Placement.action
+                    PLACEMENT_ID[_action] = len(PLACEMENTS)
+                    PLACEMENTS.append(Placement(_shape, _row, _col, _orient))
+                    MASK.append(sum(1 << (SIZE * _r + _c) for _r, _c in _cells))
                     SHAPE_OF.append(_index)
-                    ACTIONS.append(_p.action)
+                    ACTIONS.append(_action)
 
 
 # -- bit-parallel generation ----------------------------------------------------------
@@ -255,7 +256,7 @@ def _orientation_tables() -> tuple[list[tuple[int, int]], list[tuple[Any, ...]]]
             ids = {}
             for row in range(SIZE):
                 for col in range(SIZE):
-                    action = Placement(shape, row, col, orientation).action
+                    action = f"{shape}:r{row}c{col}:o{orientation}"  # == Placement(...).action
                     if action in PLACEMENT_ID:
                         ids[SIZE * row + col] = PLACEMENT_ID[action]
             rows.append(

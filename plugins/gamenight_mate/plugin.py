@@ -6,9 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gamenight.hookspecs import hookimpl
-from gamenight.sdk import BotSpec, GameInfo, Option, lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read_help, read_translations
 
-from .bots import make_greedy, make_perfect, make_random
 from .rules import MateRules
 
 _HERE = Path(__file__).parent
@@ -24,9 +23,11 @@ GAME = GameInfo(
     max_seats=2,
     default_seats=2,
     bots=(
-        BotSpec("random", "Random", make_random, 0, "Plays any legal card."),
-        BotSpec("greedy", "Greedy", make_greedy, 1, "Mates at once when it can, else keeps the lead cheaply."),
-        BotSpec("perfect", "Perfect", make_perfect, 2, "Solves the whole play exactly and never misses a mate."),
+        BotSpec("random", "Random", lazy_bot("gamenight_mate.bots:make_random"), 0, "Plays any legal card."),
+        BotSpec("greedy", "Greedy", lazy_bot("gamenight_mate.bots:make_greedy"), 1,
+                "Mates at once when it can, else keeps the lead cheaply."),
+        BotSpec("perfect", "Perfect", lazy_bot("gamenight_mate.bots:make_perfect"), 2,
+                "Solves the whole play exactly and never misses a mate."),
     ),
     options=(
         Option(

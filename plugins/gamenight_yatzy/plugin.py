@@ -7,22 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from gamenight.hookspecs import hookimpl
-from gamenight.sdk import Bot, BotSpec, GameInfo, Option, Rules, lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read_help, read_translations
 
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
 
 _HERE = Path(__file__).parent
-
-
-def _bot(name: str) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
-    """A bot factory that imports the bots (and numpy) only when a bot is wanted: a fast lobby."""
-
-    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
-        from gamenight_yatzy import bots
-
-        return getattr(bots, name)(rules, seat, options)
-
-    return factory
 
 
 def _prepare_optimal(options: Mapping[str, Any], progress: Callable[[float], None]) -> None:
@@ -32,20 +21,20 @@ def _prepare_optimal(options: Mapping[str, Any], progress: Callable[[float], Non
     strategy.load_table(bool(options.get("joker", False)), progress)
 
 
-
 BOTS = (
-    BotSpec("random", "Random", _bot("random_bot"), strength=0, description="Rolls and scores at random."),
+    BotSpec("random", "Random", lazy_bot("gamenight_yatzy.bots:random_bot"), strength=0,
+            description="Rolls and scores at random."),
     BotSpec(
         "greedy",
         "Greedy",
-        _bot("greedy_bot"),
+        lazy_bot("gamenight_yatzy.bots:greedy_bot"),
         strength=1,
         description="Chases the most common face or a straight; scores the best-looking box.",
     ),
     BotSpec(
         "optimal",
         "Optimal",
-        _bot("optimal_bot"),
+        lazy_bot("gamenight_yatzy.bots:optimal_bot"),
         strength=2,
         description="Maximises its expected score exactly (solitaire dynamic programming).",
         prepare=_prepare_optimal,

@@ -217,12 +217,22 @@ def seat_total(sheet: Sheet, bonuses: int) -> int:
     return upper_total(sheet) + upper_bonus(sheet) + lower_total(sheet) + YATZY_BONUS * bonuses
 
 
-_DICE_BY_TEXT: dict[str, Dice] = {"".join(map(str, dice)): dice for dice in itertools.product(range(1, 7), repeat=5)}
-_DICE_TEXTS: tuple[str, ...] = tuple(_DICE_BY_TEXT)
+_DICE_BY_TEXT: dict[str, Dice] = {}
+"""``"31462"`` -> ``(3, 1, 4, 6, 2)`` for all 7,776 rolls; filled by the first game (see _fill_dice)."""
+_DICE_TEXTS: list[str] = []
+
+
+def _fill_dice() -> None:
+    """Build the roll tables once, when a game first needs them (not at import: a faster lobby)."""
+    if not _DICE_TEXTS:
+        table = {"".join(map(str, dice)): dice for dice in itertools.product(range(1, 7), repeat=5)}
+        _DICE_BY_TEXT.update(table)
+        _DICE_TEXTS.extend(table)
 
 
 def parse_dice(text: str) -> Dice:
     """``"31462"`` -> ``(3, 1, 4, 6, 2)``; ``ValueError`` unless five faces 1-6."""
+    _fill_dice()
     dice = _DICE_BY_TEXT.get(text)
     if dice is None:
         raise ValueError(text)
@@ -288,6 +298,8 @@ class YatzyRules(Rules):
         # Written flat (no helper calls on the roll and dice paths): the arena applies millions.
         held = state.held
         if held is not None:
+            if not _DICE_BY_TEXT:
+                _fill_dice()
             dice = _DICE_BY_TEXT.get(action[5:]) if action.startswith("dice:") else None
             if dice is None:
                 if not action.startswith("dice:"):
@@ -345,6 +357,8 @@ class YatzyRules(Rules):
 
     def sample_chance(self, state: YatzyState, rng: random.Random) -> Action:
         """Roll the dice that are not held."""
+        if not _DICE_TEXTS:
+            _fill_dice()
         rolled = _DICE_TEXTS[int(rng.random() * 7776)]  # five fair dice in one draw
         held = _HELD_POSITIONS[state.held or "00000"]
         if not held:

@@ -46,3 +46,36 @@ async def test_key_labels_follow_the_language_chosen_after_import(nim_registry, 
         await pilot.pause()
         labels = {b.description for bs in app.screen._bindings.key_to_bindings.values() for b in bs}
         assert {"ヘルプ", "保存", "退出"} <= labels
+
+
+def test_a_games_catalogue_is_read_only_when_its_language_is_wanted(tmp_path):
+    from gamenight.i18n import register_catalogue, set_language, translator
+    from gamenight.sdk import read_translations
+
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "ja.toml").write_text('"Roll" = "振る"\n', encoding="utf-8")
+    catalogues = read_translations(tmp_path)
+    register_catalogue("lazy-game", catalogues)
+    assert list(catalogues) == ["ja"] and catalogues._loaded == {}  # nothing parsed in English
+    t = translator("lazy-game")
+    assert t("Roll") == "Roll" and catalogues._loaded == {}
+    set_language("ja")
+    try:
+        assert t("Roll") == "振る"
+    finally:
+        set_language("en")
+
+
+def test_a_broken_catalogue_file_leaves_the_texts_in_english(tmp_path):
+    from gamenight.i18n import register_catalogue, set_language, translator
+    from gamenight.sdk import read_translations
+
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "ja.toml").write_text('"Roll" = \n', encoding="utf-8")
+    register_catalogue("broken-game", read_translations(tmp_path))
+    set_language("ja")
+    try:
+        assert translator("broken-game")("Roll") == "Roll"
+        assert translator("broken-game")("Quit") == "終了"  # the shell's own catalogue still answers
+    finally:
+        set_language("en")

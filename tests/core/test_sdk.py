@@ -52,3 +52,23 @@ def test_seat_tokens_become_names_or_seat_numbers():
     text = f"{seat_token(1)} plays a Stop on {seat_token(0)}"
     assert fill_seat_names(text, ["Kei", "Urd"]) == "Urd plays a Stop on Kei"
     assert fill_seat_names(text) == "Seat 2 plays a Stop on Seat 1"
+
+
+def test_lazy_bot_imports_the_bots_module_only_when_a_bot_is_made(tmp_path, monkeypatch):
+    import sys
+
+    from gamenight.sdk import lazy_bot
+
+    (tmp_path / "heavy_bots_for_test.py").write_text(
+        "class Bot:\n"
+        "    def __init__(self, seat):\n"
+        "        self.seat = seat\n"
+        "def make(rules, seat, options):\n"
+        "    return Bot(seat)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    factory = lazy_bot("heavy_bots_for_test:make")
+    assert "heavy_bots_for_test" not in sys.modules
+    assert factory(None, 3, {}).seat == 3
+    assert "heavy_bots_for_test" in sys.modules

@@ -261,8 +261,8 @@ def terminals() -> Iterator[Callable[..., Terminal]]:
     """``terminals(argv, cols, rows)`` opens a :class:`Terminal`; all are closed afterwards."""
     opened: list[Terminal] = []
 
-    def open_terminal(argv: list[str], cols: int = 80, rows: int = 24) -> Terminal:
-        terminal = Terminal(argv, cols, rows)
+    def open_terminal(argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> Terminal:
+        terminal = Terminal(argv, cols, rows, env)
         opened.append(terminal)
         return terminal
 

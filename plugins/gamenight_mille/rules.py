@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules, seat_token
 
 _ = translator("mille")
 
@@ -721,8 +721,8 @@ class MilleRules(Rules):
         return (float(overall[0]), float(overall[1]))
 
     def describe_action(self, state: MilleState, action: Action, seat: int) -> str:
-        """A log sentence with the default seat names."""
-        return self.describe(state, action, seat, (_("You"), _("Computer")))
+        """A log sentence naming the seats by :func:`~gamenight.sdk.seat_token` (the room fills in names)."""
+        return self.describe(state, action, seat, (seat_token(0), seat_token(1)))
 
     def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
         """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""

@@ -117,12 +117,11 @@ class MilleScreen(GameScreen):
     # -- the log --------------------------------------------------------------------
 
     def on_action(self, seat: int, action: Action, text: str) -> None:
-        """Log the move with the seats' names; remember what a seat just played on the board."""
+        """Keep plays (not draws) in the log; remember what a seat just played on the board."""
         before = self._before
         if action == "draw":
             self.recent.pop()  # the log keeps plays; draws only change the deck counter
         elif seat != CHANCE:
-            self.recent[-1] = self.match.rules.describe(before, action, seat, self.names)
             verb, _sep, slot = action.partition(":")
             if slot and seat != self.view_seat:
                 card = before.seats[seat].hand[SLOT_INDEX[slot]]

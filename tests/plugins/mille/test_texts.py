@@ -40,3 +40,18 @@ def test_every_message_has_a_japanese_translation_with_the_same_placeholders():
 def test_the_help_screen_has_the_rules_in_english_and_japanese():
     assert "coup fourré" in GAME.help["en"].lower()
     assert "クー・フーレ" in GAME.help["ja"]
+
+
+def test_log_sentences_name_the_seats_as_the_table_does():
+    import random
+
+    from gamenight.sdk import CHANCE, fill_seat_names
+
+    rules = GAME.rules
+    state = rules.new_game(2, {})
+    state = rules.apply(state, rules.sample_chance(state, random.Random(1)))
+    assert rules.to_move(state) != CHANCE
+    seat = rules.to_move(state)
+    text = rules.describe_action(state, "draw", seat)
+    assert "You" not in text and "Computer" not in text  # no fixed names: the room fills them in
+    assert fill_seat_names(text, ["Ann", "Bob"]) == f"{['Ann', 'Bob'][seat]} drew a card."

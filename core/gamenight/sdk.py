@@ -185,17 +185,19 @@ class Outcome:
     not simply the top score (a tie-break, a match to 5000) build it directly.
     ``lines`` optionally itemises the scores for the end dialog:
     ``(label, (value per seat...))`` rows, labels as English message ids.
+    A value is a number, or a short text (a message id too, e.g. ``"✓"`` or
+    ``""``) for rows that are not amounts, such as who placed the last piece.
     """
 
     scores: tuple[float, ...]
     winners: tuple[int, ...]
-    lines: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    lines: tuple[tuple[str, tuple[float | str, ...]], ...] = ()
 
     @classmethod
     def from_scores(
         cls,
         scores: Sequence[float],
-        lines: Sequence[tuple[str, Sequence[float]]] = (),
+        lines: Sequence[tuple[str, Sequence[float | str]]] = (),
     ) -> Outcome:
         """An outcome where the highest score wins (ties share the win)."""
         best = max(scores)
@@ -222,7 +224,7 @@ class Interlude:
 
     title: str
     scores: tuple[float, ...]
-    lines: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    lines: tuple[tuple[str, tuple[float | str, ...]], ...] = ()
     key: str = ""
     """Identifies this pause, so a resumed game does not show it twice."""
 

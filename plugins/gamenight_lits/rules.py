@@ -641,7 +641,7 @@ class LitsRules(Rules):
         else:
             winners = (state.last_placer,) if state.last_placer is not None else (0, 1)
         covered = tuple(float((state.marks(s) & state.covered).bit_count()) for s in (0, 1))
-        last = tuple(float(s == state.last_placer) for s in (0, 1))
+        last = tuple("✓" if s == state.last_placer else "" for s in (0, 1))
         return Outcome(
             scores=scores,
             winners=winners,

@@ -220,3 +220,14 @@ async def test_a_failing_preparation_is_reported_and_the_room_goes_on(nim_regist
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
         assert any("disk full" in str(n.message) for n in app._notifications)
+
+
+def test_result_rows_may_hold_short_texts_beside_numbers():
+    from gamenight.dialogs.result_dialog import ResultTable
+    from rich.console import Console
+
+    table = ResultTable(["Ann", "Bob"], [("Marks", (3, 2.5)), ("Placed the last piece", ("✓", ""))], (3, 2))
+    console = Console(width=60, record=True)
+    console.print(table.content)
+    text = console.export_text()
+    assert "✓" in text and "2.5" in text and "Placed the last piece" in text

@@ -16,7 +16,9 @@ from textual.widgets import Button, Label, Static
 from gamenight.i18n import _
 
 
-def _number(value: float) -> str:
+def _number(value: float | str) -> str:
+    if isinstance(value, str):
+        return value
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
@@ -26,7 +28,7 @@ class ResultTable(Static):
     def __init__(
         self,
         names: Sequence[str],
-        lines: Sequence[tuple[str, Sequence[float]]],
+        lines: Sequence[tuple[str, Sequence[float | str]]],
         scores: Sequence[float],
         totals: Sequence[float] | None = None,
         winners: Sequence[int] = (),
@@ -37,7 +39,8 @@ class ResultTable(Static):
         for seat, name in enumerate(names):
             table.add_column(f"★ {name}" if seat in winners else name, justify="right", overflow="fold")
         for label, values in lines:
-            table.add_row(Text(translate(label)), *(Text(_number(v)) for v in values))
+            table.add_row(Text(translate(label)),
+                          *(Text(translate(v) if isinstance(v, str) and v else _number(v)) for v in values))
         table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
         if totals is not None:
             table.add_row(Text(_("Running total")), *(Text(_number(v)) for v in totals))

@@ -291,6 +291,8 @@ def test_a_tie_goes_to_the_seat_that_placed_the_last_piece(rules: LitsRules) -> 
         if outcome.scores[0] == outcome.scores[1]:
             ties += 1
             assert outcome.winners == (state.moves[-1][1],)
+            last_row = dict(outcome.lines)["Placed the last piece"]  # the end dialog marks who it was
+            assert last_row == tuple("✓" if seat == state.moves[-1][1] else "" for seat in (0, 1))
         else:
             assert len(outcome.winners) == 1
         if ties >= 3:

@@ -105,11 +105,10 @@ class GameNightApp(App):
         else:  # perhaps a plugin's theme: decided when the plugins are in
             self.theme = DEFAULT_THEME
             if self.registry_loaded:
-                self._report_unknown_theme()
+                self.startup_messages.append(self._unknown_theme_text())
 
-    def _report_unknown_theme(self) -> None:
-        self.startup_messages.append(_("Unknown theme {name!r}; using {default}.", name=self._wanted_theme,
-                                       default=DEFAULT_THEME))
+    def _unknown_theme_text(self) -> str:
+        return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
         """Textual's driver, with its Linux input thread made tolerant of invalid UTF-8.
@@ -187,8 +186,7 @@ class GameNightApp(App):
             if self.theme != self._wanted_theme:
                 self.theme = self._wanted_theme
         else:
-            self.notify(_("Unknown theme {name!r}; using {default}.", name=self._wanted_theme,
-                          default=DEFAULT_THEME), severity="warning", timeout=12)
+            self.notify(self._unknown_theme_text(), severity="warning", timeout=12)
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()

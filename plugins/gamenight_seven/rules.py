@@ -26,6 +26,7 @@ past 300 turns.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -90,6 +91,37 @@ _QUEEN_CALLS = tuple(
     tuple(f"{CARD_CODES[c]}:{suit}" for suit in SUITS) if c % 13 == QUEEN else () for c in range(52)
 )
 
+# Precomputed tables for the hot paths (legal_actions and apply are called ~100 times a deal).
+# A "lead" says what a discard must match: the top card (0..51), a called suit (52 + suit), or a
+# pending 7 penalty (_PENALTY_LEAD).  _MAY_PLAY[lead][card] says whether the card may go on it;
+# _ACTIONS[lead][card] lists its actions in a hand of two or more cards (a Queen: one per call),
+# _LAST_ACTIONS[lead][card] as the seat's last card (a Queen calls nothing).
+_PENALTY_LEAD = 56
+
+
+def _may_play(lead: int, card: int) -> bool:
+    if lead == _PENALTY_LEAD:
+        return card in _SEVENS
+    if _RANK_OF[card] == QUEEN:
+        return True
+    if lead >= 52:
+        return _SUIT_OF[card] == lead - 52
+    return _SUIT_OF[card] == _SUIT_OF[lead] or _RANK_OF[card] == _RANK_OF[lead]
+
+
+_MAY_PLAY = tuple(tuple(_may_play(lead, card) for card in range(52)) for lead in range(57))
+_ACTIONS = tuple(
+    tuple(
+        (_QUEEN_CALLS[card] if _RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
+        if _MAY_PLAY[lead][card] else ()
+        for card in range(52)
+    )
+    for lead in range(57)
+)
+_LAST_ACTIONS = tuple(
+    tuple((CARD_CODES[card],) if _MAY_PLAY[lead][card] else () for card in range(52)) for lead in range(57)
+)
+
 
 def suit_of(card: int) -> int:
     """The suit index (0 ♠, 1 ♥, 2 ♣, 3 ♦)."""
@@ -129,14 +161,29 @@ def parse_card(code: str) -> int:
         raise ValueError(f"not a card: {code!r}") from None
 
 
+_last_encoded: tuple[str, tuple[int, ...]] = ("", ())
+"""The last text :func:`_encode` made and its cards: applying a chance action just sampled
+need not parse it again (a cache of one, replaced whole, so safe to share)."""
+
+
 def _encode(cards: Sequence[int]) -> str:
-    return "".join(CARD_CODES[c] for c in cards)
+    global _last_encoded
+    text = "".join(map(CARD_CODES.__getitem__, cards))
+    _last_encoded = (text, tuple(cards))
+    return text
+
+
+_PAIRS = tuple(slice(i, i + 2) for i in range(0, 104, 2))
 
 
 def _decode(text: str) -> list[int] | None:
+    last_text, last_cards = _last_encoded
+    if text == last_text:
+        return list(last_cards)
     if len(text) % 2:
         return None
-    cards = [_CODE_TO_CARD.get(text[i : i + 2]) for i in range(0, len(text), 2)]
+    pairs = _PAIRS[: len(text) // 2] if len(text) <= 104 else [slice(i, i + 2) for i in range(0, len(text), 2)]
+    cards = list(map(_CODE_TO_CARD.get, map(text.__getitem__, pairs)))
     return None if None in cards else cards  # type: ignore[return-value]
 
 
@@ -209,6 +256,20 @@ def _make(fields: list[Any]) -> SevenState:
     return tuple.__new__(SevenState, fields)
 
 
+_new = tuple.__new__
+"""``_new(SevenState, (...))``: a state from its fields in order, the fastest way to build one."""
+
+# The events of the hot paths, made once (events are immutable, so they can be shared):
+# _PLAY_EVENTS[seat][card][call + 1], and per seat a win, a skip and a one-card draw.
+_PLAY_EVENTS = tuple(
+    tuple(tuple(_event("play", seat, card, 0, call) for call in range(-1, 4)) for card in range(52))
+    for seat in range(5)
+)
+_WIN_EVENTS = tuple(_event("win", seat) for seat in range(5))
+_SKIP_EVENTS = tuple(_event("skip", seat) for seat in range(5))
+_DRAW_EVENTS = tuple(_event("draw", seat, -1, 1) for seat in range(5))
+
+
 class SevenView(NamedTuple):
     """What one seat sees: its own hand and the table, nothing of others' hands."""
 
@@ -270,9 +331,9 @@ class SevenRules(Rules):
 
     def to_move(self, state: SevenState) -> int:
         """The seat to move, CHANCE for the deal and reshuffles, TERMINAL at the end."""
-        phase = state.phase
+        phase = state[_I_PHASE]
         if phase == PLAY:
-            return state.turn
+            return state[_I_TURN]
         if phase == OVER:
             return TERMINAL
         return CHANCE
@@ -309,9 +370,8 @@ class SevenRules(Rules):
             stock.insert(len(stock) // 2, up)
             up = stock.pop()
         events.append(Event("up", card=up))
-        return state._replace(
-            phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events)
-        )
+        # state._replace(phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events))
+        return _new(SevenState, (state[0], PLAY, hands, tuple(stock), (up,), *state[5:17], tuple(events), state[18]))
 
     def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
         cards = _decode(action[8:]) if action.startswith("shuffle:") else None
@@ -330,31 +390,24 @@ class SevenRules(Rules):
 
     def legal_actions(self, state: SevenState) -> list[Action]:
         """Discards that match, Queens with each call, ``draw`` and (only if stuck) ``pass``."""
-        if state.phase != PLAY:
+        # Fields by index: a few lookups are cheaper than unpacking the whole state.
+        if state[_I_PHASE] != PLAY:
             return []
-        hand = state.hands[state.turn]
-        if state.penalty:
+        hand = state[_I_HANDS][state[_I_TURN]]
+        if state[_I_PENALTY]:
             # §2 7: only a 7 answers a pending penalty; "draw" takes it.
             actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
             actions.append("draw")
             return actions
-        top = state.discards[-1]
-        if state.called >= 0:
-            suit, rank = state.called, QUEEN
-        else:
-            suit, rank = _SUIT_OF[top], _RANK_OF[top]
-        actions = []
-        last_card = len(hand) == 1
+        # A card matches the top card's suit or rank, or the called suit; a Queen goes on
+        # anything and calls a suit, unless it is the seat's last card (see the tables above).
+        called = state[_I_CALLED]
+        discards = state[_I_DISCARDS]
+        row = (_ACTIONS if len(hand) > 1 else _LAST_ACTIONS)[discards[-1] if called < 0 else 52 + called]
+        actions: list[Action] = []
         for card in hand:
-            card_rank = _RANK_OF[card]
-            if card_rank == QUEEN:
-                if last_card:
-                    actions.append(CARD_CODES[card])
-                else:
-                    actions.extend(_QUEEN_CALLS[card])
-            elif card_rank == rank or _SUIT_OF[card] == suit:
-                actions.append(CARD_CODES[card])
-        if state.stock or len(state.discards) > 1:
+            actions += row[card]
+        if state[_I_STOCK] or len(discards) > 1:
             actions.append("draw")
         elif not actions:
             actions.append("pass")
@@ -362,61 +415,73 @@ class SevenRules(Rules):
 
     def apply(self, state: SevenState, action: Action) -> SevenState:
         """The state after ``action``; :class:`IllegalAction` (with the reason) if it is not legal."""
-        phase = state.phase
-        if phase == PLAY:
-            if action == "draw":
-                return self._apply_draw(state)
-            if action == "pass":
-                return self._apply_pass(state)
-            return self._apply_play(state, action)
-        if phase == DEAL:
-            return self._apply_deal(state, action)
-        if phase == SHUFFLE:
-            return self._apply_shuffle(state, action)
-        raise IllegalAction(_("The deal is over."))
-
-    def _apply_play(self, state: SevenState, action: Action) -> SevenState:
+        # The hot path: a discard or a one-card draw, building the new state positionally.
+        (seats, phase, hands, stock, discards, seat, called, penalty, owed, owed_ends, owed_total, drawn,
+         _passes, turns, notice, winner, blocked_from, events, dry) = state
+        if phase != PLAY:
+            if phase == DEAL:
+                return self._apply_deal(state, action)
+            if phase == SHUFFLE:
+                return self._apply_shuffle(state, action)
+            raise IllegalAction(_("The deal is over."))
+        if action == "draw":
+            if stock and not penalty and not owed_ends:
+                # §2 Decision (drawing): one card, and the turn goes on.  (_apply_draw
+                # gives the same state; this is its common case, made fast.)
+                hand = list(hands[seat])
+                insort(hand, stock[-1])
+                new_hands = list(hands)
+                new_hands[seat] = tuple(hand)
+                return _new(SevenState, (
+                    seats, phase, tuple(new_hands), stock[:-1], discards, seat, called, penalty, 0, owed_ends, 0, 0,
+                    0, turns, notice, winner, blocked_from, (*events, _DRAW_EVENTS[seat]), dry,
+                ))
+            return self._apply_draw(state)
+        if action == "pass":
+            return self._apply_pass(state)
         parsed = _PLAYS.get(action)
         if parsed is None:
             raise IllegalAction(_("{action} is not a card or a move.", action=action))
         card, call = parsed
-        seat = state.turn
-        hand = state.hands[seat]
-        if card not in hand:
-            raise IllegalAction(_("You do not hold {card}.", card=card_label(card)))
+        rest = list(hands[seat])
+        try:
+            rest.remove(card)
+        except ValueError:
+            raise IllegalAction(_("You do not hold {card}.", card=card_label(card))) from None
+        if not _MAY_PLAY[_PENALTY_LEAD if penalty else discards[-1] if called < 0 else 52 + called][card]:
+            self._check_matches(state, card)  # raises the reason
         rank = _RANK_OF[card]
-        self._check_matches(state, card)
-        index = hand.index(card)
-        remaining = hand[:index] + hand[index + 1 :]
+        remaining = tuple(rest)
         if rank == QUEEN:
             if remaining and call < 0:
                 raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
             if not remaining and call >= 0:
                 raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
-        s = list(state)
-        hands = list(state.hands)
-        hands[seat] = remaining
-        s[_I_HANDS] = tuple(hands)
-        s[_I_DISCARDS] = (*state.discards, card)
-        s[_I_CALLED] = call
-        s[_I_PASSES] = 0
-        s[_I_TURNS] = state.turns + 1
-        s[_I_NOTICE] = False
+        new_hands = list(hands)
+        new_hands[seat] = remaining
+        hands = tuple(new_hands)
+        discards = (*discards, card)
+        played = _PLAY_EVENTS[seat][card][call + 1]
+        turns += 1
         if not remaining:  # §2 Scoring: the first seat to empty its hand wins
-            s[_I_PHASE] = OVER
-            s[_I_PENALTY] = 0
-            s[_I_WINNER] = seat
-            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call), _event("win", seat))
-            return _make(s)
-        s[_I_PENALTY] = state.penalty + PENALTY_STEP if rank == SEVEN else 0  # §2 7: 3, 6, 9, 12
-        following = (seat + 1) % state.seats
+            return _new(SevenState, (
+                seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
+                0, turns, False, seat, blocked_from, (*events, played, _WIN_EVENTS[seat]), dry,
+            ))
+        following = (seat + 1) % seats
         if rank == ACE:  # §2 Ace: the next seat is skipped
-            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call), _event("skip", following))
-            following = (following + 1) % state.seats
+            events = (*events, played, _SKIP_EVENTS[following])
+            following = (following + 1) % seats
         else:
-            s[_I_EVENTS] = (*state.events, _event("play", seat, card, 0, call))
-        s[_I_TURN] = following
-        return self._check_turn_limit(_make(s))
+            events = (*events, played)
+        new = _new(SevenState, (
+            seats, phase, hands, stock, discards, following, call,
+            penalty + PENALTY_STEP if rank == SEVEN else 0,  # §2 7: 3, 6, 9, 12
+            owed, owed_ends, owed_total, drawn, 0, turns, False, winner, blocked_from, events, dry,
+        ))
+        if turns >= TURN_LIMIT or (not stock and len(discards) <= DRY_DISCARDS):
+            return self._check_turn_limit(new)
+        return new
 
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
@@ -519,7 +584,7 @@ class SevenRules(Rules):
             seen = state.dry_positions
             if seen.count(position) >= 2:
                 return self._block(state)
-            return state._replace(dry_positions=(*seen, position))
+            return _new(SevenState, (*state[:18], (*seen, position)))  # _replace(dry_positions=...)
         return state
 
     def _block(self, state: SevenState) -> SevenState:
@@ -536,27 +601,27 @@ class SevenRules(Rules):
 
     def view(self, state: SevenState, seat: int) -> SevenView:
         """Own hand, others' hand sizes, the table and the public log (RULES §2 Play)."""
-        discards = state.discards
-        phase = state.phase
+        (seats, phase, hands, stock, discards, turn, called, penalty, _owed, _owed_ends, _owed_total, _drawn,
+         _passes, turns, notice, winner, blocked_from, events, _dry) = state
         # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
-        return tuple.__new__(SevenView, (
+        return _new(SevenView, (
             seat,
-            state.seats,
-            state.hands[seat],
-            tuple(map(len, state.hands)),
+            seats,
+            hands[seat],
+            tuple(map(len, hands)),
             discards[-1] if discards else -1,
-            state.called,
-            state.penalty,
-            len(state.stock),
+            called,
+            penalty,
+            len(stock),
             len(discards),
             discards,
-            state.turn if phase == PLAY else TERMINAL if phase == OVER else CHANCE,
-            state.turn,
-            state.shuffle_notice or phase == SHUFFLE,
-            state.events,
-            state.winner,
-            state.blocked_from >= 0,
-            state.turns,
+            turn if phase == PLAY else TERMINAL if phase == OVER else CHANCE,
+            turn,
+            notice or phase == SHUFFLE,
+            events,
+            winner,
+            blocked_from >= 0,
+            turns,
         ))
 
     def scores(self, state: SevenState) -> tuple[int, ...]:

@@ -1,0 +1,84 @@
+"""The engine's fast paths (precomputed tables, a positional one-card draw, a parse cache for
+chance actions) agree with the rules as RULES.md §2 states them, card by card."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from gamenight.sdk import CHANCE, TERMINAL, IllegalAction
+from gamenight_seven.rules import CARD_CODES, QUEEN, SEVEN, SUITS, rank_of, suit_of
+
+from .conftest import table
+
+
+def expected_legal(hand: list[int], top: int, called: int, penalty: int, can_draw: bool) -> list[str]:
+    """§2 Play, 7 and Queen, written out plainly: the reference the tables must match."""
+    if penalty:
+        return [CARD_CODES[c] for c in hand if rank_of(c) == SEVEN] + ["draw"]
+    suit, rank = (called, QUEEN) if called >= 0 else (suit_of(top), rank_of(top))
+    actions: list[str] = []
+    for card in hand:
+        if rank_of(card) == QUEEN:
+            actions += [CARD_CODES[card]] if len(hand) == 1 else [f"{CARD_CODES[card]}:{s}" for s in SUITS]
+        elif rank_of(card) == rank or suit_of(card) == suit:
+            actions.append(CARD_CODES[card])
+    return [*actions, "draw"] if can_draw else actions or ["pass"]
+
+
+LEADS = [(top, -1, 0) for top in range(52)] + [(9, called, 0) for called in range(4)] + [(19, -1, 3), (32, -1, 6)]
+
+
+@pytest.mark.parametrize(("top", "called", "penalty"), LEADS)
+def test_every_card_is_legal_exactly_when_the_rules_say_and_apply_agrees(rules, top, called, penalty):
+    for card in range(52):
+        if card == top:
+            continue
+        other = next(c for c in (12, 25, 38, 51) if c not in (card, top))  # a King to keep it company
+        for hand, stock in (([card, other], "8D"), ([card], ""), ([card, other], "")):
+            state = table([" ".join(CARD_CODES[c] for c in hand), "3D 4D"], top=CARD_CODES[top],
+                          stock=stock, called=called, penalty=penalty)
+            legal = rules.legal_actions(state)
+            assert legal == expected_legal(sorted(hand), top, called, penalty, bool(stock) or penalty > 0)
+            code = CARD_CODES[card]
+            tries = [f"{code}:{s}" for s in SUITS] + [code] if rank_of(card) == QUEEN else [code]
+            for action in tries:
+                if action in legal:
+                    after = rules.apply(state, action)
+                    assert after.discards[-1] == card and card not in after.hands[0]
+                else:
+                    with pytest.raises(IllegalAction):
+                        rules.apply(state, action)
+
+
+def seeded_states(rules, deals: int):
+    for seed in range(deals):
+        rng = random.Random(seed)
+        state = rules.new_game(2 + seed % 4, {})
+        while rules.to_move(state) != TERMINAL:
+            yield state
+            if rules.to_move(state) == CHANCE:
+                action = rules.sample_chance(state, rng)
+            else:
+                action = rng.choice(rules.legal_actions(state))
+            state = rules.apply(state, action)
+
+
+def test_the_fast_one_card_draw_gives_the_same_state_as_the_general_draw(rules):
+    draws = 0
+    for state in seeded_states(rules, 60):
+        if state.phase == 1 and "draw" in rules.legal_actions(state):
+            assert rules.apply(state, "draw") == rules._apply_draw(state)
+            draws += 1
+    assert draws > 1000
+
+
+def test_a_chance_action_applies_alike_whether_or_not_it_was_just_sampled(rules):
+    rng = random.Random(7)
+    state = rules.new_game(5, {})
+    sampled = rules.sample_chance(state, rng)
+    other = rules.sample_chance(state, rng)  # now the cache holds another deal
+    assert rules.apply(state, sampled) == rules.apply(state, "".join(sampled))
+    assert rules.apply(state, sampled).hands != rules.apply(state, other).hands
+    with pytest.raises(IllegalAction, match="all 52 cards"):
+        rules.apply(state, other[:-2] + other[5:7])  # the last card replaced by a second copy of the first

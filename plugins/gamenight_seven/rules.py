@@ -436,6 +436,20 @@ class SevenRules(Rules):
                     seats, phase, tuple(new_hands), stock[:-1], discards, seat, called, penalty, 0, owed_ends, 0, 0,
                     0, turns, notice, winner, blocked_from, (*events, _DRAW_EVENTS[seat]), dry,
                 ))
+            if penalty and len(stock) >= penalty:
+                # §2 Decision: the seat that takes the penalty draws it and its turn ends (the
+                # common case of _apply_draw, when the stock holds the whole penalty).
+                new_hands = list(hands)
+                new_hands[seat] = tuple(sorted(hands[seat] + stock[-penalty:]))
+                turns += 1
+                new = _new(SevenState, (
+                    seats, phase, tuple(new_hands), stock[:-penalty], discards, (seat + 1) % seats, called, 0,
+                    0, False, 0, 0, 0, turns, notice, winner, blocked_from,
+                    (*events, _event("penalty", seat, -1, penalty, penalty)), dry,
+                ))
+                if turns >= TURN_LIMIT or (len(stock) == penalty and len(discards) <= DRY_DISCARDS):
+                    return self._check_turn_limit(new)
+                return new
             return self._apply_draw(state)
         if action == "pass":
             return self._apply_pass(state)
@@ -460,7 +474,7 @@ class SevenRules(Rules):
         new_hands = list(hands)
         new_hands[seat] = remaining
         hands = tuple(new_hands)
-        discards = (*discards, card)
+        discards += (card,)
         played = _PLAY_EVENTS[seat][card][call + 1]
         turns += 1
         if not remaining:  # §2 Scoring: the first seat to empty its hand wins
@@ -470,10 +484,10 @@ class SevenRules(Rules):
             ))
         following = (seat + 1) % seats
         if rank == ACE:  # §2 Ace: the next seat is skipped
-            events = (*events, played, _SKIP_EVENTS[following])
+            events += (played, _SKIP_EVENTS[following])
             following = (following + 1) % seats
         else:
-            events = (*events, played)
+            events += (played,)
         new = _new(SevenState, (
             seats, phase, hands, stock, discards, following, call,
             penalty + PENALTY_STEP if rank == SEVEN else 0,  # §2 7: 3, 6, 9, 12

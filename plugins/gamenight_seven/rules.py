@@ -268,6 +268,11 @@ _PLAY_EVENTS = tuple(
 _WIN_EVENTS = tuple(_event("win", seat) for seat in range(5))
 _SKIP_EVENTS = tuple(_event("skip", seat) for seat in range(5))
 _DRAW_EVENTS = tuple(_event("draw", seat, -1, 1) for seat in range(5))
+# Every discard action, mapped to (card, called suit or -1, rank, its "play" event by seat).
+_PLAY_INFO = {
+    action: (card, call, _RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
+    for action, (card, call) in _PLAYS.items()
+}
 
 
 class SevenView(NamedTuple):
@@ -432,9 +437,10 @@ class SevenRules(Rules):
                 insort(hand, stock[-1])
                 new_hands = list(hands)
                 new_hands[seat] = tuple(hand)
+                events += (_DRAW_EVENTS[seat],)
                 return _new(SevenState, (
                     seats, phase, tuple(new_hands), stock[:-1], discards, seat, called, penalty, 0, owed_ends, 0, 0,
-                    0, turns, notice, winner, blocked_from, (*events, _DRAW_EVENTS[seat]), dry,
+                    0, turns, notice, winner, blocked_from, events, dry,
                 ))
             if penalty and len(stock) >= penalty:
                 # §2 Decision: the seat that takes the penalty draws it and its turn ends (the
@@ -453,10 +459,10 @@ class SevenRules(Rules):
             return self._apply_draw(state)
         if action == "pass":
             return self._apply_pass(state)
-        parsed = _PLAYS.get(action)
+        parsed = _PLAY_INFO.get(action)
         if parsed is None:
             raise IllegalAction(_("{action} is not a card or a move.", action=action))
-        card, call = parsed
+        card, call, rank, played_by = parsed
         rest = list(hands[seat])
         try:
             rest.remove(card)
@@ -464,7 +470,6 @@ class SevenRules(Rules):
             raise IllegalAction(_("You do not hold {card}.", card=card_label(card))) from None
         if not _MAY_PLAY[_PENALTY_LEAD if penalty else discards[-1] if called < 0 else 52 + called][card]:
             self._check_matches(state, card)  # raises the reason
-        rank = _RANK_OF[card]
         remaining = tuple(rest)
         if rank == QUEEN:
             if remaining and call < 0:
@@ -475,12 +480,13 @@ class SevenRules(Rules):
         new_hands[seat] = remaining
         hands = tuple(new_hands)
         discards += (card,)
-        played = _PLAY_EVENTS[seat][card][call + 1]
+        played = played_by[seat]
         turns += 1
         if not remaining:  # §2 Scoring: the first seat to empty its hand wins
+            events += (played, _WIN_EVENTS[seat])
             return _new(SevenState, (
                 seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
-                0, turns, False, seat, blocked_from, (*events, played, _WIN_EVENTS[seat]), dry,
+                0, turns, False, seat, blocked_from, events, dry,
             ))
         following = (seat + 1) % seats
         if rank == ACE:  # §2 Ace: the next seat is skipped

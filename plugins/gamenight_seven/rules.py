@@ -363,7 +363,7 @@ class SevenRules(Rules):
             raise IllegalAction(_("A deal must be all 52 cards, each once."))
         n = state.seats
         # Deal 5 each (§2 Cards); the deck's end is the top of the stock.
-        hands = tuple(tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(n))
+        hands = tuple([tuple(sorted(deck[start : start + HAND_SIZE])) for start in range(0, n * HAND_SIZE, HAND_SIZE)])
         stock = deck[n * HAND_SIZE :]
         events = []
         up = stock.pop()
@@ -371,10 +371,10 @@ class SevenRules(Rules):
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
         while up in _SPECIAL_UP:
-            events.append(Event("bury", card=up))
+            events.append(_event("bury", -1, up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()
-        events.append(Event("up", card=up))
+        events.append(_event("up", -1, up))
         # state._replace(phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events))
         return _new(SevenState, (state[0], PLAY, hands, tuple(stock), (up,), *state[5:17], tuple(events), state[18]))
 

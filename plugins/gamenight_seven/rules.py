@@ -529,6 +529,7 @@ class SevenRules(Rules):
             )
 
     def _apply_draw(self, state: SevenState) -> SevenState:
+        """A draw in general; ``apply`` does the common cases itself, with the same result."""
         s = list(state)
         if state.penalty:
             # §2 Decision: the seat that takes the penalty draws it and its turn ends.

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
 
 _ = translator("seven")
 
@@ -664,8 +664,8 @@ class SevenRules(Rules):
         )
 
     def describe_action(self, state: SevenState, action: Action, seat: int) -> str:
-        """A log line with the seat's number ("Seat 2 plays 7♠"); the screen uses names."""
-        return describe(state, action, _("Seat {number}", number=seat + 1))
+        """A log line naming the seat by :func:`~gamenight.sdk.seat_token` (the room fills in its name)."""
+        return describe(state, action, seat_token(seat))
 
 
 def describe(state: SevenState, action: Action, who: str) -> str:

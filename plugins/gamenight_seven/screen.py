@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenState, SevenView, card_label, describe, rank_of
+from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenState, SevenView, card_label, rank_of
 from .suit_dialog import SuitDialog
 from .widgets import SeatPanel, TablePanel, card_text, fit_cells, suit_text
 
@@ -44,8 +44,6 @@ class SevenScreen(GameScreen):
         super().__init__(match)
         self._shown_state: SevenState | None = None
         """The state last drawn: the state before the next action."""
-        self._named = ("", "")
-        """The last move's description by seat number, and the same with the seat's name."""
         self._hand_signature: tuple[tuple[str | None, str, bool], ...] = ()
         """What the hand menu shows, so that it is rebuilt only when that changes."""
 
@@ -207,18 +205,6 @@ class SevenScreen(GameScreen):
         if blocked:
             return self._line(Text(t("{who} wins the blocked deal.", who=who), style="bold"))
         return self._line(Text(t("{who} goes out!", who=who), style="bold"))
-
-    # -- the status line speaks names -------------------------------------------------
-
-    def on_action(self, seat: int, action: Action, text: str) -> None:
-        # Rules.describe_action knows seat numbers only; say the same with the seat's name.
-        if seat >= 0 and self._shown_state is not None:
-            self._named = (text, describe(self._shown_state, action, self.seat_name(seat)))
-
-    def message(self, text: str, error: bool = False) -> None:
-        """Show ``text``, with the seat's name instead of its number for the last move."""
-        described, named = self._named
-        super().message(named if text == described and not error else text, error)
 
     # -- acting --------------------------------------------------------------------
 

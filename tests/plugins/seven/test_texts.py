@@ -61,3 +61,17 @@ def test_a_deal_saved_halfway_resumes_exactly(tmp_path):
 
 def test_the_sdk_conformance_kit_passes_at_every_seat_count():
     run_conformance(GAME, perturb=hide_others, package_root=PACKAGE, games=4, seed=1, registry=load_registry())
+
+
+def test_the_rules_log_names_seats_by_token_so_the_table_can_use_its_names():
+    import random
+
+    from gamenight.sdk import fill_seat_names
+
+    rules = GAME.rules
+    state = rules.new_game(3, {})
+    state = rules.apply(state, rules.sample_chance(state, random.Random(4)))
+    seat = rules.to_move(state)
+    text = rules.describe_action(state, "draw", seat)
+    assert fill_seat_names(text, ["You", "Urd", "Skuld"]) == f"{['You', 'Urd', 'Skuld'][seat]} draws a card."
+    assert fill_seat_names(text) == f"Seat {seat + 1} draws a card."  # headless logs

@@ -36,10 +36,12 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, _Deal  # noqa: E402
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, _action_for, keeper_card  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
 
 RULES = SevenRules()
+CHOICES = ExpertBot()
+"""Used only to tell decisions with a real choice from the others (its candidates)."""
 
 
 def mean_ci(values: list[float]) -> tuple[float, float]:
@@ -80,20 +82,35 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
                 started = time.perf_counter()
                 action = bots[seat].choose(view, legal, ctx)
                 spent = time.perf_counter() - started
-                times.append((spent, len(ExpertBot.candidates(bots[seat], view, legal)) > 1))
+                times.append((spent, len(CHOICES.candidates(view, legal)) > 1))
             else:
                 action = bots[seat].choose(view, legal, ctx)
         state = RULES.apply(state, action)
 
 
+def expert_options(args: argparse.Namespace) -> dict:
+    """The expert's settings from the command line."""
+    return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
+                greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
+                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries)
+
+
+class _KeeperBot:
+    """Bench-only baseline: the expert's playout policy on its own (no search)."""
+
+    def choose(self, view, legal, ctx):
+        card = keeper_card(view.hand, view.top, view.called, view.penalty)
+        return legal[-1] if card < 0 else _action_for(card, view.hand, legal)
+
+
 def strength(args: argparse.Namespace) -> str:
     opponent = {"greedy": GreedyBot, "random": RandomBot}[args.opponent]
     if args.bot == "expert":
-        expert = ExpertBot(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
-                           greedy_model=not args.no_greedy_model)
+        expert = ExpertBot(**expert_options(args))
     else:  # a baseline: the same seat played by a plain bot
-        expert = {"greedy": GreedyBot, "random": RandomBot}[args.bot]()
+        expert = {"greedy": GreedyBot, "random": RandomBot, "keeper": _KeeperBot}[args.bot]()
     wins, points, times, turns, limit_hits = 0, [], [], [], 0
+    outcomes = []
     started = time.perf_counter()
     for deal in range(args.deals):
         seat = deal % 5
@@ -102,17 +119,19 @@ def strength(args: argparse.Namespace) -> str:
         state = play_deal(bots, args.seed + deal, timed=seat, times=times)
         wins += state.winner == seat
         points.append(RULES.scores(state)[seat])
+        outcomes.append(f"{deal} {int(state.winner == seat)} {points[-1]}")
         turns.append(state.turns)
         limit_hits += state.turns >= 500
     elapsed = time.perf_counter() - started
+    if args.outcomes:
+        Path(args.outcomes).write_text("\n".join(outcomes) + "\n")
     low, high = wilson(wins, args.deals)
     mean, half = mean_ci(points)
     choices = [spent for spent, chose in times if chose]
     every = [spent for spent, _chose in times]
     return "\n".join([
         f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
-        + (f", samples={args.samples}, horizon={args.horizon}, win_bonus={args.win_bonus}, "
-           f"greedy_model={not args.no_greedy_model})" if args.bot == "expert" else ")"),
+        + (f", {expert_options(args)})" if args.bot == "expert" else ")"),
         "",
         "| measure | value |",
         "|---|---|",
@@ -126,42 +145,62 @@ def strength(args: argparse.Namespace) -> str:
         f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
         f"| deals ended by the 500-turn guard | {limit_hits} |",
         f"| wall time | {elapsed:.0f} s |",
+        *([f"| sampled deals still at odds with a recent play | {expert.stats[1]} of {expert.stats[0]} |"]
+          if args.bot == "expert" else []),
     ])
 
 
 class _Oracle(ExpertBot):
-    """The expert's search given information no seat has: the true other hands (and the stock order).
+    """The expert's search given information no seat has (bench-only).
 
-    Bench-only, to measure how much the hidden cards limit any honest bot.
+    ``knows``: ``stock`` (the other hands and the stock order), ``hands`` (the
+    other hands), ``next`` (the next seat's hand only), ``short`` (the hands of
+    the seats holding two cards or fewer).  Whatever it does not know it samples
+    as the honest expert does.  This measures how much the hidden cards limit
+    any honest bot, and which of them matter.
     """
 
-    def __init__(self, samples: int, knows_stock: bool) -> None:
-        super().__init__(samples=samples)
-        self.knows_stock = knows_stock
+    def __init__(self, knows: str, **options) -> None:
+        super().__init__(**options)
+        self.knows = knows
         self.state = None
 
-    def choose(self, view, legal, ctx):
-        candidates = self.candidates(view, legal)
-        if len(candidates) == 1:
-            return candidates[0]
-        totals = [0.0] * len(candidates)
-        for _sample in range(self.samples):
+    def _sample(self, view, unseen, knowledge, table, plays, rng):
+        hands, stock = super()._sample(view, unseen, knowledge, table, plays, rng)
+        true = self.state.hands
+        if self.knows in ("hands", "stock"):
             stock = list(self.state.stock)
-            if not self.knows_stock:
-                ctx.rng.shuffle(stock)
-            seed = ctx.rng.getrandbits(32)
-            for index, action in enumerate(candidates):
-                deal = _Deal([list(h) for h in self.state.hands], list(stock), list(view.played), view,
-                             random.Random(seed))
-                totals[index] += self._evaluate(deal, view, action)
-        return candidates[totals.index(max(totals))]
+            if self.knows == "hands":
+                rng.shuffle(stock)
+            return [list(hand) for hand in true], stock
+        if self.knows == "next":
+            known = [(view.seat + 1) % view.seats]
+        else:
+            known = [seat for seat in range(view.seats) if seat != view.seat and len(true[seat]) <= 2]
+        for seat in known:
+            wanted = set(true[seat])
+            spare = [c for c in hands[seat] if c not in wanted]
+            for card in wanted - set(hands[seat]):
+                place = stock if card in stock else next(h for h in hands if card in h)
+                place[place.index(card)] = spare.pop()
+            hands[seat] = list(true[seat])
+        return hands, stock
+
+
+KNOWS = {
+    "hands": "the other hands (not the stock order)",
+    "stock": "the other hands and the stock order",
+    "next": "the next seat's hand only",
+    "short": "the hands of the seats holding 2 cards or fewer",
+}
 
 
 def ceiling(args: argparse.Namespace) -> str:
-    lines = [f"### the same search with the hidden cards revealed (bench-only oracle; {args.deals} deals "
-             f"vs four greedy, samples={args.samples})", "", "| knows | win rate | mean points |", "|---|---|---|"]
-    for knows_stock in (False, True):
-        oracle = _Oracle(args.samples, knows_stock)
+    options = expert_options(args)
+    lines = [f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
+             f"vs four greedy, {options})", "", "| knows | win rate | mean points |", "|---|---|---|"]
+    for knows in args.knows.split(","):
+        oracle = _Oracle(knows, **options)
         wins, points = 0, []
         for deal in range(args.deals):
             seat = deal % 5
@@ -182,8 +221,9 @@ def ceiling(args: argparse.Namespace) -> str:
             points.append(RULES.scores(state)[seat])
         low, high = wilson(wins, args.deals)
         mean, half = mean_ci(points)
-        what = "the other hands and the stock order" if knows_stock else "the other hands (not the stock order)"
-        lines.append(f"| {what} | {wins / args.deals:.1%} ({low:.1%} – {high:.1%}) | {mean:+.2f} ± {half:.2f} |")
+        lines.append(
+            f"| {KNOWS[knows]} | {wins / args.deals:.1%} ({low:.1%} – {high:.1%}) | {mean:+.2f} ± {half:.2f} |"
+        )
     return "\n".join(lines)
 
 
@@ -339,24 +379,35 @@ def invariants(args: argparse.Namespace) -> str:
     ])
 
 
+def add_expert_options(p: argparse.ArgumentParser) -> None:
+    default = ExpertBot()
+    p.add_argument("--samples", type=int, default=default.samples)
+    p.add_argument("--horizon", type=int, default=default.horizon, help="turns per playout (0: to the end)")
+    p.add_argument("--win-bonus", type=float, default=default.win_bonus)
+    p.add_argument("--no-greedy-model", action="store_true",
+                   help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played")
+    p.add_argument("--no-keeper", action="store_true", help="the expert's own playouts play greedy_card")
+    p.add_argument("--best-call-only", action="store_true", help="a Queen is tried with best_call only")
+    p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
+    p.add_argument("--tries", type=int, default=default.tries,
+                   help="deals of the unseen cards tried per sample for one that explains recent plays")
+    p.add_argument("--seed", type=int, default=0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="part", required=True)
     p = sub.add_parser("strength")
     p.add_argument("--opponent", choices=("greedy", "random"), default="greedy")
-    p.add_argument("--bot", choices=("expert", "greedy", "random"), default="expert",
-                   help="the bot in the measured seat (greedy/random give the baseline)")
+    p.add_argument("--bot", choices=("expert", "greedy", "random", "keeper"), default="expert",
+                   help="the bot in the measured seat (greedy/random/keeper give baselines)")
     p.add_argument("--deals", type=int, default=2000)
-    p.add_argument("--samples", type=int, default=ExpertBot().samples)
-    p.add_argument("--horizon", type=int, default=ExpertBot().horizon)
-    p.add_argument("--win-bonus", type=float, default=ExpertBot().win_bonus)
-    p.add_argument("--no-greedy-model", action="store_true",
-                   help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--outcomes", help="write each deal's result (deal, won, points) to this file")
+    add_expert_options(p)
     p = sub.add_parser("ceiling")
     p.add_argument("--deals", type=int, default=400)
-    p.add_argument("--samples", type=int, default=16)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--knows", default="hands,stock", help="comma-separated: " + ", ".join(KNOWS))
+    add_expert_options(p)
     p = sub.add_parser("speed")
     p.add_argument("--seconds", type=float, default=20.0)
     p = sub.add_parser("invariants")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from gamenight.sdk import BotContext
+from gamenight.sdk import CHANCE, TERMINAL, BotContext
 from gamenight.testing import check_bot_legality
 from gamenight_seven.bots import (
     ExpertBot,
@@ -16,6 +16,10 @@ from gamenight_seven.bots import (
     determinize,
     greedy_card,
     infer_knowledge,
+    keeper_card,
+    recent_plays,
+    surprises,
+    track_table,
 )
 from gamenight_seven.plugin import GAME
 
@@ -41,7 +45,7 @@ def shuffled_hidden_cards(state, seat, rng):
     return state._replace(hands=tuple(hands), stock=tuple(hidden[start:]))
 
 
-@pytest.mark.parametrize("bot", [RandomBot(), GreedyBot(), ExpertBot(samples=12)])
+@pytest.mark.parametrize("bot", [RandomBot(), GreedyBot(), ExpertBot(samples=12), ExpertBot(samples=12, tries=20)])
 def test_a_bots_choice_does_not_change_when_the_other_seats_hidden_cards_change(rules, bot):
     state = table(
         ["7C 2C 9H QS 5H KC", "3D 9D 4S", "4D 8S", "AD TH JH", "6D 2H"],
@@ -126,3 +130,101 @@ def test_with_the_greedy_model_plays_tell_which_sevens_aces_and_others_a_seat_la
     state = rules.apply(rules.apply(state, "7C"), "draw")  # seat 1 takes the penalty: it had no 7
     knowledge = infer_knowledge(rules.view(state, 0))
     assert knowledge[1] == Knowledge(frozenset(pile("7S 7H 7C 7D")), 3)
+
+
+def test_the_expert_keeps_its_sevens_in_its_own_playouts_unless_answering_one():
+    assert keeper_card(cards("7C 2C AH"), pile("5C")[0], -1, 0) == pile("2C")[0]
+    assert keeper_card(cards("7C AC 2C"), pile("5C")[0], -1, 0) == pile("AC")[0]
+    assert keeper_card(cards("7C QH 2H"), pile("5C")[0], -1, 0) == pile("7C")[0]  # before the Queen
+    assert keeper_card(cards("7H 2C"), pile("7C")[0], -1, 3) == pile("7H")[0]
+
+
+def test_the_expert_weighs_every_suit_a_queen_could_call(rules):
+    state = table(["QS 2C 9H", "3D 9D 4S", "4D 8S"], top="5C", stock="KS 8D 6S")
+    actions = ExpertBot().candidates(rules.view(state, 0), rules.legal_actions(state))
+    assert set(actions) == {"2C", "QS:S", "QS:H", "QS:C", "QS:D"}
+
+
+def greedy_views(rules, deals):
+    """Every (state, view) of the seats in seeded deals of five greedy bots."""
+    bot = GreedyBot()
+    for seed in range(deals):
+        rng = random.Random(seed)
+        state = rules.new_game(5, {})
+        while rules.to_move(state) != TERMINAL:
+            seat = rules.to_move(state)
+            if seat == CHANCE:
+                action = rules.sample_chance(state, rng)
+            else:
+                view = rules.view(state, seat)
+                yield state, view
+                action = bot.choose(view, rules.legal_actions(state), BotContext(seat, rng))
+            state = rules.apply(state, action)
+
+
+def test_what_the_log_tells_about_the_stock_is_true_and_the_samples_respect_it(rules):
+    reshuffled = known_places = known_holders = 0
+    for count, (state, view) in enumerate(greedy_views(rules, 25)):
+        known = track_table(view)
+        assert known is not None and len(known.stock_slots) == len(state.stock)
+        if known.stock_pool is not None:
+            reshuffled += 1
+            assert set(state.stock) <= known.stock_pool
+        for place, card in enumerate(known.stock_slots):
+            if card >= 0:
+                known_places += 1
+                assert state.stock[place] == card
+        for card, seat in known.held.items():
+            known_holders += 1
+            assert card in state.hands[seat]
+        if count % 7 == 0:
+            unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+            rng = random.Random(count)
+            rng.shuffle(unseen)
+            hands, stock = determinize(view, unseen, infer_knowledge(view), known, rng)
+            assert tuple(map(len, hands)) == view.hand_sizes and len(stock) == view.stock_count
+            assert sorted([c for hand in hands for c in hand] + stock) == sorted(unseen + list(view.hand))
+            if known.stock_pool is not None:
+                assert set(stock) <= known.stock_pool
+            assert all(card in hands[seat] for card, seat in known.held.items())
+            assert all(card < 0 or stock[place] == card for place, card in enumerate(known.stock_slots))
+    assert reshuffled and known_places and known_holders
+
+
+def test_the_greedy_model_explains_every_recent_play_of_greedy_seats(rules):
+    checked = 0
+    for state, view in greedy_views(rules, 15):
+        plays = recent_plays(view)
+        checked += sum(map(len, plays.values()))
+        assert view.seat not in plays
+        assert surprises(state.hands, plays) == 0
+    assert checked > 1000
+
+
+def test_a_sampled_hand_that_could_not_have_made_the_last_play_is_a_surprise(rules):
+    state = table(["5H 9C 2S", "3D 9D 2C", "4H 8S"], top="5C", stock="KS 8D 6C")
+    state = rules.apply(state, "9C")
+    state = rules.apply(state, "2C")  # greedy with 3D 9D 2C plays 9D (a 9, and diamonds held most)
+    view = rules.view(state, 0)
+    plays = recent_plays(view)
+    assert [move[3] for move in plays[1]] == list(pile("2C"))
+    assert surprises([(), cards("3D 9D"), ()], plays) == 1
+    assert surprises([(), cards("3H 4S"), ()], plays) == 0
+
+
+def test_reading_the_log_never_looks_at_the_hidden_cards(rules):
+    """The expert with all its inference (stock tracking, recent plays) still sees only the view."""
+    bot = ExpertBot(samples=8, tries=20)
+    rng = random.Random(5)
+    checked = 0
+    for count, (state, view) in enumerate(greedy_views(rules, 6)):
+        legal = rules.legal_actions(state)
+        if count % 5 or len(bot.candidates(view, legal)) < 2 or not recent_plays(view):
+            continue
+        other = shuffled_hidden_cards(state, view.seat, rng)
+        assert rules.view(other, view.seat) == view
+        first = bot.choose(view, legal, BotContext(view.seat, random.Random(count)))
+        second = bot.choose(rules.view(other, view.seat), legal, BotContext(view.seat, random.Random(count)))
+        assert first == second
+        checked += 1
+    assert checked >= 5

@@ -92,7 +92,8 @@ def expert_options(args: argparse.Namespace) -> dict:
     """The expert's settings from the command line."""
     return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
                 greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries)
+                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries,
+                draws=args.draws)
 
 
 class _KeeperBot:
@@ -391,6 +392,7 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
     p.add_argument("--tries", type=int, default=default.tries,
                    help="deals of the unseen cards tried per sample for one that explains recent plays")
+    p.add_argument("--draws", action="store_true", help="weigh drawing a card at will as a move too")
     p.add_argument("--seed", type=int, default=0)
 
 

@@ -319,8 +319,9 @@ class ExpertBot:
 
     def __init__(
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
-        keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1,
+        keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1, draws: bool = False,
     ) -> None:
+        self.draws = draws
         self.track = track
         self.tries = tries
         self.stats = [0, 0]
@@ -350,7 +351,7 @@ class ExpertBot:
             if code not in seen:
                 seen.add(code)
                 actions.append(_action_for(parse_card(code), view.hand, legal))
-        if not actions or view.penalty:
+        if not actions or view.penalty or (self.draws and "draw" in legal):
             actions.append(legal[-1])
         return actions
 
@@ -401,11 +402,13 @@ class ExpertBot:
 
     def _evaluate(self, deal: _Deal, view: SevenView, action: Action) -> float:
         me = view.seat
-        if action == "draw":  # only a candidate when it takes a pending 7 penalty
+        if action == "draw" and view.penalty:  # take the pending 7 penalty
             deal._draw(me, view.penalty)
             deal.penalty = 0
             deal.turn = (me + 1) % view.seats
             deal.turns += 1
+        elif action == "draw":  # draw one at will; the turn goes on (the playout plays it)
+            deal._draw(me, 1)
         else:
             winner = deal.play(me, _card_of(action), SUITS.index(action[3]) if ":" in action else -1)
             if winner >= 0:

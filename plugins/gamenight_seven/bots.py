@@ -75,12 +75,10 @@ def best_call(hand: Sequence[int]) -> int:
     return counts.index(max(counts))
 
 
-def greedy_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int:
-    """The card the greedy policy discards, or -1 to draw.
+def _ranked_card(hand: Sequence[int], top: int, called: int, penalty: int, order: tuple[int, ...]) -> int:
+    """The matching card ranked highest by ``order[rank]`` then by how many of its suit the hand holds.
 
-    It takes what hurts the next seat now: a 7 (answering a pending 7 with one
-    if it can), then an Ace, then a plain card of the suit it holds most, and a
-    Queen only when nothing else matches (it is the one card that always can).
+    Under a pending 7 only a 7 answers (the first one held); -1 means draw.
     """
     if penalty:
         for card in hand:
@@ -98,10 +96,20 @@ def greedy_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int
     for card in hand:
         card_rank = _RANK[card]
         if card_rank == QUEEN or card_rank == rank or _SUIT[card] == suit:
-            key = (_GREEDY_ORDER[card_rank], counts[_SUIT[card]])
+            key = (order[card_rank], counts[_SUIT[card]])
             if key > best_key:
                 best, best_key = card, key
     return best
+
+
+def greedy_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int:
+    """The card the greedy policy discards, or -1 to draw.
+
+    It takes what hurts the next seat now: a 7 (answering a pending 7 with one
+    if it can), then an Ace, then a plain card of the suit it holds most, and a
+    Queen only when nothing else matches (it is the one card that always can).
+    """
+    return _ranked_card(hand, top, called, penalty, _GREEDY_ORDER)
 
 
 def keeper_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int:
@@ -111,26 +119,7 @@ def keeper_card(hand: Sequence[int], top: int, called: int, penalty: int) -> int
     (it plays one only when nothing but a Queen would match): an Ace, then a
     plain card of the suit it holds most, then a 7, then a Queen.
     """
-    if penalty:
-        for card in hand:
-            if card in _SEVENS:
-                return card
-        return -1
-    if called >= 0:
-        suit, rank = called, QUEEN
-    else:
-        suit, rank = _SUIT[top], _RANK[top]
-    best, best_key = -1, (-1, -1)
-    counts = [0, 0, 0, 0]
-    for card in hand:
-        counts[_SUIT[card]] += 1
-    for card in hand:
-        card_rank = _RANK[card]
-        if card_rank == QUEEN or card_rank == rank or _SUIT[card] == suit:
-            key = (_KEEPER_ORDER[card_rank], counts[_SUIT[card]])
-            if key > best_key:
-                best, best_key = card, key
-    return best
+    return _ranked_card(hand, top, called, penalty, _KEEPER_ORDER)
 
 
 def _action_for(card: int, hand: Sequence[int], legal: Sequence[Action]) -> Action:

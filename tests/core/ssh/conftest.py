@@ -177,11 +177,22 @@ def process_group(pgid: int) -> list[int]:
     return members
 
 
+class _TolerantScreen(pyte.Screen):
+    """pyte's screen, but a cursor move with extra parameters does not kill the reader.
+
+    pyte raised TypeError on ``CSI a;b;c;d H``; the exception ended the reader
+    thread, the screen stopped updating and a test waiting for text timed out.
+    """
+
+    def cursor_position(self, line=None, column=None, *_extra, **_private):
+        super().cursor_position(line, column)
+
+
 class Terminal:
     """A program in its own pseudo-terminal; what it draws is kept in a pyte screen."""
 
     def __init__(self, argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> None:
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = _TolerantScreen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.received = bytearray()
         self._lock = threading.Lock()
@@ -209,7 +220,10 @@ class Terminal:
                 return
             with self._lock:
                 self.received += data
-                self.stream.feed(data)
+                try:
+                    self.stream.feed(data)
+                except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
+                    self.stream = pyte.ByteStream(self.screen)
 
     def text(self) -> str:
         """The screen as lines of text."""

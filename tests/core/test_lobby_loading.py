@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import gamenight.plugins
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.screens.help_screen import HelpScreen
 from gamenight.screens.lobby_screen import LobbyScreen
@@ -24,6 +25,11 @@ def held_back(monkeypatch, registry) -> threading.Event:
     return release
 
 
+def room(config, tmp_path, **kwargs) -> GameNightApp:
+    """The room as `gamenight` starts it: no registry given, so it looks for plugins itself."""
+    return GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+
+
 def prompts(app) -> list[str]:
     games = app.screen.query_one("#games")
     return [str(games.get_option_at_index(i).prompt) for i in range(games.option_count)]
@@ -39,7 +45,7 @@ async def until(pilot, condition) -> None:
 
 async def test_the_lobby_shows_looking_for_games_then_the_games(monkeypatch, nim_registry, config, tmp_path):
     release = held_back(monkeypatch, nim_registry)
-    app = GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0)
+    app = room(config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen) and not app.registry_loaded
@@ -52,27 +58,18 @@ async def test_the_lobby_shows_looking_for_games_then_the_games(monkeypatch, nim
         assert isinstance(app.screen, SetupScreen)
 
 
-async def test_a_key_pressed_while_looking_acts_once_the_games_are_in(monkeypatch, nim_registry, config, tmp_path):
+@pytest.mark.parametrize(("key", "screen"), [("h", HelpScreen), ("enter", SetupScreen)])
+async def test_a_key_pressed_while_looking_acts_once_the_games_are_in(
+    monkeypatch, nim_registry, config, tmp_path, key, screen
+):
     release = held_back(monkeypatch, nim_registry)
-    app = GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0)
+    app = room(config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        assert isinstance(app.screen, LobbyScreen)
+        await pilot.press(key)
+        assert isinstance(app.screen, LobbyScreen)  # nothing to open yet: the key waits
         release.set()
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
-        await settle(pilot)
-        assert app.screen.game.id == "nim"
-
-
-async def test_return_pressed_while_looking_opens_the_setup(monkeypatch, nim_registry, config, tmp_path):
-    release = held_back(monkeypatch, nim_registry)
-    app = GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("enter")
-        release.set()
-        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await until(pilot, lambda: isinstance(app.screen, screen))
         await settle(pilot)
         assert app.screen.game.id == "nim"
 
@@ -84,7 +81,7 @@ async def test_a_plugin_theme_named_in_the_config_is_applied_when_the_plugins_ar
 
     themed = dataclasses.replace(nim_registry, themes=[{"name": "plugin-dusk", "primary": "#884400", "dark": True}])
     release = held_back(monkeypatch, themed)
-    app = GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0, theme_name="plugin-dusk")
+    app = room(config, tmp_path, theme_name="plugin-dusk")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.theme == "gamenight"  # not known yet: the default meanwhile, and no complaint
@@ -96,7 +93,7 @@ async def test_a_plugin_theme_named_in_the_config_is_applied_when_the_plugins_ar
 
 async def test_an_unknown_theme_is_reported_once_the_plugins_are_in(monkeypatch, nim_registry, config, tmp_path):
     release = held_back(monkeypatch, nim_registry)
-    app = GameNightApp(config=config, saves_dir=tmp_path / "saves", bot_delay=0, theme_name="no-such-theme")
+    app = room(config, tmp_path, theme_name="no-such-theme")
     notes = []
     app.notify = lambda message, **kwargs: notes.append(message)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -15,7 +15,7 @@ Run from the repository root (each part can be run on its own)::
   expert's decision time (median and 99th percentile).  ``--bot greedy``,
   ``random`` or ``keeper`` (the expert's playout policy alone) put a baseline
   in the same seat on the same deals; the expert's settings (``--samples``,
-  ``--horizon``, ``--tries``, ``--draws`` ...) can be varied, and
+  ``--horizon``, ``--tries`` ...) can be varied, and
   ``--outcomes FILE`` keeps every deal's result for paired comparisons.
 * ``ceiling``: the expert's search handed some of the true hidden cards (a
   bench-only oracle: all other hands, also the stock order, the next seat's
@@ -98,8 +98,7 @@ def expert_options(args: argparse.Namespace) -> dict:
     """The expert's settings from the command line."""
     return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
                 greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries,
-                draws=args.draws)
+                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries)
 
 
 class _KeeperBot:
@@ -398,7 +397,6 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
     p.add_argument("--tries", type=int, default=default.tries,
                    help="deals of the unseen cards tried per sample for one that explains recent plays")
-    p.add_argument("--draws", action="store_true", help="weigh drawing a card at will as a move too")
     p.add_argument("--seed", type=int, default=0)
 
 

@@ -308,9 +308,8 @@ class ExpertBot:
 
     def __init__(
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
-        keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1, draws: bool = False,
+        keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1,
     ) -> None:
-        self.draws = draws
         self.track = track
         self.tries = tries
         self.stats = [0, 0]
@@ -327,6 +326,7 @@ class ExpertBot:
 
         A voluntary draw is left out -- the only draws considered are the
         forced ones and taking a pending 7 penalty instead of passing it on.
+        (Weighing draws at will too measured worse: 17.8% against greedy seats.)
         """
         actions: list[Action] = []
         seen: set[str] = set()
@@ -340,7 +340,7 @@ class ExpertBot:
             if code not in seen:
                 seen.add(code)
                 actions.append(_action_for(parse_card(code), view.hand, legal))
-        if not actions or view.penalty or (self.draws and "draw" in legal):
+        if not actions or view.penalty:
             actions.append(legal[-1])
         return actions
 
@@ -396,8 +396,6 @@ class ExpertBot:
             deal.penalty = 0
             deal.turn = (me + 1) % view.seats
             deal.turns += 1
-        elif action == "draw":  # draw one at will; the turn goes on (the playout plays it)
-            deal._draw(me, 1)
         else:
             winner = deal.play(me, _card_of(action), SUITS.index(action[3]) if ":" in action else -1)
             if winner >= 0:

@@ -49,6 +49,7 @@ __all__ = [
     "recent_plays",
     "surprises",
     "track_table",
+    "ungreedy_seats",
 ]
 
 ACE = 0
@@ -309,7 +310,9 @@ class ExpertBot:
     def __init__(
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
         keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1,
+        adapt: bool = True,
     ) -> None:
+        self.adapt = adapt
         self.track = track
         self.tries = tries
         self.stats = [0, 0]
@@ -350,7 +353,8 @@ class ExpertBot:
         if len(candidates) == 1:
             return candidates[0]
         unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
-        knowledge = infer_knowledge(view, self.greedy_model)
+        wild = ungreedy_seats(view) if self.adapt else frozenset()
+        knowledge = infer_knowledge(view, self.greedy_model, wild)
         table = track_table(view) if self.track else None
         plays = recent_plays(view) if self.tries > 1 else {}
         totals = [0.0] * len(candidates)
@@ -419,7 +423,9 @@ def _matching(suit: int, rank: int, penalty: int) -> frozenset[int]:
     return frozenset(c for c in range(52) if _SUIT[c] == suit or _RANK[c] == rank or _RANK[c] == QUEEN)
 
 
-def infer_knowledge(view: SevenView, greedy_model: bool = True) -> dict[int, Knowledge]:
+def infer_knowledge(
+    view: SevenView, greedy_model: bool = True, wild: frozenset[int] = frozenset()
+) -> dict[int, Knowledge]:
     """Read the public log for what each seat cannot hold.
 
     A seat that had to draw and then played held nothing that matched, and no
@@ -430,7 +436,9 @@ def infer_knowledge(view: SevenView, greedy_model: bool = True) -> dict[int, Kno
     7 penalty had no 7, one that plays a Queen had nothing else that matched.
     Evidence holds until the seat receives new cards (``fresh``).  A player who
     draws at will, or plays otherwise, fools this; the expert only uses it to
-    weight its samples, never to rule out a legal move.
+    weight its samples, never to rule out a legal move.  The seats in ``wild``
+    are known to play otherwise (:func:`ungreedy_seats`): only their forced
+    draws count.
     """
     known: dict[int, Knowledge] = {}
     suit, rank, penalty = -1, -1, 0
@@ -457,7 +465,7 @@ def infer_knowledge(view: SevenView, greedy_model: bool = True) -> dict[int, Kno
             matching = _matching(suit, rank, penalty)
             if drawing == seat:
                 known[seat] = Knowledge(matching, 0)
-            elif greedy_model and not penalty:
+            elif greedy_model and not penalty and seat not in wild:
                 card_rank = _RANK[card]
                 if card_rank == QUEEN:
                     learn(seat, frozenset(c for c in matching if _RANK[c] != QUEEN))
@@ -473,11 +481,52 @@ def infer_knowledge(view: SevenView, greedy_model: bool = True) -> dict[int, Kno
         elif kind == "penalty":
             drawing = -1
             penalty = 0
-            if greedy_model:
+            if greedy_model and seat not in wild:
                 learn(seat, _SEVENS)
             if seat in known:
                 known[seat] = known[seat]._replace(fresh=known[seat].fresh + event.count)
     return known
+
+
+def ungreedy_seats(view: SevenView) -> frozenset[int]:
+    """The seats whose plays this deal show they do not follow :func:`greedy_card`.
+
+    Between two draws a seat's hand only shrinks, so every card it plays was
+    already in its hand at each of its earlier plays since it last drew.  Had
+    such a card matched then and outranked the card played then in the greedy
+    order (a 7, then an Ace, then a plain card, a Queen last), a greedy seat
+    would have played it then.  This needs no hidden card: it reads the log only.
+    """
+    runs: dict[int, list[tuple[int, int, int, int]]] = {}  # seat -> (suit, rank, penalty, card) since its last draw
+    found: set[int] = set()
+    suit, rank, penalty = -1, -1, 0
+    for event in view.events:
+        kind = event.kind
+        seat = event.seat
+        if kind == "up":
+            suit, rank = _SUIT[event.card], _RANK[event.card]
+        elif kind == "draw" or kind == "penalty":
+            runs[seat] = []
+            if kind == "penalty":
+                penalty = 0
+        elif kind == "play":
+            card = event.card
+            run = runs.setdefault(seat, [])
+            if seat not in found:
+                card_rank = _RANK[card]
+                for old_suit, old_rank, old_penalty, old_card in run:
+                    if old_penalty:
+                        matched = card in _SEVENS
+                    else:
+                        matched = card_rank == QUEEN or card_rank == old_rank or _SUIT[card] == old_suit
+                    if matched and _GREEDY_ORDER[card_rank] > _GREEDY_ORDER[_RANK[old_card]]:
+                        found.add(seat)
+                        break
+            run.append((suit, rank, penalty, card))
+            suit = event.call if event.call >= 0 else _SUIT[card]
+            rank = QUEEN if event.call >= 0 else _RANK[card]
+            penalty = penalty + 3 if _RANK[card] == SEVEN else 0
+    return frozenset(found)
 
 
 def recent_plays(view: SevenView) -> dict[int, list[tuple[int, int, int, int, int]]]:

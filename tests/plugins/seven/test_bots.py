@@ -20,6 +20,7 @@ from gamenight_seven.bots import (
     recent_plays,
     surprises,
     track_table,
+    ungreedy_seats,
 )
 from gamenight_seven.plugin import GAME
 
@@ -130,6 +131,43 @@ def test_with_the_greedy_model_plays_tell_which_sevens_aces_and_others_a_seat_la
     state = rules.apply(rules.apply(state, "7C"), "draw")  # seat 1 takes the penalty: it had no 7
     knowledge = infer_knowledge(rules.view(state, 0))
     assert knowledge[1] == Knowledge(frozenset(pile("7S 7H 7C 7D")), 3)
+
+
+def test_a_seat_that_plays_a_card_it_held_back_is_known_not_to_play_greedily(rules):
+    deal = ["5H 9C 2C 3S", "4C 7C 3D", "8C 2D"]
+    state = table(deal, top="5C", stock="KS 8D 6H")
+    for action in ("9C", "4C", "8C", "2C"):  # seat 1 played 4C on 9C holding 7C: a greedy seat plays the 7
+        state = rules.apply(state, action)
+    assert ungreedy_seats(rules.view(state, 0)) == frozenset()  # nothing shows it yet
+    drawn_first = rules.apply(rules.apply(state, "draw"), "7C")
+    assert ungreedy_seats(rules.view(drawn_first, 0)) == frozenset()  # the 7C may be the card it drew
+    state = rules.apply(state, "7C")
+    view = rules.view(state, 0)
+    assert ungreedy_seats(view) == {1}
+    # Its plain play then no longer tells it had no 7 or Ace of clubs; a greedy seat's still would.
+    assert pile("7C AC")[0] in infer_knowledge(view)[1].forbidden
+    assert 1 not in infer_knowledge(view, wild=ungreedy_seats(view))
+
+
+def test_greedy_seats_are_never_taken_for_seats_that_play_otherwise_and_random_ones_often_are(rules):
+    flagged = {"greedy": 0, "random": 0}
+    for seed in range(40):
+        rng = random.Random(seed)
+        kinds = ["greedy", "random", "greedy", "random", "greedy"]
+        bots = [GreedyBot() if kind == "greedy" else RandomBot() for kind in kinds]
+        state, seen = rules.new_game(5, {}), set()
+        while (mover := rules.to_move(state)) != TERMINAL:
+            if mover == CHANCE:
+                action = rules.sample_chance(state, rng)
+            else:
+                view = rules.view(state, mover)
+                seen |= ungreedy_seats(view)
+                action = bots[mover].choose(view, rules.legal_actions(state), BotContext(mover, rng))
+            state = rules.apply(state, action)
+        for seat in seen:
+            flagged[kinds[seat]] += 1
+    assert flagged["greedy"] == 0
+    assert flagged["random"] >= 10
 
 
 def test_the_expert_keeps_its_sevens_in_its_own_playouts_unless_answering_one():

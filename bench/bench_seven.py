@@ -98,7 +98,9 @@ def expert_options(args: argparse.Namespace) -> dict:
     """The expert's settings from the command line."""
     return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
                 greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries)
+                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries,
+                adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
+                beta=args.beta)
 
 
 class _KeeperBot:
@@ -153,17 +155,20 @@ def strength(args: argparse.Namespace) -> str:
         f"| wall time | {elapsed:.0f} s |",
         *([f"| sampled deals still at odds with a recent play | {expert.stats[1]} of {expert.stats[0]} |"]
           if args.bot == "expert" else []),
+        *([f"| posterior chain: decisions, of which fell back; deals, of which not yet explaining the log | "
+           f"{', '.join(map(str, expert.chain_stats))} |"] if args.bot == "expert" else []),
     ])
 
 
 class _Oracle(ExpertBot):
     """The expert's search given information no seat has (bench-only).
 
-    ``knows``: ``stock`` (the other hands and the stock order), ``hands`` (the
-    other hands), ``next`` (the next seat's hand only), ``short`` (the hands of
-    the seats holding two cards or fewer).  Whatever it does not know it samples
-    as the honest expert does.  This measures how much the hidden cards limit
-    any honest bot, and which of them matter.
+    ``knows``: one of :data:`KNOWS` -- whole hands (``stock``, ``hands``, ``next``,
+    ``short``) or parts of every other hand (``suits``, ``voids``, ``specials``,
+    ``plain``, ``suits+specials``: see :meth:`_reveal`).  Whatever it does not
+    know it samples (as the honest expert does for whole hands; at random for
+    the parts).  This measures how much the hidden cards limit any honest bot,
+    and which of them matter.
     """
 
     def __init__(self, knows: str, **options) -> None:
@@ -174,6 +179,8 @@ class _Oracle(ExpertBot):
     def _sample(self, view, unseen, knowledge, table, plays, rng):
         hands, stock = super()._sample(view, unseen, knowledge, table, plays, rng)
         true = self.state.hands
+        if self.knows in ("suits", "voids", "specials", "plain", "suits+specials"):
+            return self._reveal(view, unseen, rng)
         if self.knows in ("hands", "stock"):
             stock = list(self.state.stock)
             if self.knows == "hands":
@@ -193,16 +200,67 @@ class _Oracle(ExpertBot):
         return hands, stock
 
 
+    def _reveal(self, view, unseen, rng):
+        """A deal of the unseen cards that honours what the oracle knows of each other hand.
+
+        ``specials``/``plain``: where every 7, Ace and Queen (or every other card)
+        is, the rest of each hand dealt from the other kind; ``suits``: each hand's
+        count of each suit; ``voids``: which suits each hand lacks;
+        ``suits+specials``: both the specials and the suits of the rest.
+        """
+        knows = self.knows
+        special = frozenset(c for c in range(52) if c % 13 in (0, 6, 11))
+        kind = {"specials": special, "suits+specials": special, "plain": frozenset(range(52)) - special}.get(
+            knows, frozenset())
+        true = self.state.hands
+        hands = [list(hand) if seat == view.seat else [c for c in hand if c in kind] for seat, hand in enumerate(true)]
+        fixed = {c for seat, hand in enumerate(hands) if seat != view.seat for c in hand}
+        pool = [c for c in unseen if c not in fixed and c not in kind]
+        rng.shuffle(pool)
+        for seat, hand in enumerate(true):
+            if seat == view.seat:
+                continue
+            rest = [c for c in hand if c not in kind]
+            quota = [sum(1 for c in rest if c // 13 == suit) for suit in range(4)]
+            if knows == "voids":
+                present = [suit for suit in range(4) if quota[suit]]
+                quota = [1 if quota[suit] else 0 for suit in range(4)]
+                for _ in range(len(rest) - len(present)):
+                    quota[rng.choice(present)] += 1
+            elif "suits" not in knows:
+                quota = None
+            taken = []
+            for card in pool:
+                if len(taken) == len(rest):
+                    break
+                if quota is None or quota[card // 13] > 0:
+                    taken.append(card)
+                    if quota is not None:
+                        quota[card // 13] -= 1
+            hands[seat] += taken
+            chosen = set(taken)
+            pool = [c for c in pool if c not in chosen]
+        stock = pool + [c for c in unseen if c in kind and c not in fixed]
+        rng.shuffle(stock)
+        return hands, stock
+
+
 KNOWS = {
     "hands": "the other hands (not the stock order)",
     "stock": "the other hands and the stock order",
     "next": "the next seat's hand only",
     "short": "the hands of the seats holding 2 cards or fewer",
+    "suits": "how many cards of each suit each other hand holds",
+    "voids": "which suits each other hand holds none of",
+    "specials": "where every 7, Ace and Queen is (the plain cards sampled)",
+    "plain": "where every plain card is (7s, Aces, Queens sampled)",
+    "suits+specials": "where every 7, Ace and Queen is, and the suits of each hand's other cards",
 }
 
 
 def ceiling(args: argparse.Namespace) -> str:
-    options = expert_options(args)
+    # The oracles replace the dealt hidden cards, so they deal them the plain way (no posterior chain).
+    options = expert_options(args) | {"posterior": False}
     lines = [f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
              f"vs four greedy, {options})", "", "| knows | win rate | mean points |", "|---|---|---|"]
     for knows in args.knows.split(","):
@@ -397,6 +455,14 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
     p.add_argument("--tries", type=int, default=default.tries,
                    help="deals of the unseen cards tried per sample for one that explains recent plays")
+    p.add_argument("--no-posterior", action="store_true",
+                   help="deal the hidden cards as infer_knowledge bends them, not by the posterior chain")
+    p.add_argument("--burn", type=int, default=default.burn, help="posterior chain moves before the first deal")
+    p.add_argument("--thin", type=int, default=default.thin, help="posterior chain moves between deals")
+    p.add_argument("--beta", type=float, default=default.beta,
+                   help="posterior chain's energy weight (rises from 0.5 while burning in)")
+    p.add_argument("--no-adapt", action="store_true",
+                   help="read every seat's plays by the greedy model, even a seat whose plays contradict it")
     p.add_argument("--seed", type=int, default=0)
 
 

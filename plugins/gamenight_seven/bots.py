@@ -5,19 +5,24 @@ only -- its own hand, the others' hand sizes and the face-up table -- so no bot
 can peek at a hidden card.
 
 ``expert`` plays by *determinization* (perfect-information Monte Carlo): it
-reads from the public log what each seat is known to lack (a seat that had to
-draw holds nothing of the suit and rank asked for, nor a Queen; see
-:func:`infer_knowledge` for what plays and penalties tell) and what is known of
-the stock (after a reshuffle it holds only the discards it was made of; a 7,
-Ace or Queen buried at the deal sits at a known place: :func:`track_table`),
-deals the cards it cannot see at random into the other hands (by their known
-sizes, respecting all that) and the stock, plays each candidate move on for a
-few turns -- the other seats by the greedy policy, itself by
-:func:`keeper_card`, which holds its 7s for defence -- scores the position, and
-picks the move with the best mean over the samples.  Every suit a Queen could
-call is a candidate of its own.  The samples are shared by all candidates
-(common random numbers), so the comparison is between moves, not between lucky
-and unlucky deals.  It plays to win first, for points second.
+deals the cards it cannot see into the other hands (by their known sizes) and
+the stock, plays each candidate move on for a few turns -- the other seats by
+the greedy policy, itself by :func:`keeper_card`, which holds its 7s for
+defence -- scores the position, and picks the move with the best mean over the
+samples.  Every suit a Queen could call is a candidate of its own.  The samples
+are shared by all candidates (common random numbers), so the comparison is
+between moves, not between lucky and unlucky deals.  It plays to win first, for
+points second.
+
+Its deals explain the public log of the deal: a Markov chain
+(:class:`~gamenight_seven.posterior.Posterior`) places every card each seat
+has received so that the seat's every move -- what it played, what it called,
+that it had to draw -- is the move a greedy player holding those cards makes,
+and every card it played sat in its hand (a seat whose plays already show it
+plays otherwise, :func:`ungreedy_seats`, is held to the last rule only).
+Should the log not read into that model it falls back to dealing at random
+bent by what the log plainly tells: what each seat is known to lack
+(:func:`infer_knowledge`) and what is known of the stock (:func:`track_table`).
 
 How far this gets, and why not further (the moves that matter turn on all four
 hidden hands at once), is measured in bench/results/seven.md.
@@ -28,11 +33,14 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
 
 from .rules import CARD_CODES, HAND_SIZE, QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
+
+if TYPE_CHECKING:
+    from .posterior import Posterior
 
 __all__ = [
     "BOTS",
@@ -299,24 +307,34 @@ class ExpertBot:
     points, so the bot plays to win first and for points among equally good
     moves.  (Playing to the end measured no better, at twice the time.)
 
+    The deals come from the posterior chain (``posterior``): ``burn`` moves
+    before the first, ``thin`` between two, its energy weight ``beta``.
+
     The other settings exist for the bench's comparisons: ``keeper`` (its own
     playouts hold 7s; else greedy), ``all_calls`` (a Queen with every call; else
-    :func:`best_call`), ``track`` (use :func:`track_table`), ``tries`` (deal the
-    unseen cards up to this many times per sample and keep the deal that best
-    explains the seats' recent plays as greedy ones, :func:`surprises`; it
-    measured no stronger against greedy seats at twice the time, so it is off).
+    :func:`best_call`), ``adapt`` (stop reading a seat by the greedy model once
+    it shows it plays otherwise), and, for the plain sampler (``posterior``
+    off), ``track`` (use :func:`track_table`), ``greedy_model`` (see
+    :func:`infer_knowledge`) and ``tries`` (deal the unseen cards up to this many
+    times per sample and keep the deal that best explains the seats' recent plays
+    as greedy ones, :func:`surprises`).
     """
 
     def __init__(
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
         keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1,
-        adapt: bool = True,
+        adapt: bool = True, posterior: bool = True, burn: int = 2000, thin: int = 25, beta: float = 4.0,
     ) -> None:
         self.adapt = adapt
+        self.posterior = posterior
+        self.burn, self.thin, self.beta = burn, thin, beta
         self.track = track
         self.tries = tries
         self.stats = [0, 0]
-        """Sampled deals so far, and how many of them were still at odds with a recent play."""
+        """Deals from :meth:`_sample`, and how many of them were still at odds with a recent play."""
+        self.chain_stats = [0, 0, 0, 0]
+        """Decisions that ran a posterior chain, of which fell back to :meth:`_sample`; its deals, of
+        which it had not yet made explain the whole log."""
         self.samples = samples
         self.greedy_model = greedy_model
         self.horizon = horizon or TURN_LIMIT
@@ -359,15 +377,36 @@ class ExpertBot:
         plays = recent_plays(view) if self.tries > 1 else {}
         totals = [0.0] * len(candidates)
         deadline = time.monotonic() + ctx.time_budget * 0.8
+        chain = self._chain(view, wild, ctx.rng)
         for sample in range(self.samples):
             if sample and (ctx.should_stop() or time.monotonic() > deadline):
                 break
-            hands, stock = self._sample(view, unseen, knowledge, table, plays, ctx.rng)
+            if chain is not None:
+                chain.step(self.thin)
+                hands, stock = chain.deal()
+                self.chain_stats[2] += 1
+                self.chain_stats[3] += chain.total_energy() > 0
+            else:
+                hands, stock = self._sample(view, unseen, knowledge, table, plays, ctx.rng)
             seed = ctx.rng.getrandbits(32)
             for index, action in enumerate(candidates):
                 deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
                 totals[index] += self._evaluate(deal, view, action)
         return candidates[totals.index(max(totals))]
+
+    def _chain(self, view: SevenView, wild: frozenset[int], rng: random.Random) -> Posterior | None:
+        """A :class:`~gamenight_seven.posterior.Posterior` chain run in, or None to deal as :meth:`_sample` does."""
+        if not self.posterior:
+            return None
+        from .posterior import Posterior
+
+        chain = Posterior(view, random.Random(rng.getrandbits(32)), self.beta, wild)
+        self.chain_stats[0] += 1
+        if not chain.ok:
+            self.chain_stats[1] += 1
+            return None
+        chain.step(self.burn, beta_from=0.5)
+        return chain
 
     def _sample(
         self,
@@ -735,6 +774,6 @@ BOTS = (
         "Expert",
         plain_factory(ExpertBot),
         2,
-        "Counts the cards it has seen and plays each choice out on sampled deals of the rest.",
+        "Works out from every play what each seat may hold, and plays each choice out on such deals.",
     ),
 )

@@ -377,9 +377,12 @@ class ExpertBot:
         plays = recent_plays(view) if self.tries > 1 else {}
         totals = [0.0] * len(candidates)
         deadline = time.monotonic() + ctx.time_budget * 0.8
-        chain = self._chain(view, wild, ctx.rng)
+        def out_of_time() -> bool:
+            return ctx.should_stop() or time.monotonic() > deadline
+
+        chain = self._chain(view, wild, ctx.rng, out_of_time)
         for sample in range(self.samples):
-            if sample and (ctx.should_stop() or time.monotonic() > deadline):
+            if sample and out_of_time():
                 break
             if chain is not None:
                 chain.step(self.thin)
@@ -394,7 +397,9 @@ class ExpertBot:
                 totals[index] += self._evaluate(deal, view, action)
         return candidates[totals.index(max(totals))]
 
-    def _chain(self, view: SevenView, wild: frozenset[int], rng: random.Random) -> Posterior | None:
+    def _chain(
+        self, view: SevenView, wild: frozenset[int], rng: random.Random, stop: Callable[[], bool]
+    ) -> Posterior | None:
         """A :class:`~gamenight_seven.posterior.Posterior` chain run in, or None to deal as :meth:`_sample` does."""
         if not self.posterior:
             return None
@@ -405,7 +410,7 @@ class ExpertBot:
         if not chain.ok:
             self.chain_stats[1] += 1
             return None
-        chain.step(self.burn, beta_from=0.5)
+        chain.step(self.burn, beta_from=0.5, stop=stop)  # out of time: the first deal is what it has
         return chain
 
     def _sample(

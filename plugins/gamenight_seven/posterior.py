@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from functools import cache
 
 from .rules import HAND_SIZE, QUEEN, SEVEN, SevenView
@@ -302,7 +303,7 @@ class Posterior:
         else:
             self.stock_cards[-1 - place] = card
 
-    def step(self, moves: int, beta_from: float | None = None) -> None:
+    def step(self, moves: int, beta_from: float | None = None, stop: Callable[[], bool] | None = None) -> None:
         """``moves`` Metropolis proposals, ``beta`` rising from ``beta_from`` if given.
 
         A third of the proposals swap two cards nobody is known to have played
@@ -313,10 +314,13 @@ class Posterior:
         card there leaves).  While a seat's moves are unexplained, half the
         seat-wise proposals go to such a seat: this breaks the symmetry of the
         proposals only on the way to the states that explain the log.
+        ``stop`` is asked every 128 moves whether to stop early.
         """
         rng = self.rng
         gens = self.hidden_gens
         for move in range(moves):
+            if stop is not None and not move % 128 and move and stop():
+                return
             beta = self.beta if beta_from is None else beta_from + (self.beta - beta_from) * move / moves
             kind = rng.randrange(3)
             if kind == 0:

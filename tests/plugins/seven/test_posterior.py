@@ -6,7 +6,7 @@ import random
 
 import pytest
 from gamenight.sdk import CHANCE, TERMINAL, BotContext
-from gamenight_seven.bots import GreedyBot, RandomBot, ungreedy_seats
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, ungreedy_seats
 from gamenight_seven.posterior import Posterior
 
 
@@ -93,3 +93,21 @@ def test_the_sampler_reads_short_tables_too(rules, seats):
         chain.step(200)
         hands, stock = chain.deal()
         assert [len(hand) for hand in hands] == list(view.hand_sizes) and len(stock) == view.stock_count
+
+
+def test_the_expert_asked_to_stop_still_answers_with_a_legal_move_from_its_first_deal(rules):
+    state, view, _received = next(
+        (state, view, received) for state, view, received in greedy_deals(rules, range(5))
+        if len(view.events) > 30 and len(ExpertBot().candidates(view, rules.legal_actions(state))) > 1
+    )
+    bot = ExpertBot()
+    asked = []  # deals made when it asked
+
+    def stop() -> bool:
+        asked.append(bot.chain_stats[2])
+        return True
+
+    choice = bot.choose(view, rules.legal_actions(state), BotContext(0, random.Random(1), should_stop=stop))
+    assert choice in rules.legal_actions(state)
+    assert asked[0] == 0  # asked while running the chain in, before its first deal
+    assert bot.chain_stats[2] == 1  # and looked ahead on that one deal only

@@ -370,17 +370,19 @@ class ExpertBot:
         candidates = self.candidates(view, legal)
         if len(candidates) == 1:
             return candidates[0]
-        unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
-        wild = ungreedy_seats(view) if self.adapt else frozenset()
-        knowledge = infer_knowledge(view, self.greedy_model, wild)
-        table = track_table(view) if self.track else None
-        plays = recent_plays(view) if self.tries > 1 else {}
-        totals = [0.0] * len(candidates)
         deadline = time.monotonic() + ctx.time_budget * 0.8
+
         def out_of_time() -> bool:
             return ctx.should_stop() or time.monotonic() > deadline
 
+        wild = ungreedy_seats(view) if self.adapt else frozenset()
         chain = self._chain(view, wild, ctx.rng, out_of_time)
+        if chain is None:  # what the plain sampler needs
+            unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+            knowledge = infer_knowledge(view, self.greedy_model, wild)
+            table = track_table(view) if self.track else None
+            plays = recent_plays(view) if self.tries > 1 else {}
+        totals = [0.0] * len(candidates)
         for sample in range(self.samples):
             if sample and out_of_time():
                 break

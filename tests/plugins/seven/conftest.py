@@ -1,12 +1,35 @@
-"""Helpers for the SEVEN tests: cards by code and tables set up by hand."""
+"""Helpers for the SEVEN tests: cards by code, tables set up by hand, seeded deals of bots."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Iterable, Iterator, Sequence
 
 import pytest
+from gamenight.sdk import CHANCE, TERMINAL, BotContext
+from gamenight_seven.bots import GreedyBot, RandomBot
 from gamenight_seven.plugin import GAME
-from gamenight_seven.rules import PLAY, SevenRules, SevenState, parse_card
+from gamenight_seven.rules import PLAY, SevenRules, SevenState, SevenView, parse_card
+
+GREEDY_TABLE = ("greedy",) * 5
+
+
+def bot_deals(
+    rules: SevenRules, seeds: Iterable[int], kinds: Sequence[str] = GREEDY_TABLE
+) -> Iterator[tuple[int, SevenState, SevenView]]:
+    """Seeded deals of ``greedy``/``random`` bots: ``(seed, state, view of the seat to move)`` before each move."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        bots = [GreedyBot() if kind == "greedy" else RandomBot() for kind in kinds]
+        state = rules.new_game(len(kinds), {})
+        while (mover := rules.to_move(state)) != TERMINAL:
+            if mover == CHANCE:
+                action = rules.sample_chance(state, rng)
+            else:
+                view = rules.view(state, mover)
+                yield seed, state, view
+                action = bots[mover].choose(view, rules.legal_actions(state), BotContext(mover, rng))
+            state = rules.apply(state, action)
 
 
 def cards(text: str) -> tuple[int, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from gamenight.sdk import CHANCE, TERMINAL, BotContext
+from gamenight.sdk import BotContext
 from gamenight.testing import check_bot_legality
 from gamenight_seven.bots import (
     ExpertBot,
@@ -24,7 +24,7 @@ from gamenight_seven.bots import (
 )
 from gamenight_seven.plugin import GAME
 
-from .conftest import cards, pile, table
+from .conftest import bot_deals, cards, pile, table
 
 
 @pytest.mark.parametrize("bot_id", ["random", "greedy", "expert"])
@@ -150,24 +150,12 @@ def test_a_seat_that_plays_a_card_it_held_back_is_known_not_to_play_greedily(rul
 
 
 def test_greedy_seats_are_never_taken_for_seats_that_play_otherwise_and_random_ones_often_are(rules):
-    flagged = {"greedy": 0, "random": 0}
-    for seed in range(40):
-        rng = random.Random(seed)
-        kinds = ["greedy", "random", "greedy", "random", "greedy"]
-        bots = [GreedyBot() if kind == "greedy" else RandomBot() for kind in kinds]
-        state, seen = rules.new_game(5, {}), set()
-        while (mover := rules.to_move(state)) != TERMINAL:
-            if mover == CHANCE:
-                action = rules.sample_chance(state, rng)
-            else:
-                view = rules.view(state, mover)
-                seen |= ungreedy_seats(view)
-                action = bots[mover].choose(view, rules.legal_actions(state), BotContext(mover, rng))
-            state = rules.apply(state, action)
-        for seat in seen:
-            flagged[kinds[seat]] += 1
-    assert flagged["greedy"] == 0
-    assert flagged["random"] >= 10
+    kinds = ("greedy", "random", "greedy", "random", "greedy")
+    flagged: set[tuple[int, int]] = set()
+    for seed, _state, view in bot_deals(rules, range(40), kinds):
+        flagged |= {(seed, seat) for seat in ungreedy_seats(view)}
+    assert not [seat for _seed, seat in flagged if kinds[seat] == "greedy"]
+    assert len(flagged) >= 10
 
 
 def test_the_expert_keeps_its_sevens_in_its_own_playouts_unless_answering_one():
@@ -185,19 +173,8 @@ def test_the_expert_weighs_every_suit_a_queen_could_call(rules):
 
 def greedy_views(rules, deals):
     """Every (state, view) of the seats in seeded deals of five greedy bots."""
-    bot = GreedyBot()
-    for seed in range(deals):
-        rng = random.Random(seed)
-        state = rules.new_game(5, {})
-        while rules.to_move(state) != TERMINAL:
-            seat = rules.to_move(state)
-            if seat == CHANCE:
-                action = rules.sample_chance(state, rng)
-            else:
-                view = rules.view(state, seat)
-                yield state, view
-                action = bot.choose(view, rules.legal_actions(state), BotContext(seat, rng))
-            state = rules.apply(state, action)
+    for _seed, state, view in bot_deals(rules, range(deals)):
+        yield state, view
 
 
 def test_what_the_log_tells_about_the_stock_is_true_and_the_samples_respect_it(rules):

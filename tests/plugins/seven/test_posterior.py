@@ -5,33 +5,26 @@ from __future__ import annotations
 import random
 
 import pytest
-from gamenight.sdk import CHANCE, TERMINAL, BotContext
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, ungreedy_seats
+from gamenight.sdk import BotContext
+from gamenight_seven.bots import ExpertBot, ungreedy_seats
 from gamenight_seven.posterior import Posterior
 
+from .conftest import GREEDY_TABLE, bot_deals
 
-def greedy_deals(rules, seeds, kinds=("greedy",) * 5):
-    """Seeded deals; yields (state, view of seat 0, cards each other seat received so far, in order)."""
-    for seed in seeds:
-        rng = random.Random(seed)
-        bots = [GreedyBot() if kind == "greedy" else RandomBot() for kind in kinds]
-        state = rules.new_game(len(kinds), {})
-        received: dict[int, list[int]] = {}
-        while (mover := rules.to_move(state)) != TERMINAL:
-            if mover == CHANCE:
-                action = rules.sample_chance(state, rng)
-            else:
-                if mover == 0:
-                    yield state, rules.view(state, 0), received
-                view = rules.view(state, mover)
-                action = bots[mover].choose(view, rules.legal_actions(state), BotContext(mover, rng))
-            before = state.hands
-            state = rules.apply(state, action)
-            for seat in range(1, len(kinds)):
-                if not before[seat] and len(state.hands[seat]) == 5 and seat not in received:
-                    received[seat] = list(state.hands[seat])  # the deal
-                elif seat in received:
-                    received[seat] += sorted(c for c in state.hands[seat] if c not in before[seat])
+
+def greedy_deals(rules, seeds, kinds=GREEDY_TABLE):
+    """Seeded deals of bots; yields (state, view of seat 0, cards each other seat received so far, in order)."""
+    received: dict[int, list[int]] = {}
+    last_seed, before = -1, None
+    for seed, state, view in bot_deals(rules, seeds, kinds):
+        if seed != last_seed:
+            last_seed, received = seed, {seat: list(state.hands[seat]) for seat in range(1, len(kinds))}
+        else:  # one move since the last view (and maybe a reshuffle): what came into each hand
+            for seat in received:
+                received[seat] += sorted(c for c in state.hands[seat] if c not in before.hands[seat])
+        before = state
+        if view.seat == 0:
+            yield state, view, received
 
 
 def test_the_true_cards_explain_the_log_of_greedy_seats(rules):

@@ -72,11 +72,12 @@ class Posterior:
         self.wild = wild
         self.rng = rng
         self.beta = beta
-        self.ok = self._build()
+        self.ok = self._read_log() and self._place() and self._compile()
 
     # -- the model, read from the log --------------------------------------------------
 
-    def _build(self) -> bool:
+    def _read_log(self) -> bool:
+        """Each other seat's slots and moves in order, by replaying the public log (False: it does not add up)."""
         view = self.view
         me, seats = view.seat, view.seats
         slot_seat: list[int] = []  # per slot: its seat
@@ -162,8 +163,15 @@ class Posterior:
         for card in view.hand:
             mine_by_gen[gen_of[card]].add(card)
         pools[0] = set(range(52)) - {up}
-        self.gen = gen
-        self.stock_places = stock
+        self.gen, self.stock_places, self.pools, self.mine_by_gen = gen, stock, pools, mine_by_gen
+        self.slot_seat, self.slot_gen, self.slot_card, self.pinned = slot_seat, slot_gen, slot_card, pinned
+        self.timeline = timeline
+        return True
+
+    def _place(self) -> bool:
+        """A first placement: every played card in a slot of its seat, the other cards at random."""
+        gen, stock, pools, mine_by_gen = self.gen, self.stock_places, self.pools, self.mine_by_gen
+        slot_gen, slot_card, pinned = self.slot_gen, self.slot_card, self.pinned
         # Which cards each generation still has to place: its cards less mine, less pinned ones.
         free: list[list[int]] = []
         for g, pool in enumerate(pools):
@@ -173,7 +181,7 @@ class Posterior:
             free.append(sorted(pool - mine_by_gen[g] - known))
         # Place each played card in the latest free slot of its seat received before the play
         # (a card played just after a draw was most often the card drawn).
-        for entries in timeline.values():
+        for entries in self.timeline.values():
             open_slots: list[int] = []
             for entry in entries:
                 if entry[0] == "recv":
@@ -205,9 +213,12 @@ class Posterior:
                 self.stock_cards = cards
                 places += [-1 - k for k in range(stock_room)]
             self.positions.append(places)
-        self.slot_seat, self.slot_gen, self.slot_card = slot_seat, slot_gen, slot_card
-        self.timeline = timeline
-        # The same, compiled for _energy: (0, slot) a card received, (1, card, cards that may go on the
+        return True
+
+    def _compile(self) -> bool:
+        """The checks :meth:`_energy` runs, the tables :meth:`step` draws its moves from, the energies."""
+        timeline, slot_seat, slot_gen, pinned = self.timeline, self.slot_seat, self.slot_gen, self.pinned
+        # The timeline compiled for _energy: (0, slot) a card received, (1, card, cards that may go on the
         # lead, penalty, call) a play, (2, cards that may go on the lead) a draw, penalty or pass.
         # A wild seat's plays only need the card in hand, and its draws tell nothing.
         self.checks = {}
@@ -233,11 +244,11 @@ class Posterior:
         self.hidden_index = [{place: i for i, place in enumerate(places)} for places in self.hidden_places]
         self.hidden_gens = [g for g, places in enumerate(self.hidden_places) if len(places) > 1]
         self.slots_by_gen: dict[tuple[int, int], list[int]] = {}
-        for index in range(len(slot_card)):
+        for index in range(len(slot_seat)):
             if not pinned[index]:
                 self.slots_by_gen.setdefault((slot_seat[index], slot_gen[index]), []).append(index)
         self.seat_slots = [
-            [i for i in range(len(slot_card)) if slot_seat[i] == seat and not pinned[i]] for seat in timeline
+            [i for i in range(len(slot_seat)) if slot_seat[i] == seat and not pinned[i]] for seat in timeline
         ]
         self.seat_slots = [slots for slots in self.seat_slots if slots]
         self.slots_of = {self.slot_seat[slots[0]]: slots for slots in self.seat_slots}

@@ -5,6 +5,7 @@ Run from the repository root (each part can be run on its own)::
     .venv/bin/python bench/bench_seven.py strength --opponent greedy --deals 2000
     .venv/bin/python bench/bench_seven.py strength --opponent random --deals 2000
     .venv/bin/python bench/bench_seven.py ceiling --knows hands,stock,next,short --deals 400
+    .venv/bin/python bench/bench_seven.py ceiling --knows voids,suits,specials,plain,suits+specials --deals 400
     .venv/bin/python bench/bench_seven.py speed --seconds 40
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
@@ -15,12 +16,15 @@ Run from the repository root (each part can be run on its own)::
   expert's decision time (median and 99th percentile).  ``--bot greedy``,
   ``random`` or ``keeper`` (the expert's playout policy alone) put a baseline
   in the same seat on the same deals; the expert's settings (``--samples``,
-  ``--horizon``, ``--tries`` ...) can be varied, and
+  ``--horizon``, ``--no-posterior`` for the plain sampler, the posterior
+  chain's ``--burn``/``--thin``/``--beta`` ...) can be varied, and
   ``--outcomes FILE`` keeps every deal's result for paired comparisons.
 * ``ceiling``: the expert's search handed some of the true hidden cards (a
   bench-only oracle: all other hands, also the stock order, the next seat's
-  hand, or the hands of the seats close to going out), to show how far hidden
-  information limits any honest bot, and which of it matters.
+  hand, the hands of the seats close to going out, or a part of every hand:
+  its voids, its suit counts, where the 7s/Aces/Queens or the plain cards
+  are), to show how far hidden information limits any honest bot, and which
+  of it matters.
 * ``speed``: random deals per second of this engine, measured side by side in
   this one process with OpenSpiel's ``crazy_eights`` (``pip install
   open_spiel``; not a project dependency) driven by random legal actions from

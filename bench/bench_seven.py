@@ -102,7 +102,7 @@ def expert_options(args: argparse.Namespace) -> dict:
     """The expert's settings from the command line."""
     return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
                 greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track, tries=args.tries,
+                all_calls=not args.best_call_only, track=not args.no_track,
                 adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
                 beta=args.beta)
 
@@ -157,8 +157,6 @@ def strength(args: argparse.Namespace) -> str:
         f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
         f"| deals ended by the 500-turn guard | {limit_hits} |",
         f"| wall time | {elapsed:.0f} s |",
-        *([f"| sampled deals still at odds with a recent play | {expert.stats[1]} of {expert.stats[0]} |"]
-          if args.bot == "expert" else []),
         *([f"| posterior chain: decisions, of which fell back; deals, of which not yet explaining the log | "
            f"{', '.join(map(str, expert.chain_stats))} |"] if args.bot == "expert" else []),
     ])
@@ -180,8 +178,8 @@ class _Oracle(ExpertBot):
         self.knows = knows
         self.state = None
 
-    def _sample(self, view, unseen, knowledge, table, plays, rng):
-        hands, stock = super()._sample(view, unseen, knowledge, table, plays, rng)
+    def _sample(self, view, unseen, knowledge, table, rng):
+        hands, stock = super()._sample(view, unseen, knowledge, table, rng)
         true = self.state.hands
         if self.knows in ("suits", "voids", "specials", "plain", "suits+specials"):
             return self._reveal(view, unseen, rng)
@@ -457,8 +455,6 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-keeper", action="store_true", help="the expert's own playouts play greedy_card")
     p.add_argument("--best-call-only", action="store_true", help="a Queen is tried with best_call only")
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
-    p.add_argument("--tries", type=int, default=default.tries,
-                   help="deals of the unseen cards tried per sample for one that explains recent plays")
     p.add_argument("--no-posterior", action="store_true",
                    help="deal the hidden cards as infer_knowledge bends them, not by the posterior chain")
     p.add_argument("--burn", type=int, default=default.burn, help="posterior chain moves before the first deal")

@@ -54,8 +54,6 @@ __all__ = [
     "greedy_card",
     "infer_knowledge",
     "keeper_card",
-    "recent_plays",
-    "surprises",
     "track_table",
     "ungreedy_seats",
 ]
@@ -314,24 +312,19 @@ class ExpertBot:
     playouts hold 7s; else greedy), ``all_calls`` (a Queen with every call; else
     :func:`best_call`), ``adapt`` (stop reading a seat by the greedy model once
     it shows it plays otherwise), and, for the plain sampler (``posterior``
-    off), ``track`` (use :func:`track_table`), ``greedy_model`` (see
-    :func:`infer_knowledge`) and ``tries`` (deal the unseen cards up to this many
-    times per sample and keep the deal that best explains the seats' recent plays
-    as greedy ones, :func:`surprises`).
+    off), ``track`` (use :func:`track_table`) and ``greedy_model`` (see
+    :func:`infer_knowledge`).
     """
 
     def __init__(
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
-        keeper: bool = True, all_calls: bool = True, track: bool = True, tries: int = 1,
+        keeper: bool = True, all_calls: bool = True, track: bool = True,
         adapt: bool = True, posterior: bool = True, burn: int = 2000, thin: int = 25, beta: float = 4.0,
     ) -> None:
         self.adapt = adapt
         self.posterior = posterior
         self.burn, self.thin, self.beta = burn, thin, beta
         self.track = track
-        self.tries = tries
-        self.stats = [0, 0]
-        """Deals from :meth:`_sample`, and how many of them were still at odds with a recent play."""
         self.chain_stats = [0, 0, 0, 0]
         """Decisions that ran a posterior chain, of which fell back to :meth:`_sample`; its deals, of
         which it had not yet made explain the whole log."""
@@ -381,7 +374,6 @@ class ExpertBot:
             unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
             knowledge = infer_knowledge(view, self.greedy_model, wild)
             table = track_table(view) if self.track else None
-            plays = recent_plays(view) if self.tries > 1 else {}
         totals = [0.0] * len(candidates)
         for sample in range(self.samples):
             if sample and out_of_time():
@@ -392,7 +384,7 @@ class ExpertBot:
                 self.chain_stats[2] += 1
                 self.chain_stats[3] += chain.total_energy() > 0
             else:
-                hands, stock = self._sample(view, unseen, knowledge, table, plays, ctx.rng)
+                hands, stock = self._sample(view, unseen, knowledge, table, ctx.rng)
             seed = ctx.rng.getrandbits(32)
             for index, action in enumerate(candidates):
                 deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
@@ -421,23 +413,11 @@ class ExpertBot:
         unseen: list[int],
         knowledge: Mapping[int, Knowledge],
         table: Table | None,
-        plays: Mapping[int, Sequence[tuple[int, int, int, int, int]]],
         rng: random.Random,
     ) -> tuple[list[list[int]], list[int]]:
-        """A deal of the unseen cards; of ``tries`` deals, the first that explains the recent plays best."""
-        best: tuple[list[list[int]], list[int]] = ([], [])
-        best_surprise = -1
-        for _try in range(self.tries):
-            rng.shuffle(unseen)
-            hands, stock = determinize(view, unseen, knowledge, table, rng)
-            surprise = surprises(hands, plays) if plays else 0
-            if best_surprise < 0 or surprise < best_surprise:
-                best, best_surprise = (hands, stock), surprise
-                if not surprise:
-                    break
-        self.stats[0] += 1
-        self.stats[1] += best_surprise > 0
-        return best
+        """The plain sampler: the unseen cards dealt at random, as far as ``knowledge`` and ``table`` allow."""
+        rng.shuffle(unseen)
+        return determinize(view, unseen, knowledge, table, rng)
 
     def _evaluate(self, deal: _Deal, view: SevenView, action: Action) -> float:
         me = view.seat
@@ -573,45 +553,6 @@ def ungreedy_seats(view: SevenView) -> frozenset[int]:
             rank = QUEEN if event.call >= 0 else _RANK[card]
             penalty = penalty + 3 if _RANK[card] == SEVEN else 0
     return frozenset(found)
-
-
-def recent_plays(view: SevenView) -> dict[int, list[tuple[int, int, int, int, int]]]:
-    """Each other seat's plays since it last received cards: ``(top, called, penalty, card, call)``, oldest first.
-
-    The hand a seat held at each of those plays is its hand now plus the cards
-    it has played since, so a sampled hand can be checked against them.
-    """
-    plays: dict[int, list[tuple[int, int, int, int, int]]] = {}
-    top, called, penalty = -1, -1, 0
-    for event in view.events:
-        kind = event.kind
-        if kind == "play":
-            plays.setdefault(event.seat, []).append((top, called, penalty, event.card, event.call))
-            top, called = event.card, event.call
-            penalty = penalty + 3 if _RANK[top] == SEVEN else 0
-        elif kind == "draw" or kind == "penalty":
-            plays[event.seat] = []
-            if kind == "penalty":
-                penalty = 0
-        elif kind == "up":
-            top = event.card
-    plays.pop(view.seat, None)
-    return {seat: moves for seat, moves in plays.items() if moves}
-
-
-def surprises(hands: Sequence[Sequence[int]], plays: Mapping[int, Sequence[tuple[int, int, int, int, int]]]) -> int:
-    """How many of the recent plays :func:`greedy_card` would not have made with these hands."""
-    count = 0
-    for seat, moves in plays.items():
-        hand = list(hands[seat])
-        for top, called, penalty, card, call in reversed(moves):
-            hand.append(card)
-            hand.sort()
-            if greedy_card(hand, top, called, penalty) != card:
-                count += 1
-            elif call >= 0 and best_call([c for c in hand if c != card]) != call:
-                count += 1
-    return count
 
 
 class Table(NamedTuple):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
@@ -442,6 +443,7 @@ class Knowledge(NamedTuple):
     """Cards it has received since (those may be anything)."""
 
 
+@cache
 def _matching(suit: int, rank: int, penalty: int) -> frozenset[int]:
     """The cards that may be played on a target (all Queens included unless a 7 is pending)."""
     if penalty:

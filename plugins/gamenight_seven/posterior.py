@@ -33,28 +33,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from functools import cache
 
+from .bots import _GREEDY_ORDER, _RANK, _SUIT, _matching
 from .rules import HAND_SIZE, QUEEN, SEVEN, SevenView
 
 __all__ = ["Posterior"]
 
-_SUIT = tuple(c // 13 for c in range(52))
-_RANK = tuple(c % 13 for c in range(52))
 HOLD_BREACH = 1000
 """Energy of a played card that was not in the seat's hand: the chain never accepts it."""
-
-
-_ORDER = tuple(3 if r == SEVEN else 2 if r == 0 else 0 if r == QUEEN else 1 for r in range(13))
-"""The greedy policy's order of ranks: a 7, an Ace, a plain card, a Queen (as in bots._GREEDY_ORDER)."""
-
-
-@cache
-def _matching(suit: int, rank: int, called: int, penalty: int) -> frozenset[int]:
-    """The cards that may go on a lead (only 7s under a penalty; Queens on anything else)."""
-    if penalty:
-        return frozenset(c for c in range(52) if _RANK[c] == SEVEN)
-    return frozenset(c for c in range(52) if _SUIT[c] == suit or _RANK[c] == rank or _RANK[c] == QUEEN)
 
 
 class Posterior:
@@ -232,9 +218,9 @@ class Posterior:
                     if wild:
                         checks.append((1, entry[1], frozenset(), 0, -1))
                     else:
-                        checks.append((1, entry[1], _matching(*entry[3:7]), entry[6], entry[7]))
+                        checks.append((1, entry[1], _matching(entry[3], entry[4], entry[6]), entry[6], entry[7]))
                 elif not wild:
-                    checks.append((2, _matching(*entry[1:5])))
+                    checks.append((2, _matching(entry[1], entry[2], entry[4])))
             self.checks[seat] = checks
         # Proposal tables.  A card some seat played in a generation stays in that seat's slots.
         played = {(entry[1], entry[2]) for entries in timeline.values() for entry in entries if entry[0] == "play"}
@@ -287,9 +273,9 @@ class Posterior:
                     if penalty:
                         energy += sum(1 for c in rivals if c < card)
                     else:
-                        key = (_ORDER[_RANK[card]], counts[_SUIT[card]])
+                        key = (_GREEDY_ORDER[_RANK[card]], counts[_SUIT[card]])
                         for c in rivals:
-                            other = (_ORDER[_RANK[c]], counts[_SUIT[c]])
+                            other = (_GREEDY_ORDER[_RANK[c]], counts[_SUIT[c]])
                             if other > key or (other == key and c < card):
                                 energy += 1
                 hand.discard(card)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
 
-from .rules import CARD_CODES, HAND_SIZE, QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
+from .rules import CARD_CODES, HAND_SIZE, QUEEN, SEVEN, SUITS, TURN_LIMIT, Event, SevenView, parse_card
 
 if TYPE_CHECKING:
     from .posterior import Posterior
@@ -49,6 +49,7 @@ __all__ = [
     "GreedyBot",
     "Knowledge",
     "RandomBot",
+    "StockReplay",
     "Table",
     "best_call",
     "determinize",
@@ -568,62 +569,94 @@ class Table(NamedTuple):
     """Cards known to have been drawn by a seat (a buried card whose place came up), by card."""
 
 
-def track_table(view: SevenView) -> Table | None:
-    """Replay the public log for what is known of the stock (None if the log does not add up).
+class StockReplay:
+    """The stock as the public log tells it, replayed event by event.
 
-    A reshuffle turns the discards -- all seen face up -- into the new stock, so
-    from then on the stock holds only those cards (less what was drawn since)
-    and every other unseen card is in a hand.  A 7, Ace or Queen turned up at
-    the deal goes back into the middle of the stock, at a place everyone saw:
-    whoever draws that place gets that card.
+    A reshuffle turns the discards -- all seen face up -- into the new stock (a
+    new *generation*: 0 is the stock of the deal).  A 7, Ace or Queen turned up
+    at the deal goes back into the middle of the stock, at a place everyone saw.
+    ``slots`` is the stock, top last: a known card, or -1.
     """
-    slots: list[int] = [-1] * (52 - HAND_SIZE * view.seats)
-    leftover: list[int] = []  # the old stock's last cards, drawn by the draw the reshuffle interrupted
-    pile: list[int] = []
-    pool: frozenset[int] | None = None
-    held: dict[int, int] = {}
-    for event in view.events:
+
+    def __init__(self, seats: int) -> None:
+        self.slots: list[int] = [-1] * (52 - HAND_SIZE * seats)
+        self.leftover: list[int] = []
+        """The old stock's last cards, drawn by the draw a reshuffle interrupted."""
+        self.pile: list[int] = []
+        """The discards, oldest first."""
+        self.pools: list[list[int]] = []
+        """The cards each reshuffle made into a stock (generation ``g`` is ``pools[g - 1]``)."""
+        self.gen = 0
+
+    def feed(self, event: Event) -> list[tuple[int, int]] | None:
+        """Replay one event: the cards a draw or penalty took in order, as ``(card or -1, generation)``.
+
+        Other events take nothing (``[]``); None means the log does not add up.
+        """
         kind = event.kind
         if kind == "play":
-            pile.append(event.card)
-            held.pop(event.card, None)
+            self.pile.append(event.card)
         elif kind == "draw" or kind == "penalty":
             count = event.count
-            taken = leftover[:count]
-            del leftover[:count]
-            count -= len(taken)
-            if count > len(slots):
+            taken = [(card, self.gen - 1) for card in self.leftover[:count]]
+            del self.leftover[:count]
+            rest = count - len(taken)
+            slots = self.slots
+            if rest > len(slots):
                 return None
-            if count:
-                taken += slots[len(slots) - count :]
-                del slots[len(slots) - count :]
-            for card in taken:
-                if card >= 0:
-                    held[card] = event.seat
+            if rest:
+                taken += [(card, self.gen) for card in reversed(slots[len(slots) - rest :])]
+                del slots[len(slots) - rest :]
+            return taken
         elif kind == "shuffle":
-            leftover = slots[::-1]
-            pool = frozenset(pile[:-1])
+            pool = self.pile[:-1]
             if len(pool) != event.count:
                 return None
-            pile = pile[-1:]
-            slots = [-1] * event.count
-        elif kind == "bury":
-            if not slots:
+            self.leftover = self.slots[::-1]
+            self.pools.append(pool)
+            self.gen += 1
+            self.pile = self.pile[-1:]
+            self.slots = [-1] * event.count
+        elif kind == "bury" or kind == "up":
+            if not self.slots:
                 return None
-            slots.pop()
-            slots.insert(len(slots) // 2, event.card)
-        elif kind == "up":
-            if not slots:
-                return None
-            slots.pop()
-            pile = [event.card]
-    if leftover or len(slots) != view.stock_count:
+            self.slots.pop()
+            if kind == "bury":
+                self.slots.insert(len(self.slots) // 2, event.card)
+            else:
+                self.pile = [event.card]
+        return []
+
+    def complete(self, view: SevenView) -> bool:
+        """Whether the replay ends with the stock the view shows."""
+        return not self.leftover and len(self.slots) == view.stock_count
+
+
+def track_table(view: SevenView) -> Table | None:
+    """What the public log tells about the stock (None if the log does not add up; see :class:`StockReplay`).
+
+    After a reshuffle the stock holds only the cards it was made of (less what
+    was drawn since), and every other unseen card is in a hand; whoever draws
+    the place of a card buried at the deal gets that card.
+    """
+    replay = StockReplay(view.seats)
+    held: dict[int, int] = {}
+    for event in view.events:
+        taken = replay.feed(event)
+        if taken is None:
+            return None
+        if event.kind == "play":
+            held.pop(event.card, None)
+        for card, _gen in taken:
+            if card >= 0:
+                held[card] = event.seat
+    if not replay.complete(view):
         return None
     hand = set(view.hand)
     played = set(view.played)
     return Table(
-        pool,
-        tuple(slots),
+        frozenset(replay.pools[-1]) if replay.pools else None,
+        tuple(replay.slots),
         {card: seat for card, seat in held.items() if seat != view.seat and card not in hand and card not in played},
     )
 

@@ -34,7 +34,7 @@ import math
 import random
 from collections.abc import Callable
 
-from .bots import _GREEDY_ORDER, _RANK, _SUIT, _matching
+from .bots import _GREEDY_ORDER, _RANK, _SUIT, StockReplay, _matching
 from .rules import HAND_SIZE, QUEEN, SEVEN, SevenView
 
 __all__ = ["Posterior"]
@@ -71,13 +71,10 @@ class Posterior:
         slot_card: list[int] = []  # -1 unknown, else the card (pinned, or assigned by the chain)
         pinned: list[bool] = []
         timeline: dict[int, list[tuple]] = {s: [] for s in range(seats) if s != me}
-        gen_of = [0] * 52
-        gen = 0
-        discards: list[int] = []
+        gen_of = [0] * 52  # the generation each card belongs to now
         pools: list[set[int]] = [set()]
         mine_by_gen: list[set[int]] = [set()]
-        stock: list[int] = [-1] * (52 - HAND_SIZE * seats)  # known places (-1 unknown), top last
-        leftover: list[int] = []
+        replay = StockReplay(seats)
         up = -1
         suit, rank, called, penalty = -1, -1, -1, 0
 
@@ -93,14 +90,12 @@ class Posterior:
             for _ in range(HAND_SIZE):
                 new_slot(seat, 0, -1)
         for event in view.events:
+            taken = replay.feed(event)
+            if taken is None:
+                return False
             kind, seat = event.kind, event.seat
-            if kind == "bury":
-                stock.pop()
-                stock.insert(len(stock) // 2, event.card)
-            elif kind == "up":
-                stock.pop()
+            if kind == "up":
                 up = event.card
-                discards = [up]
                 suit, rank = _SUIT[up], _RANK[up]
             elif kind == "play":
                 card = event.card
@@ -108,7 +103,6 @@ class Posterior:
                     mine_by_gen[gen_of[card]].add(card)
                 else:
                     timeline[seat].append(("play", card, gen_of[card], suit, rank, called, penalty, event.call))
-                discards.append(card)
                 called = event.call
                 suit = called if called >= 0 else _SUIT[card]
                 rank = QUEEN if called >= 0 else _RANK[card]
@@ -116,39 +110,21 @@ class Posterior:
             elif kind == "draw" or kind == "penalty" or kind == "pass":
                 if seat != me:
                     timeline[seat].append(("none", suit, rank, called, penalty))
-                if kind == "pass":
-                    continue
-                count = event.count
-                taken = [(card, gen - 1) for card in leftover[:count]]
-                del leftover[:count]
-                rest = count - len(taken)
-                if rest > len(stock):
-                    return False
-                if rest:
-                    taken += [(card, gen) for card in reversed(stock[len(stock) - rest :])]
-                    del stock[len(stock) - rest :]
-                if seat != me:
                     for card, g in taken:
                         new_slot(seat, g, card)
                 if kind == "penalty":
                     penalty = 0
             elif kind == "shuffle":
-                leftover = stock[::-1]
-                pool = discards[:-1]
-                if len(pool) != event.count:
-                    return False
-                gen += 1
-                for card in pool:
-                    gen_of[card] = gen
-                pools.append(set(pool))
+                for card in replay.pools[-1]:
+                    gen_of[card] = replay.gen
+                pools.append(set(replay.pools[-1]))
                 mine_by_gen.append(set())
-                discards = discards[-1:]
-                stock = [-1] * event.count
-        if leftover or len(stock) != view.stock_count:
+        if not replay.complete(view):
             return False
         for card in view.hand:
             mine_by_gen[gen_of[card]].add(card)
         pools[0] = set(range(52)) - {up}
+        gen, stock = replay.gen, replay.slots
         self.gen, self.stock_places, self.pools, self.mine_by_gen = gen, stock, pools, mine_by_gen
         self.slot_seat, self.slot_gen, self.slot_card, self.pinned = slot_seat, slot_gen, slot_card, pinned
         self.timeline = timeline

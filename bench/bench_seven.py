@@ -104,7 +104,7 @@ def expert_options(args: argparse.Namespace) -> dict:
                 greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
                 all_calls=not args.best_call_only, track=not args.no_track,
                 adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
-                beta=args.beta, foresight=args.foresight)
+                beta=args.beta)
 
 
 class _KeeperBot:
@@ -453,8 +453,6 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-greedy-model", action="store_true",
                    help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played")
     p.add_argument("--no-keeper", action="store_true", help="the expert's own playouts play greedy_card")
-    p.add_argument("--foresight", action="store_true",
-                   help="the expert's own playout moves look one round ahead in the sampled deal")
     p.add_argument("--best-call-only", action="store_true", help="a Queen is tried with best_call only")
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
     p.add_argument("--no-posterior", action="store_true",

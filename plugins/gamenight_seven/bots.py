@@ -221,7 +221,7 @@ class _Deal:
 
     def playout(
         self, horizon: int = TURN_LIMIT, me: int = -1,
-        policy: Callable[[Sequence[int], int, int, int], int] = greedy_card, foresight: bool = False,
+        policy: Callable[[Sequence[int], int, int, int], int] = greedy_card,
     ) -> int:
         """Play to the end of the deal (or ``horizon`` more turns); return the winner or -1.
 
@@ -234,10 +234,7 @@ class _Deal:
             seat = self.turn
             hand = self.hands[seat]
             choose = policy if seat == me else greedy_card
-            if seat == me and foresight:
-                card = self.foresight_card(seat, policy)
-            else:
-                card = choose(hand, self.discards[-1], self.called, self.penalty)
+            card = choose(hand, self.discards[-1], self.called, self.penalty)
             if card < 0 and self.penalty:
                 drawn = self._draw(seat, self.penalty)
                 self.penalty = 0
@@ -269,85 +266,6 @@ class _Deal:
         # Blocked (or the turn limit): the lowest penalty wins, ties from the seat to move.
         order = [(self.turn + k) % seats for k in range(seats)]
         return min(order, key=lambda s: sum(_PENALTY[c] for c in self.hands[s]))
-
-    def foresight_card(self, seat: int, policy: Callable[[Sequence[int], int, int, int], int]) -> int:
-        """``seat``'s card chosen by playing each matching card on until its next turn (or -1 to draw).
-
-        The other seats answer by :func:`greedy_card` from the hands of this
-        deal, drawing from its stock; the card that makes them draw most and
-        leaves ``seat`` no penalty to take wins, ``policy``'s order breaks ties.
-        """
-        hand = self.hands[seat]
-        penalty = self.penalty
-        if penalty:
-            options = [c for c in hand if c in _SEVENS]
-        else:
-            if self.called >= 0:
-                suit, rank = self.called, QUEEN
-            else:
-                top = self.discards[-1]
-                suit, rank = _SUIT[top], _RANK[top]
-            options = [c for c in hand if _RANK[c] == QUEEN or _RANK[c] == rank or _SUIT[c] == suit]
-        if len(options) < 2:
-            return options[0] if options else -1
-        first = policy(hand, self.discards[-1], self.called, penalty)
-        seats = self.seats
-        stock = self.stock
-        best, best_value = first, None
-        for card in options:
-            rest = [c for c in hand if c != card]
-            if not rest:
-                return card
-            rank = _RANK[card]
-            called = best_call(rest) if rank == QUEEN else -1
-            pending = penalty + 3 if rank == SEVEN else 0
-            top = card
-            turn = (seat + (2 if rank == ACE else 1)) % seats
-            drawn_total = 0
-            value = 0.0
-            used = 0
-            hands: dict[int, list[int]] = {}
-            guard = 0
-            while turn != seat and guard < 2 * seats:
-                guard += 1
-                other = hands.get(turn)
-                if other is None:
-                    other = hands[turn] = list(self.hands[turn])
-                answer = greedy_card(other, top, called, pending)
-                if answer < 0 and pending:
-                    take = min(pending, len(stock) - used)
-                    other.extend(stock[len(stock) - used - take : len(stock) - used])
-                    used += take
-                    drawn_total += take
-                    pending = 0
-                    turn = (turn + 1) % seats
-                    continue
-                while answer < 0 and used < len(stock):
-                    used += 1
-                    other.append(stock[len(stock) - used])
-                    drawn_total += 1
-                    answer = greedy_card(other, top, called, pending)
-                if answer < 0:
-                    turn = (turn + 1) % seats
-                    continue
-                other.remove(answer)
-                if not other:
-                    value = -100.0
-                    break
-                answer_rank = _RANK[answer]
-                called = best_call(other) if answer_rank == QUEEN else -1
-                pending = pending + 3 if answer_rank == SEVEN else 0
-                top = answer
-                turn = (turn + (2 if answer_rank == ACE else 1)) % seats
-            else:
-                value = float(drawn_total)
-                if pending and not any(c in _SEVENS for c in rest):
-                    value -= pending
-            if card == first:
-                value += 0.5
-            if best_value is None or value > best_value:
-                best, best_value = card, value
-        return best
 
     def score(self, seat: int, winner: int, win_bonus: float = 0.0) -> float:
         """``seat``'s points for the deal (RULES §2 Scoring) plus ``win_bonus`` if it won.
@@ -404,9 +322,7 @@ class ExpertBot:
         self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
         keeper: bool = True, all_calls: bool = True, track: bool = True,
         adapt: bool = True, posterior: bool = True, burn: int = 2000, thin: int = 25, beta: float = 4.0,
-        foresight: bool = False,
     ) -> None:
-        self.foresight = foresight
         self.adapt = adapt
         self.posterior = posterior
         self.burn, self.thin, self.beta = burn, thin, beta
@@ -516,7 +432,7 @@ class ExpertBot:
             winner = deal.play(me, _card_of(action), SUITS.index(action[3]) if ":" in action else -1)
             if winner >= 0:
                 return deal.score(me, winner, self.win_bonus)
-        return deal.score(me, deal.playout(self.horizon, me, self.policy, self.foresight), self.win_bonus)
+        return deal.score(me, deal.playout(self.horizon, me, self.policy), self.win_bonus)
 
 
 class Knowledge(NamedTuple):

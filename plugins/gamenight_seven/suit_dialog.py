@@ -1,4 +1,8 @@
-"""The suit choice after a Queen: ♠ ♥ ♣ ♦ by key (s h c d, 1-4) or by mouse."""
+"""The suit choice after a Queen: ♠ ♥ ♣ ♦ by key (s h c d, 1-4) or by mouse.
+
+It sits over the right of the table, clear of the hand on the left, which
+stays in view (dimmed) while the player weighs the call.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +24,11 @@ class SuitDialog(ModalScreen[int | None]):
     """Ask which suit a Queen calls; dismisses with the suit index, or ``None`` (Escape)."""
 
     DEFAULT_CSS = """
-    SuitDialog { align: center middle; }
+    SuitDialog { align: right middle; }
     SuitDialog > Vertical {
-        width: auto; height: auto; padding: 1 2; border: thick $primary; background: $surface;
+        width: 44; height: auto; margin-right: 1; padding: 1 2; border: thick $primary; background: $surface;
     }
-    SuitDialog Label { width: auto; margin-bottom: 1; }
+    SuitDialog Label { width: 100%; margin-bottom: 1; }
     SuitDialog Horizontal { width: auto; height: auto; }
     SuitDialog Button { min-width: 8; width: 8; margin: 0 1 0 0; text-style: bold; }
     SuitDialog Button.red { color: $text-error; }

@@ -89,6 +89,20 @@ async def test_a_whole_deal_can_be_played_by_keys_with_a_queen_and_its_suit_choi
         assert isinstance(app.screen, SevenScreen) and not match.over and match.games_played == 1
 
 
+async def test_the_suit_dialog_leaves_the_hand_and_the_top_card_in_view(tmp_path):
+    app, _match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        table = app.screen
+        await pilot.press("end", "enter")
+        dialog = app.screen
+        assert isinstance(dialog, SuitDialog)
+        box = dialog.query_one("Vertical").region
+        for name in ("#hand", "#table"):
+            assert not box.overlaps(table.query_one(name).region), name
+        assert dialog.styles.background.a < 1  # dimmed, not hidden
+
+
 async def test_an_unplayable_card_is_refused_with_the_reason_and_nothing_changes(tmp_path):
     app, match = make_app(tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:

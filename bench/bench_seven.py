@@ -10,7 +10,7 @@ Run from the repository root (each part can be run on its own)::
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
 * ``strength``: ``expert`` in one seat against four ``greedy`` or four
-  ``random`` bots.  The expert's seat rotates with the deal number (seat 0
+  ``random`` bots (or four ``expert`` ones at their defaults).  The expert's seat rotates with the deal number (seat 0
   always leads), deal ``i`` uses seed ``i``.  Win rate and mean points per
   deal with 95% confidence intervals (fair share: 20% and 0 points), and the
   expert's decision time (median and 99th percentile).  ``--bot greedy``,
@@ -116,7 +116,7 @@ class _KeeperBot:
 
 
 def strength(args: argparse.Namespace) -> str:
-    opponent = {"greedy": GreedyBot, "random": RandomBot}[args.opponent]
+    opponent = {"greedy": GreedyBot, "random": RandomBot, "expert": ExpertBot}[args.opponent]
     if args.bot == "expert":
         expert = ExpertBot(**expert_options(args))
     else:  # a baseline: the same seat played by a plain bot
@@ -470,7 +470,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="part", required=True)
     p = sub.add_parser("strength")
-    p.add_argument("--opponent", choices=("greedy", "random"), default="greedy")
+    p.add_argument("--opponent", choices=("greedy", "random", "expert"), default="greedy",
+                   help="the four other seats (expert: at its defaults, whatever the measured seat is given)")
     p.add_argument("--bot", choices=("expert", "greedy", "random", "keeper"), default="expert",
                    help="the bot in the measured seat (greedy/random/keeper give baselines)")
     p.add_argument("--deals", type=int, default=2000)

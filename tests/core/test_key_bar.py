@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gamenight.app import GameNightApp
+from gamenight.i18n import set_language
 from gamenight.screens.help_screen import HelpScreen
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.widgets.key_bar import KeyBar
@@ -23,6 +24,14 @@ async def test_the_lobby_bar_lists_its_keys_and_the_palette_at_the_right(nim_reg
         for label in ("h Rules", "r Resume", "s Settings", "p Plugins", "q Quit"):
             assert label in text
         assert text.rstrip().endswith("^p palette") and len(text) == 80
+
+
+async def test_the_palette_entry_speaks_the_rooms_language(nim_registry, config, tmp_path):
+    set_language("ja")
+    app = GameNightApp(registry=nim_registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert bar_text(app).rstrip().endswith("^p コマンド")
 
 
 async def test_clicking_an_entry_presses_its_key(nim_registry, config, tmp_path):

@@ -19,6 +19,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from gamenight.i18n import gettext
+
 __all__ = ["KeyBar"]
 
 
@@ -78,7 +80,8 @@ class KeyBar(Widget, can_focus=False):
         palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette_key in active:
             _node, binding, enabled, _tooltip = active[palette_key]
-            palette = (palette_key, self.app.get_key_display(binding), binding.description, enabled)
+            # Textual's own binding: its label ("palette") is translated here.
+            palette = (palette_key, self.app.get_key_display(binding), gettext(binding.description), enabled)
         return list(items.values()), palette
 
     def render(self) -> Text:

@@ -134,10 +134,18 @@ class GameNightApp(App):
         return dict(THEME_VARIABLE_DEFAULTS)
 
     def get_system_commands(self, screen: Screen):
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):  # Textual's own: Theme, Quit, Keys, …
+            yield command._replace(title=_(command.title), help=_(command.help))
         from gamenight.commands import system_commands
 
         yield from system_commands(self, screen)
+
+    def action_command_palette(self) -> None:
+        """Textual's command palette, its prompt in the room's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
 
     def get_default_screen(self) -> Screen:
         """The lobby is the bottom screen: every other screen returns to it."""

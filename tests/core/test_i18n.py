@@ -48,6 +48,24 @@ async def test_key_labels_follow_the_language_chosen_after_import(nim_registry, 
         assert {"ヘルプ", "保存", "退出"} <= labels
 
 
+async def test_the_command_palette_speaks_japanese_textuals_own_entries_too(nim_registry, config, tmp_path):
+    from gamenight.app import GameNightApp
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    set_language("ja")
+    app = GameNightApp(registry=nim_registry, config=config, saves_dir=tmp_path, bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {"テーマ", "終了", "キー", "スクリーンショット", "設定"} <= titles
+        assert not titles & {"Theme", "Quit", "Keys", "Screenshot"}
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        assert app.screen.query_one(Input).placeholder == "コマンドを検索…"
+
+
 def test_a_games_catalogue_is_read_only_when_its_language_is_wanted(tmp_path):
     from gamenight.i18n import register_catalogue, set_language, translator
     from gamenight.sdk import read_translations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -20,6 +21,37 @@ def help_markdown(game: GameInfo, language: str | None = None) -> str:
     if text:
         return text
     return _("# {title}\n\nThis game has no rules text.", title=translator(game.id)(game.title))
+
+
+def join_wide_lines(markdown: str) -> str:
+    """Join a paragraph's source lines where both sides of the break are wide (CJK) characters.
+
+    Markdown turns a line break inside a paragraph into a space, and the
+    renderer wraps only at spaces, so a Japanese paragraph written in short
+    source lines came out as ragged short lines with stray gaps.  Joined, the
+    text flows to the full width.  Headings, tables, list markers, quotes and
+    code blocks are left alone; lines broken beside a Latin word stay broken.
+    """
+    lines: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            lines.append(line)
+            continue
+        previous = lines[-1] if lines else ""
+        if (
+            not fenced
+            and previous
+            and line
+            and cell_len(previous[-1]) == 2
+            and cell_len(line[0]) == 2
+            and not previous.lstrip().startswith(("#", "|"))
+        ):
+            lines[-1] = previous + line
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 class HelpScreen(Screen):
@@ -45,5 +77,5 @@ class HelpScreen(Screen):
         text = help_markdown(self.game)
         if self.extra:
             text = f"{text}\n\n{self.extra}"
-        yield MarkdownViewer(text, show_table_of_contents=False)
+        yield MarkdownViewer(join_wide_lines(text), show_table_of_contents=False)
         yield KeyBar()

@@ -10,10 +10,11 @@ Run from the repository root (each part can be run on its own)::
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
 * ``strength``: ``expert`` in one seat against four ``greedy`` or four
-  ``random`` bots (or four ``expert`` ones at their defaults).  The expert's seat rotates with the deal number (seat 0
-  always leads), deal ``i`` uses seed ``i``.  Win rate and mean points per
-  deal with 95% confidence intervals (fair share: 20% and 0 points), and the
-  expert's decision time (median and 99th percentile).  ``--bot greedy``,
+  ``random`` bots (or four ``expert`` ones at their defaults).  The expert's
+  seat rotates with the deal number (seat 0 always leads), deal ``i`` uses
+  seed ``i``.  Win rate and mean points per deal with 95% confidence
+  intervals (fair share: 20% and 0 points), and the expert's decision time
+  (median and 99th percentile).  ``--bot greedy``,
   ``random`` or ``keeper`` (the expert's playout policy alone) put a baseline
   in the same seat on the same deals; the expert's settings (``--samples``,
   ``--horizon``, ``--no-posterior`` for the plain sampler, the posterior

@@ -675,15 +675,15 @@ def describe(state: SevenState, action: Action, who: str) -> str:
     if action.startswith("shuffle:"):
         return _("Table: Shuffling")
     if action == "pass":
-        return _("{who} passes.", who=who)
+        return _("{who} passed.", who=who)
     if action == "draw":
         if state.penalty:
-            return _("{who} takes the 7 penalty of {count}.", who=who, count=state.penalty)
-        return _("{who} draws a card.", who=who)
+            return _("{who} took the 7 penalty of {count}.", who=who, count=state.penalty)
+        return _("{who} drew a card.", who=who)
     parsed = _PLAYS.get(action)
     if parsed is None:
         return action
     card, call = parsed
     if call >= 0:
-        return _("{who} plays {card} and calls {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
-    return _("{who} plays {card}.", who=who, card=card_label(card))
+        return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
+    return _("{who} played {card}.", who=who, card=card_label(card))

@@ -162,7 +162,7 @@ class SevenScreen(GameScreen):
         for event in events:
             if event.kind == "draw" and event.seat == run_seat and lines:
                 run_count += event.count
-                lines[-1] = self._line(t("{who} draws {count}.", who=self.seat_name(event.seat), count=run_count))
+                lines[-1] = self._line(t("{who} drew {count}.", who=self.seat_name(event.seat), count=run_count))
                 continue
             run_seat, run_count = (event.seat, event.count) if event.kind == "draw" else (-1, 0)
             lines.append(self._event_line(event, blocked))
@@ -184,16 +184,16 @@ class SevenScreen(GameScreen):
                 line += Text(" → ") + suit_text(event.call)
             return self._line(line)
         if kind == "draw":
-            return self._line(t("{who} draws {count}.", who=who, count=event.count))
+            return self._line(t("{who} drew {count}.", who=who, count=event.count))
         if kind == "penalty":
             if event.count == event.call:
-                return self._line(t("{who} takes the 7 penalty: {count}.", who=who, count=event.count))
-            return self._line(t("{who} takes the 7 penalty: {count} of {due}.", who=who, count=event.count,
+                return self._line(t("{who} took the 7 penalty: {count}.", who=who, count=event.count))
+            return self._line(t("{who} took the 7 penalty: {count} of {due}.", who=who, count=event.count,
                                 due=event.call))
         if kind == "pass":
-            return self._line(t("{who} passes.", who=who))
+            return self._line(t("{who} passed.", who=who))
         if kind == "skip":
-            return self._line(t("{who} is skipped.", who=who))
+            return self._line(t("Skipped: {who}.", who=who))
         if kind == "shuffle":
             return Text(t("Table: Shuffling"), style="yellow")
         if kind == "up":
@@ -203,8 +203,8 @@ class SevenScreen(GameScreen):
         if kind == "blocked":
             return Text(t("Blocked: nobody can play."), style="yellow")
         if blocked:
-            return self._line(Text(t("{who} wins the blocked deal.", who=who), style="bold"))
-        return self._line(Text(t("{who} goes out!", who=who), style="bold"))
+            return self._line(Text(t("{who} won the blocked deal.", who=who), style="bold"))
+        return self._line(Text(t("{who} went out!", who=who), style="bold"))
 
     # -- acting --------------------------------------------------------------------
 

@@ -43,8 +43,8 @@ def test_log_lines_are_translated():
         assert describe(state, "7C", "ウルド") == "ウルド が 7♣ を出しました。"
     finally:
         set_language("en")
-    assert describe(state, "QS:H", "Urd") == "Urd plays Q♠ and calls ♥."
-    assert describe(state._replace(penalty=6), "draw", "Urd") == "Urd takes the 7 penalty of 6."
+    assert describe(state, "QS:H", "Urd") == "Urd played Q♠ and called ♥."
+    assert describe(state._replace(penalty=6), "draw", "Urd") == "Urd took the 7 penalty of 6."
 
 
 def hide_others(state, seat, rng: random.Random):
@@ -73,5 +73,5 @@ def test_the_rules_log_names_seats_by_token_so_the_table_can_use_its_names():
     state = rules.apply(state, rules.sample_chance(state, random.Random(4)))
     seat = rules.to_move(state)
     text = rules.describe_action(state, "draw", seat)
-    assert fill_seat_names(text, ["You", "Urd", "Skuld"]) == f"{['You', 'Urd', 'Skuld'][seat]} draws a card."
-    assert fill_seat_names(text) == f"Seat {seat + 1} draws a card."  # headless logs
+    assert fill_seat_names(text, ["You", "Urd", "Skuld"]) == f"{['You', 'Urd', 'Skuld'][seat]} drew a card."
+    assert fill_seat_names(text) == f"Seat {seat + 1} drew a card."  # headless logs

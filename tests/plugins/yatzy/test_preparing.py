@@ -1,0 +1,82 @@
+"""Starting a game whose bot prepares first (Yatzy's Optimal), driven by real key presses."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.plugins import load_registry
+from gamenight.screens.lobby_screen import LobbyScreen
+from gamenight.screens.preparing_screen import PreparingScreen
+from gamenight.screens.setup_screen import SetupScreen
+from gamenight.testing import settle
+from gamenight_yatzy.screen import YatzyScreen
+
+
+def slow_optimal_registry(release: threading.Event, calls: list):
+    """The installed games, with Yatzy's Optimal bot preparing until ``release`` is set."""
+    registry = load_registry()
+    game = registry.games["yatzy"]
+
+    def prepare(options, progress):
+        calls.append(dict(options))
+        progress(0.25)
+        assert release.wait(10), "the test never released the preparation"
+        progress(1.0)
+
+    bots = tuple(dataclasses.replace(bot, prepare=prepare) if bot.id == "optimal" else bot for bot in game.bots)
+    registry.games["yatzy"] = dataclasses.replace(game, bots=bots)
+    return registry
+
+
+async def open_yatzy_setup(pilot, app) -> None:
+    assert isinstance(app.screen, LobbyScreen)
+    while app.screen.query_one("#games").highlighted_option.id != "yatzy":
+        await pilot.press("down")
+    await pilot.press("enter")
+    assert isinstance(app.screen, SetupScreen)
+
+
+async def test_return_in_setup_starts_the_game_after_the_optimal_bot_prepared(tmp_path):
+    release, calls = threading.Event(), []
+    app = GameNightApp(
+        registry=slow_optimal_registry(release, calls),
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_yatzy_setup(pilot, app)
+        await pilot.press("enter")  # Return in the first name field: Start
+        await pilot.pause()
+        assert isinstance(app.screen, PreparingScreen)
+        release.set()
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, YatzyScreen), type(app.screen).__name__
+        assert calls == [{"joker": False}]
+        assert [seat.bot for seat in app.screen.match.seats] == [None, "optimal"]
+
+
+async def test_keys_pressed_while_preparing_do_not_cancel_the_start(tmp_path):
+    release, calls = threading.Event(), []
+    app = GameNightApp(
+        registry=slow_optimal_registry(release, calls),
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_yatzy_setup(pilot, app)
+        await pilot.press("enter", "enter", "space", "escape")  # an impatient player
+        await pilot.pause()
+        assert isinstance(app.screen, PreparingScreen)
+        release.set()
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, YatzyScreen), type(app.screen).__name__
+        assert len(calls) == 1

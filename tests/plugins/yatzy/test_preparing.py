@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.config import Config
 from gamenight.plugins import load_registry
@@ -80,3 +81,28 @@ async def test_keys_pressed_while_preparing_do_not_cancel_the_start(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, YatzyScreen), type(app.screen).__name__
         assert len(calls) == 1
+
+
+async def test_a_newcomers_first_optimal_game_opens_from_the_shipped_table(tmp_path, monkeypatch):
+    from gamenight_yatzy import strategy
+
+    monkeypatch.setenv("GAMENIGHT_YATZY_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(strategy, "build_table", lambda *a, **k: pytest.fail("a newcomer waited for a build"))
+    strategy.load_table.cache_clear()
+    app = GameNightApp(
+        registry=load_registry(), config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves", bot_delay=0
+    )
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await open_yatzy_setup(pilot, app)
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.pause()
+            assert isinstance(app.screen, YatzyScreen), type(app.screen).__name__
+            await pilot.press("space", "enter")  # Ann's first turn; then the Optimal bot plays its own
+            await settle(pilot)
+            assert [entry.seat for entry in app.screen.match.log].count(1) >= 2
+    finally:
+        strategy.load_table.cache_clear()
+    assert not (tmp_path / "empty-cache").exists()

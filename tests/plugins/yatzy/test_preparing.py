@@ -83,6 +83,33 @@ async def test_keys_pressed_while_preparing_do_not_cancel_the_start(tmp_path):
         assert len(calls) == 1
 
 
+async def test_resuming_from_the_saves_list_waits_for_the_preparation_then_opens(tmp_path):
+    """The saves list also closes itself before the table opens: the same path as setup's Return."""
+    from gamenight.match import Match, SeatConfig
+    from gamenight.save_store import SaveStore
+
+    release, calls = threading.Event(), []
+    registry = slow_optimal_registry(release, calls)
+    match = Match(registry.games["yatzy"], [SeatConfig("Ann"), SeatConfig("Bot 1", "optimal")], {}, seed=3)
+    match.replay([(0, "roll:00000"), (-1, "dice:12345"), (0, "score:chance")])
+    SaveStore(tmp_path / "saves").save(match, "evening")
+    app = GameNightApp(
+        registry=registry, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves", bot_delay=0
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PreparingScreen)
+        release.set()
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, YatzyScreen), type(app.screen).__name__
+        assert app.screen.match.state.sheets[0][12] == 15
+
+
 async def test_a_newcomers_first_optimal_game_opens_from_the_shipped_table(tmp_path, monkeypatch):
     from gamenight_yatzy import strategy
 

@@ -1,8 +1,9 @@
 """Yatzy benchmarks: the optimal bot's table and decisions, random playouts, bot strength.
 
 Run: ``.venv/bin/python bench/bench_yatzy.py`` (flags for the counts; ``--help``).
-Prints a Markdown report (``--out FILE`` also writes it).  The table is built
-into a temporary cache directory so the build time is always measured.
+Prints a Markdown report (``--out FILE`` also writes it).  The tables are built
+afresh (so the build time is always measured) and compared with the files the
+package ships; a newcomer's start is timed in fresh processes with an empty cache.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import datetime
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,29 +33,100 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def bench_table(lines: list[str]) -> None:
-    """Build both tables from scratch, then time a load from the cache."""
+def spread(values: list[float], digits: int = 1) -> str:
+    """``median (min–max, n runs)``."""
+    return (
+        f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f}, "
+        f"{len(values)} runs)"
+    )
+
+
+def bench_table(lines: list[str], runs: int) -> None:
+    """Build both tables from scratch and compare them with the shipped files; time reading those
+    files, the user cache, and a newcomer's whole start (fresh processes, empty cache)."""
     lines.append("## Optimal table (DP over 2^13 used-box sets × upper 0..63 × Yatzy flag)\n")
-    lines.append("| ruleset | expected score | build wall s | build CPU s | load ms | file MB |")
-    lines.append("|---|---|---|---|---|---|")
+    lines.append(
+        "| ruleset | expected score | build wall s | build CPU s | equal to the shipped file | "
+        "shipped file MB | read shipped ms | read cache ms |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|")
     for joker in (True, False):
         wall, cpu = time.perf_counter(), time.process_time()
         table = strategy.build_table(joker)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        shipped_path = strategy.packaged_path(joker)
+        shipped = strategy.read_packaged(shipped_path)
+        same = "bit for bit" if shipped is not None and shipped.tobytes() == table.tobytes() else "**NO**"
+        reads = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            strategy.read_packaged(shipped_path)
+            reads.append((time.perf_counter() - started) * 1000)
         path = strategy.cache_path(joker)
         strategy.load_or_build(path, lambda table=table: table)
         loads = []
-        for _ in range(5):
+        for _ in range(runs):
             started = time.perf_counter()
             strategy.load_or_build(path, lambda: sys.exit("cache unreadable"))
             loads.append((time.perf_counter() - started) * 1000)
-        size = (path.stat().st_size + path.with_suffix(".sha256").stat().st_size) / 1e6
         name = "joker (official Hasbro)" if joker else "default (RULES.md §3)"
         lines.append(
-            f"| {name} | {strategy.expected_score(table):.4f} | {wall:.1f} | {cpu:.1f} | "
-            f"{statistics.median(loads):.1f} | {size:.1f} |"
+            f"| {name} | {strategy.expected_score(table):.4f} | {wall:.1f} | {cpu:.1f} | {same} | "
+            f"{shipped_path.stat().st_size / 1e6:.2f} | {spread(reads)} | {spread(loads)} |"
         )
     lines.append("")
+    lines.append("A newcomer (fresh process, empty user cache, the shipped tables):\n")
+    lines.append("| what | seconds, median (min–max) |")
+    lines.append("|---|---|")
+    for label, probe in (
+        ("`import gamenight_yatzy.strategy` + `load_table(False)`, whole process", "load"),
+        ("setup's Return → the Yatzy table on screen, Optimal bot seated (Pilot, 80×24)", "start"),
+    ):
+        seconds = [newcomer(probe) for _ in range(runs)]
+        lines.append(f"| {label} | {spread(seconds, 2)} |")
+    lines.append("")
+
+
+def newcomer(probe: str) -> float:
+    """Seconds one fresh process with an empty table cache takes for ``probe``."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "GAMENIGHT_YATZY_CACHE": cache}
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, __file__, "--probe", probe], env=env, capture_output=True, text=True, check=True
+        )
+        whole = time.perf_counter() - started
+        if os.listdir(cache):
+            sys.exit(f"the newcomer built a table: {os.listdir(cache)}")
+    return whole if probe == "load" else float(done.stdout.split()[-1])
+
+
+def probe_start() -> float:
+    """Lobby -> Yatzy -> Return -> Return: seconds from the last Return to the table with its bot."""
+    import asyncio
+
+    from gamenight.app import GameNightApp
+    from gamenight.config import Config
+    from gamenight.plugins import load_registry
+    from gamenight_yatzy.screen import YatzyScreen
+
+    async def run() -> float:
+        with tempfile.TemporaryDirectory() as home:
+            app = GameNightApp(
+                registry=load_registry(), config=Config.load(Path(home) / "c.toml"), saves_dir=Path(home), bot_delay=0
+            )
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                while app.screen.query_one("#games").highlighted_option.id != "yatzy":
+                    await pilot.press("down")
+                await pilot.press("enter")
+                started = time.perf_counter()
+                await pilot.press("enter")
+                while not isinstance(app.screen, YatzyScreen):
+                    await pilot.pause(0.01)
+                return time.perf_counter() - started
+
+    return asyncio.run(run())
 
 
 def bench_decisions(lines: list[str], games: int) -> None:
@@ -158,6 +231,8 @@ def main() -> None:
     parser.add_argument("--random-games", type=int, default=10_000)
     parser.add_argument("--optimal-games", type=int, default=2_000)
     parser.add_argument("--greedy-games", type=int, default=2_000)
+    parser.add_argument("--table-runs", type=int, default=7, help="repeats of each table timing")
+    parser.add_argument("--probe", choices=["load", "start"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--only",
@@ -166,6 +241,12 @@ def main() -> None:
         help="run only these parts (repeatable)",
     )
     args = parser.parse_args()
+    if args.probe == "load":
+        strategy.load_table(False)
+        return
+    if args.probe == "start":
+        print(f"{probe_start():.4f}")
+        return
     lines = [
         "# Yatzy benchmarks\n",
         f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, Python {sys.version.split()[0]}, "
@@ -176,7 +257,7 @@ def main() -> None:
         os.environ["GAMENIGHT_YATZY_CACHE"] = cache
         parts = set(args.only or ["table", "decisions", "random", "strength"])
         if "table" in parts:
-            bench_table(lines)
+            bench_table(lines, args.table_runs)
         if "decisions" in parts:
             bench_decisions(lines, args.decision_games)
         if "random" in parts:

@@ -225,7 +225,7 @@ class GameNightApp(App):
                     return
                 self._show_match(match, save_path)
 
-            self.push_screen(PreparingScreen(match, specs), prepared)
+            self.push_screen(PreparingScreen(match, specs, then=prepared))
             return
         self._show_match(match, save_path)
 

@@ -20,7 +20,7 @@ from gamenight.widgets.dice import DiceRow
 from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from .rules import (
@@ -91,7 +91,8 @@ class YatzyScreen(GameScreen):
                 yield DiceRow(hold_label=_("HOLD"), id="dice")
                 yield Static("", id="roll-line")
                 yield Static("", id="keys-help")
-                yield Static("", id="events")
+                with VerticalScroll(id="events-scroll", can_focus=False):  # anchored: the newest line shows
+                    yield Static("", id="events")
 
     @property
     def state(self) -> YatzyState:
@@ -128,6 +129,12 @@ class YatzyScreen(GameScreen):
             "" if over else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score")
         )
         self.query_one("#events", Static).update(self._events_text())
+        log = self.query_one("#events-scroll", VerticalScroll)
+        if over:  # the ranking, best first, from its top
+            log.anchor(False)
+            log.scroll_home(animate=False, immediate=True)
+        else:
+            log.anchor()
 
     def _sheet_row(self, kind: int | str, active: int, suggestions: dict[int, int], over: bool) -> ScoreRow:
         state = self.state

@@ -16,17 +16,26 @@ inside a roll is a max over removing one die: both run for all states of a
 level at once as numpy row operations.  With ``joker`` on this gives Tom
 Verhoeff's published optimum for the official rules, 254.59.
 
-The table is cached in the user cache directory (``platformdirs``) or in
-``$GAMENIGHT_YATZY_CACHE`` when set; a missing or corrupt file is rebuilt.
+Where the table comes from (:func:`load_table`), first that works:
+
+1. the file shipped in this package (``optimal-plain.gz`` / ``optimal-joker.gz``, 2.2 MB
+   each, made by ``python -m gamenight_yatzy.build_table --ship``), checked against the
+   SHA-256 of the whole table it records;
+2. the user cache directory (``platformdirs``, or ``$GAMENIGHT_YATZY_CACHE`` when set);
+3. a fresh build (with progress), written to that cache.
+
+A missing or corrupt file is skipped to the next, never an error.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import itertools
 import os
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from math import factorial
@@ -57,7 +66,11 @@ __all__ = [
     "expected_score",
     "load_or_build",
     "load_table",
+    "packaged_path",
+    "reachable_mask",
+    "read_packaged",
     "turn_values",
+    "write_packaged",
 ]
 
 TABLE_SHAPE = (1 << 13, UPPER_BONUS_THRESHOLD + 1, 2)
@@ -371,15 +384,88 @@ def load_or_build(path: Path, build: Callable[[], np.ndarray]) -> np.ndarray:
     return table
 
 
+
+# -- the file shipped in the package ---------------------------------------------------
+#
+# Only the reachable positions are stored (536,320 of 1,048,576; the others are 0): their
+# float64 values byte-shuffled (all first bytes, then all second bytes, ...) and gzipped,
+# 2.2 MB a ruleset, behind a header with the SHA-256 of the whole table.
+
+_PACKAGED_MAGIC = b"gamenight-yatzy-optimal-1\n"
+
+
+def packaged_path(joker: bool) -> Path:
+    """Where the package ships the table of this ruleset."""
+    return Path(__file__).with_name(f"optimal-{'joker' if joker else 'plain'}.gz")
+
+
+@cache
+def reachable_mask() -> np.ndarray:
+    """Boolean over the table: the positions a game can reach before its end (what the build fills)."""
+    masks = np.arange(1 << 13)
+    by_upper_mask = np.zeros((64, UPPER_BONUS_THRESHOLD + 1), dtype=bool)
+    for upper_mask in range(64):
+        by_upper_mask[upper_mask, list(reachable_uppers(upper_mask))] = True
+    reachable = np.zeros(TABLE_SHAPE, dtype=bool)
+    reachable[:, :, 0] = by_upper_mask[masks & 63]
+    reachable[:, :, 1] = reachable[:, :, 0] & ((masks >> YATZY) & 1 == 1)[:, None]
+    reachable[FULL_MASK] = False
+    reachable.flags.writeable = False
+    return reachable
+
+
+def write_packaged(path: Path, table: np.ndarray) -> None:
+    """Write ``table`` in the package's format (atomically); refuses a table it cannot store exactly."""
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    if table.shape != TABLE_SHAPE or np.any(table[~reachable_mask()]):
+        raise ValueError("not a table: wrong shape, or values at unreachable positions")
+    shuffled = table[reachable_mask()].astype("<f8").view(np.uint8).reshape(-1, 8).T.tobytes()
+    data = gzip.compress(_PACKAGED_MAGIC + hashlib.sha256(table.tobytes()).digest() + shuffled, 9, mtime=0)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def read_packaged(path: Path) -> np.ndarray | None:
+    """The table in ``path`` (the package's format), or None when missing, damaged or tampered."""
+    try:
+        raw = gzip.decompress(path.read_bytes())
+    except (OSError, EOFError, zlib.error):
+        return None
+    header = len(_PACKAGED_MAGIC) + 32
+    reachable = reachable_mask()
+    count = int(reachable.sum())
+    if not raw.startswith(_PACKAGED_MAGIC) or len(raw) != header + 8 * count:
+        return None
+    body = np.frombuffer(raw[header:], dtype=np.uint8)
+    table = np.zeros(TABLE_SHAPE)
+    table[reachable] = body.reshape(8, count).T.copy().view("<f8").reshape(-1)
+    if hashlib.sha256(table.tobytes()).digest() != raw[len(_PACKAGED_MAGIC) : header]:
+        return None
+    return table
+
+
 _TABLES: dict[bool, np.ndarray] = {}
 _TABLES_LOCK = threading.Lock()
 
 
 def load_table(joker: bool, progress: Callable[[float], None] | None = None) -> np.ndarray:
-    """The table for this ruleset (once per process): from the cache, else built (with progress) and cached."""
+    """The table for this ruleset (once per process, read-only): the package's file, else the
+    user cache, else built (with progress) and cached."""
     with _TABLES_LOCK:
         if joker not in _TABLES:
-            _TABLES[joker] = load_or_build(cache_path(joker), lambda: build_table(joker, progress=progress))
+            table = read_packaged(packaged_path(joker))
+            if table is None:
+                table = load_or_build(cache_path(joker), lambda: build_table(joker, progress=progress))
+            table.flags.writeable = False
+            _TABLES[joker] = table
+        if progress is not None:
+            progress(1.0)
         return _TABLES[joker]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -20,7 +22,13 @@ def specs_to_prepare(match: Match) -> list[BotSpec]:
 
 
 class PreparingScreen(ModalScreen[str | None]):
-    """Runs every ``BotSpec.prepare`` of a match in a worker; dismisses with an error or ``None``."""
+    """Runs every ``BotSpec.prepare`` of a match in a worker; dismisses with an error or ``None``.
+
+    ``then(error_or_none)`` runs once it is done.  It is called by this screen itself, not as a
+    ``push_screen`` result callback: Textual runs those through the message pump that pushed the
+    screen, and when that was a screen closing itself (setup's Return, the saves list), the callback
+    died with it and the game never opened.
+    """
 
     DEFAULT_CSS = """
     PreparingScreen { align: center middle; }
@@ -30,10 +38,13 @@ class PreparingScreen(ModalScreen[str | None]):
     PreparingScreen ProgressBar { margin-top: 1; }
     """
 
-    def __init__(self, match: Match, specs: list[BotSpec]) -> None:
+    def __init__(
+        self, match: Match, specs: list[BotSpec], then: Callable[[str | None], None] | None = None
+    ) -> None:
         super().__init__()
         self.match = match
         self.specs = specs
+        self.then = then
 
     def compose(self) -> ComposeResult:
         t = translator(self.match.game.id)
@@ -60,6 +71,11 @@ class PreparingScreen(ModalScreen[str | None]):
 
                 spec.prepare(self.match.options, progress)
         except Exception as error:
-            self.app.call_from_thread(self.dismiss, f"{type(error).__name__}: {error}")
+            self.app.call_from_thread(self._finish, f"{type(error).__name__}: {error}")
             return
-        self.app.call_from_thread(self.dismiss, None)
+        self.app.call_from_thread(self._finish, None)
+
+    def _finish(self, error: str | None) -> None:
+        self.dismiss(error)
+        if self.then is not None:
+            self.then(error)

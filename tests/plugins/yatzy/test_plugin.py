@@ -57,3 +57,17 @@ def test_sentences_come_out_in_japanese():
 def test_help_exists_in_english_and_japanese_and_names_the_joker_rule():
     assert "joker" in GAME.help["en"].lower() and "ジョーカー" in GAME.help["ja"]
     assert "63" in GAME.help["en"] and "63" in GAME.help["ja"]
+
+
+def test_the_help_names_only_keys_the_table_has():
+    """The help once said to score by "the box's letter"; no letter keys exist (issue 13.9)."""
+    from gamenight_yatzy.screen import YatzyScreen
+
+    bound = {binding.key for binding in YatzyScreen.BINDINGS}
+    assert {"space", "1", "5", "up", "down", "enter"} <= bound
+    assert not any(len(key) == 1 and key.isalpha() for key in bound)
+    for language, turn_heading, no_letters in (("en", "## A turn", "letter"), ("ja", "## 手番", "文字")):
+        turn = GAME.help[language].split(turn_heading)[1].split("\n## ")[0]
+        assert no_letters not in turn
+        for key in ("**1**", "**5**", "**Enter**", "**↑**", "**↓**"):
+            assert key in turn, (language, key)

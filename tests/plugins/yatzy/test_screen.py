@@ -212,3 +212,26 @@ def test_snapshot_in_japanese(snap_compare, tmp_path):
         assert snap_compare(app, press=["2"], terminal_size=(80, 24))
     finally:
         set_language("en")
+
+
+def shown_text(app, widget) -> str:
+    """The characters the screen shows inside ``widget``'s region."""
+    region = widget.region
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text[region.x : region.right] for strip in strips[region.y : region.bottom])
+
+
+async def test_the_move_log_shows_its_newest_line_at_80x24(tmp_path):
+    seats = [SeatConfig("Ann"), SeatConfig("Bot 1", "greedy"), SeatConfig("Bot 2", "greedy")]
+    app, _match = make_app(tmp_path, seats)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        for _round in range(3):
+            await pilot.press("space", "enter")
+            await settle(pilot)
+            await pilot.pause()
+            newest = screen.events[-1]
+            assert newest.startswith("Bot 2: ")  # long lines before it wrap: the log outgrows its room
+            shown = " ".join(shown_text(app, screen.query_one("#events-scroll")).split())
+            assert shown.endswith(" ".join(newest.split())), shown

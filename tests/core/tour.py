@@ -20,7 +20,7 @@ Each screen is checked for:
 * in Japanese: no English text of a catalogue entry (core or the game's) on
   the screen.
 
-Run as a script (``python tour.py LANGUAGE``) it tours the games installed
+Run as a script (``python tour.py LANGUAGE [GAME ...]``) it tours the games installed
 where it runs and prints the findings as JSON: the example plugin's test runs
 it in a fresh venv where that plugin is pip-installed.
 """
@@ -216,7 +216,7 @@ def name_problems(lines: list[str], names: list[str]) -> list[str]:
     problems = []
     for name in dict.fromkeys(names):
         for row in lines:
-            for keep in range(len(name) - 1, max(1, len(name) // 2) - 1, -1):
+            for keep in range(len(name) - 1, max(2, (len(name) + 1) // 2) - 1, -1):  # at least half the name
                 cut = name[:keep]
                 at = row.find(cut)
                 while at >= 0:
@@ -433,8 +433,8 @@ def game_order(registry: Any) -> list[Any]:
     return sorted(registry.games.values(), key=lambda game: (game.id != FIRST, game.id))
 
 
-async def run_tour(language: str, registry: Any = None) -> Findings:
-    """Tour every game of ``registry`` (default: every installed plugin) in ``language``."""
+async def run_tour(language: str, registry: Any = None, only: list[str] | None = None) -> Findings:
+    """Tour every game of ``registry`` (default: every installed plugin) in ``language``, or the games ``only``."""
     from gamenight.app import GameNightApp
     from gamenight.config import Config
     from gamenight.i18n import get_language, set_language
@@ -452,7 +452,7 @@ async def run_tour(language: str, registry: Any = None) -> Findings:
                 tour = Tour(app, pilot, language)
                 await tour.settle()
                 tour.check("room", "lobby", LobbyScreen)
-                games = game_order(registry)
+                games = [game for game in game_order(registry) if not only or game.id in only]
                 for game in games:
                     await tour.visit(game)
                 if games:
@@ -463,4 +463,5 @@ async def run_tour(language: str, registry: Any = None) -> Findings:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(run_tour(sys.argv[1] if len(sys.argv) > 1 else "en"))))
+    # python tour.py [LANGUAGE [GAME ...]]
+    print(json.dumps(asyncio.run(run_tour(sys.argv[1] if len(sys.argv) > 1 else "en", only=sys.argv[2:] or None))))

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 
 from .rules import EXTENSION, SLOT_INDEX, SLOT_NAMES, MilleState, MilleView, score_window
-from .widgets import Board, MileageArea, ScoreWindow
+from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
 
@@ -57,7 +57,7 @@ class MilleScreen(GameScreen):
 
     def compose_table(self) -> ComposeResult:
         with Horizontal(id="mille-top"):
-            yield Board(id="board")
+            yield MilleBoard(id="board")
             yield ScoreWindow(id="score-window")
         yield MileageArea(id="mileage")
 
@@ -91,7 +91,7 @@ class MilleScreen(GameScreen):
         seat = self.view_seat
         names = self.names
         ordered = (names[seat], names[1 - seat])
-        self.query_one(Board).show(
+        self.query_one(MilleBoard).show(
             view, self.display_slots(view), self.last_play, self.prompt_text(), self.selected, self.t
         )
         lines = score_window(state)
@@ -217,7 +217,7 @@ class MilleScreen(GameScreen):
 
     # -- mouse ------------------------------------------------------------------------
 
-    def on_board_slot_clicked(self, event: Board.SlotClicked) -> None:
+    def on_mille_board_slot_clicked(self, event: MilleBoard.SlotClicked) -> None:
         """A click selects the card for use; Return/Space confirms (``D`` first to discard)."""
         if not self._my_turn():
             return
@@ -229,7 +229,7 @@ class MilleScreen(GameScreen):
         self.message(self.t("Return or Space to confirm, D to discard instead, Escape to cancel."))
         self.redraw()
 
-    def on_board_deck_clicked(self, _event: Board.DeckClicked) -> None:
+    def on_mille_board_deck_clicked(self, _event: MilleBoard.DeckClicked) -> None:
         """A click on the deck picks."""
         self._reset_command()
         self.submit("draw")

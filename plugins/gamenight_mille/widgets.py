@@ -1,6 +1,6 @@
 """The Mille Bornes table's regions, laid out as BSD ``mille`` draws them (MILLE-NOTES "Screen layout").
 
-* :class:`Board` -- columns 0-39, rows 0-16: the safety areas, the hand
+* :class:`MilleBoard` -- columns 0-39, rows 0-16: the safety areas, the hand
   (``P``, ``1``...``6``), the deck and discard, the last play, battle and speed tops;
 * :class:`ScoreWindow` -- columns 40-79: the score lines (small or full, ``W``),
   the command list in the small window, and the last moves;
@@ -65,11 +65,11 @@ def _card_style(card: int) -> str:
     return ""
 
 
-class Board(Static):
+class MilleBoard(Static):
     """The left half of the original's screen: safeties, hand, deck, discard, battle and speed."""
 
     DEFAULT_CSS = """
-    Board { width: 40; height: 17; }
+    MilleBoard { width: 40; height: 17; }
     """
 
     class SlotClicked(Message):

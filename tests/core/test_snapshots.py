@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
@@ -44,3 +45,23 @@ def test_yatzy_end_dialog_with_running_totals(snap_compare, tmp_path):
 
 def test_too_small_message(snap_compare, tmp_path):
     assert snap_compare(room(tmp_path), terminal_size=(60, 20))
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+def test_table_after_another_games_table(snap_compare, tmp_path, game_id):
+    """Each table drawn after another game's table was open in the same room (Mate first; Yatzy before Mate)."""
+    from tests.core.tour import new_match
+
+    first = "yatzy" if game_id == "mate" else "mate"
+
+    async def other_game_first(pilot):
+        app = pilot.app
+        app.open_match(new_match(REGISTRY.game(first)))
+        await settle(pilot)
+        while len(app.screen_stack) > 1:
+            app.pop_screen()
+            await pilot.pause()
+        app.open_match(new_match(REGISTRY.game(game_id)))
+        await settle(pilot)
+
+    assert snap_compare(room(tmp_path), run_before=other_game_first, terminal_size=(80, 24))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
@@ -53,20 +54,32 @@ class ResultDialog(ModalScreen[str]):
     """Show a result; dismisses with the id of the chosen button.
 
     ``choices`` is a list of ``(id, label, key)``; the first is the default
-    (Return).
+    (Return).  The choices stay in view at any size: the title sits at the
+    top, the buttons at the bottom and the headline and score table scroll
+    between them.  With ``board`` (the default) a "Look at the board" choice
+    (``b``) hides the box so the table underneath -- the final position --
+    can be looked at, undimmed; ``b``, ``Esc`` or ``Return`` bring the box
+    back, and the choices' keys work from there too.
     """
+
+    BOARD_KEY = "b"
 
     DEFAULT_CSS = """
     ResultDialog { align: center middle; }
-    ResultDialog > Vertical {
-        width: 50; height: auto; max-height: 22;
+    ResultDialog > #box {
+        width: 50; height: auto; max-height: 100%;
         padding: 0 2; border: thick $accent; background: $surface;
     }
-    ResultDialog #title { text-style: bold; width: auto; margin: 1 0; }
+    ResultDialog #title { dock: top; text-style: bold; width: auto; margin: 1 0; }
+    ResultDialog #body { height: auto; max-height: 1fr; }
     ResultDialog #headline { margin-bottom: 1; }
     ResultDialog ResultTable { width: 100%; height: auto; margin-bottom: 1; }
-    ResultDialog Horizontal { width: auto; height: auto; margin-bottom: 1; }
-    ResultDialog Button { margin: 0 1; }
+    ResultDialog #choices { dock: bottom; width: auto; height: auto; margin-bottom: 1; }
+    ResultDialog #choices Button { margin: 0 1 0 0; }
+    ResultDialog #board-bar { display: none; dock: bottom; height: 1; padding: 0 1; background: $panel; }
+    ResultDialog.-board { background: transparent; }
+    ResultDialog.-board > #box { display: none; }
+    ResultDialog.-board #board-bar { display: block; }
     """
 
     def __init__(
@@ -75,32 +88,58 @@ class ResultDialog(ModalScreen[str]):
         headline: str,
         table: ResultTable,
         choices: Sequence[tuple[str, str, str]],
+        board: bool = True,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.headline = headline
         self.table = table
         self.choices = list(choices)
+        self.board = board and all(key != self.BOARD_KEY for _id, _label, key in self.choices)
+        """Whether the "Look at the board" choice is offered."""
+
+    @property
+    def looking(self) -> bool:
+        """True while the box is hidden and the board shows."""
+        return self.has_class("-board")
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="box"):
             yield Label(self.title_text, id="title")
-            if self.headline:
-                yield Label(self.headline, id="headline")
-            yield self.table
-            with Horizontal():
+            with VerticalScroll(id="body"):
+                if self.headline:
+                    yield Label(self.headline, id="headline")
+                yield self.table
+            with Horizontal(id="choices"):
                 for index, (choice_id, label, key) in enumerate(self.choices):
                     yield Button(
                         f"{label} ({key})", id=f"choice-{choice_id}",
                         variant="primary" if index == 0 else "default",
                     )
+                if self.board:
+                    yield Button(f"{_('Look at the board')} ({self.BOARD_KEY})", id="board")
+        if self.board:
+            keys = "  ".join(f"{key} {label}" for _id, label, key in self.choices)
+            yield Static(f"{self.BOARD_KEY} {_('Back to the result')}  {keys}", id="board-bar", markup=False)
 
     def on_mount(self) -> None:
-        # Wide enough for every seat's column (up to the 80-column screen), never narrower than 50.
-        self.query_one(Vertical).styles.width = min(78, max(50, 8 + self.table.wanted_width))
+        # Wide enough for every seat's column and the row of buttons (each at least 16 cells, a cell apart),
+        # up to the 80-column screen, never narrower than 50; border and padding take 6.
+        buttons = sum(max(16, cell_len(str(button.label)) + 4) + 1 for button in self.query(Button))
+        wanted = max(8 + self.table.wanted_width, 6 + buttons)
+        self.query_one("#box").styles.width = min(78, max(50, wanted))
+
+    def look_at_board(self, looking: bool = True) -> None:
+        """Hide the box to show the table underneath (``False``: the box again)."""
+        self.set_class(looking, "-board")
+        if not looking:
+            self.query_one(Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if event.button.id == "board":
+            self.look_at_board()
+            return
         self.dismiss((event.button.id or "").removeprefix("choice-"))
 
     def on_key(self, event: events.Key) -> None:
@@ -108,6 +147,12 @@ class ResultDialog(ModalScreen[str]):
         if event.key in keys:
             event.stop()
             self.dismiss(keys[event.key])
+        elif self.looking and event.key in (self.BOARD_KEY, "escape", "enter"):
+            event.stop()
+            self.look_at_board(False)
+        elif self.board and event.key == self.BOARD_KEY:
+            event.stop()
+            self.look_at_board()
         elif event.key == "enter" and not isinstance(self.focused, Button):
             event.stop()
             self.dismiss(self.choices[0][0])

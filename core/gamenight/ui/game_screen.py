@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual import work
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -105,6 +106,7 @@ class GameScreen(Screen):
         self.paused = False
         """True while a dialog or prompt holds the game (no moves, no bots)."""
         self._view_seat = self._initial_view_seat()
+        self._load_own_css()
 
     # -- to be provided by the game ----------------------------------------
 
@@ -154,6 +156,48 @@ class GameScreen(Screen):
     def seat_name(self, seat: int) -> str:
         """A seat's name (``"Table"`` for chance)."""
         return _("Table") if seat == CHANCE else self.match.seats[seat].name
+
+    # -- styles ----------------------------------------------------------------
+
+    @classmethod
+    def _css_owner(cls) -> str:
+        """The name of the class that declares ``CSS_PATH`` (its rules apply under that class only)."""
+        for base in cls.__mro__:
+            if base.__dict__.get("CSS_PATH") is not None:
+                return base.__name__
+        return cls.__name__
+
+    def _load_own_css(self) -> None:
+        """Load the game's ``CSS_PATH`` files scoped to its screen, so they style no other screen.
+
+        Textual reads a screen's ``CSS_PATH`` into the app's one stylesheet
+        unscoped: a game's ``.seat-name { height: 1; }`` then squeezed the
+        setup screen's name fields, and one game's ``#side`` moved another's
+        dice.  Here each rule is prefixed by the screen class, as Textual does
+        for ``DEFAULT_CSS`` (a selector that already starts with it is kept).
+        The game's own dialogs are screens of their own: they carry their
+        style in ``DEFAULT_CSS``.
+        """
+        app = active_app.get(None)
+        if app is None or not self.css_path:
+            return  # made outside a running app: Textual loads CSS_PATH as usual when it is pushed
+        stylesheet = app.stylesheet
+        scope = self._css_owner()
+        added = False
+        for path in self.css_path:
+            read_from = (str(path), f"{scope}.CSS_PATH")
+            if stylesheet.has_source(*read_from):
+                continue
+            try:
+                css = Path(path).read_text(encoding="utf-8")
+            except OSError as error:
+                raise OSError(f"{type(self).__name__}: cannot read its stylesheet {path}: {error}") from error
+            stylesheet.add_source(css, read_from=read_from, is_default_css=False, scope=scope)
+            added = True
+        self.css_path = []  # loaded here, scoped: Textual would add the files again, for every screen
+        if added:
+            stylesheet.reparse()
+            stylesheet.update(app)
 
     # -- composition ---------------------------------------------------------
 

@@ -1,0 +1,112 @@
+"""The tour (tests/core/tour.py): every installed game's screens at 80×24, in English and in Japanese.
+
+One room per language visits every game's setup, table, help, dialogs and end
+dialog in sequence, so a style leaked by one game shows on the next.  Each
+stop is a test of its own, so that a known defect can be marked on exactly
+the screens it spoils.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from gamenight.plugins import load_registry
+
+from tests.core.tour import EXTRAS, control_problems, game_order, name_problems, run_tour, text_problems
+
+REGISTRY = load_registry()
+LANGUAGES = ("en", "ja")
+ITEM_8 = "issue 13 item 8"
+INTERLUDES = {"mille", "mate"}
+"""Built-in games with an end-of-hand pause (a seeded random playout reaches it)."""
+KNOWN = {
+    # Japanese layout is issue 13's item 8 (another change): these stops fail only because of its truncations.
+    ("en", "mate/table"): "Mate's headers cut the seat names (Cape…, Capell)",
+    ("en", "mate/interlude"): "Mate's headers cut the seat names (Cape…, Capell)",
+    ("en", "mate/board"): "Mate's headers cut the seat names (Cape…, Capell)",
+    ("ja", "mate/table"): "Mate's headers cut the seat names (プ… カペ … サク…)",
+    ("ja", "mate/interlude"): "Mate's headers cut the seat names (プ… カペ … サク…)",
+    ("ja", "mate/board"): "Mate's headers cut the seat names (プ… カペ … サク…)",
+    ("ja", "mille/table"): "Mille's score window cuts コンピュータ to コンピュ",
+    ("ja", "mille/board"): "Mille's score window cuts コンピュータ to コンピュ",
+    ("ja", "yatzy/table"): "Yatzy's sheet headers cut ボット1 to ボット",
+    ("ja", "yatzy/board"): "Yatzy's sheet headers cut ボット1 to ボット",
+}
+
+
+def expected_stops() -> list[str]:
+    """Every stop the tour must reach, from what the installed games declare."""
+    stops = ["room/lobby"]
+    for game in game_order(REGISTRY):
+        names = ["setup", "table", "help", "leave", "save"]
+        if game.id in EXTRAS:
+            names.append({"mille": "really", "seven": "suit"}[game.id])
+        if not game.perfect_information:
+            names.append("handover")
+        if game.id in INTERLUDES:
+            names.append("interlude")
+        names += ["end", "board"]
+        stops += [f"{game.id}/{name}" for name in names]
+    return stops
+
+
+_TOURS: dict[str, dict[str, list[str]]] = {}
+
+
+def tour(language: str) -> dict[str, list[str]]:
+    """The findings of one room's tour in ``language`` (run once per session)."""
+    if language not in _TOURS:
+        _TOURS[language] = asyncio.run(run_tour(language, REGISTRY))
+    return _TOURS[language]
+
+
+def cases():
+    for language in LANGUAGES:
+        for stop in expected_stops():
+            reason = KNOWN.get((language, stop))
+            marks = [pytest.mark.xfail(strict=True, reason=f"{ITEM_8}: {reason}")] if reason else []
+            yield pytest.param(language, stop, marks=marks, id=f"{language}-{stop}")
+
+
+@pytest.mark.parametrize(("language", "stop"), list(cases()))
+def test_every_screen_shows_its_controls_and_text_whole(language, stop):
+    findings = tour(language)
+    assert stop in findings, f"the tour never reached {stop} (reached: {sorted(findings)})"
+    assert findings[stop] == [], f"{language} {stop}:\n" + "\n".join(findings[stop])
+
+
+# -- the checks themselves can fail ---------------------------------------------------------------
+
+
+def test_a_cut_seat_name_is_found_and_a_whole_one_is_not():
+    assert name_problems(["あなた コンピュ"], ["あなた", "コンピュータ"])
+    assert name_problems(["Cape…  Sack…"], ["Capellen", "Sackson"])
+    assert not name_problems(["あなた コンピュータ", "Capellen · Sackson", "No (n)"],
+                             ["あなた", "コンピュータ", "Capellen", "North"])
+
+
+def test_a_button_below_the_screen_and_text_cut_by_its_box_are_found():
+    from textual.app import App
+    from textual.containers import Vertical
+    from textual.widgets import Button, Static
+
+    class Squeezed(App):
+        CSS = "#box { height: 4; overflow: hidden; } #text { height: 1; }"
+
+        def compose(self):
+            with Vertical(id="box"):
+                yield Static("one\ntwo\nthree\nfour\nfive\nsix", id="lines")
+                yield Button("Hidden")
+            yield Static("a line that wraps " * 8, id="text")
+
+    async def run():
+        app = Squeezed()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            return control_problems(app.screen), text_problems(app.screen)
+
+    controls, texts = asyncio.run(run())
+    assert any("Hidden" in problem for problem in controls), controls
+    assert any("Static#lines is cut" in problem for problem in texts), texts
+    assert any("Static#text needs" in problem for problem in texts), texts

@@ -5,8 +5,9 @@ Two rules, used everywhere such text reaches the screen:
 * :func:`validate_name` says why a player name is not acceptable (typed in
   setup, read from the config or from a save): no control, format or bidi
   characters (they rewrite the terminal or reorder what others see), no
-  invisible-only or invisible-padded names, a bounded run of combining marks,
-  and at most :data:`MAX_NAME_CELLS` cells.
+  invisible characters, no ``[`` (names end up inside the games' Rich
+  markup, where ``[/]`` is an error and ``[b]`` a style), a bounded run of
+  combining marks, and at most :data:`MAX_NAME_CELLS` cells.
 * :func:`safe_text` turns any other outside text (an error a plugin raised, a
   file name, a message quoting a save) into something harmless to print: the
   same characters are dropped, runs of combining marks are cut, and the text
@@ -76,13 +77,14 @@ def validate_name(name: object) -> str | None:
         return _("A name cannot be empty.")
     too_wide = _("A name can be at most {cells} cells wide (a Japanese character takes two).",
                  cells=MAX_NAME_CELLS)
-    if len(name) > 4 * MAX_NAME_CHARS:
-        return too_wide  # before looking at every character of a huge one
-    if any(_unshowable(ch) for ch in name):
+    head = name[: 4 * MAX_NAME_CHARS]  # the reason shows early; a huge name is not scanned to its end
+    if any(_unshowable(ch) for ch in head):
         return _("A name cannot contain control characters.")
-    if any(ch in _BLANK_LETTERS for ch in name):
+    if any(ch in _BLANK_LETTERS for ch in head):
         return _("A name cannot contain invisible characters.")
-    if unicodedata.category(name.lstrip()[0]) in _COMBINING or _longest_combining_run(name) > MAX_COMBINING_RUN:
+    if "[" in head or "]" in head:  # names are shown inside the games' markup: "[/]" is an error, "[b]" a style
+        return _("A name cannot contain square brackets.")
+    if unicodedata.category(name.lstrip()[0]) in _COMBINING or _longest_combining_run(head) > MAX_COMBINING_RUN:
         return _("A name cannot pile up combining marks.")
     if len(name) > MAX_NAME_CHARS or cell_len(name) > MAX_NAME_CELLS:
         return too_wide

@@ -149,7 +149,7 @@ def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 
 def _short_text(document: dict[str, Any], key: str, default: str | None = None) -> str:
     value = _field(document, key, str, default)
-    if len(value) > MAX_FIELD_CHARS or safe_text(value) != value:
+    if len(value) > MAX_FIELD_CHARS or not _plain(value):
         raise SaveError(_("The save's '{key}' field is malformed.", key=key))
     return value
 
@@ -193,7 +193,7 @@ def _options(document: dict[str, Any]) -> dict[str, Any]:
     options = _field(document, "options", dict)
     for key, value in options.items():
         if len(key) > MAX_FIELD_CHARS or not isinstance(value, bool | int | str) or (
-            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or safe_text(value) != value)
+            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value))
         ):
             raise SaveError(_("The save's options are malformed."))
     return dict(options)
@@ -215,10 +215,15 @@ def _log(lines: Any, seats: int, game_number: int | None) -> list[LogEntry]:
     entries = []
     for number, line in enumerate(lines, start=1):
         found = _LOG_LINE.fullmatch(line) if isinstance(line, str) and len(line) <= MAX_ACTION_CHARS + 4 else None
-        if found is None or safe_text(found[2]) != found[2] or int(found[1]) >= seats:
+        if found is None or not _plain(found[2]) or int(found[1]) >= seats:
             raise malformed(number)
         entries.append(LogEntry(int(found[1]), found[2]))
     return entries
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` holds nothing :func:`safe_text` would drop (printable ASCII is the quick case)."""
+    return (text.isascii() and text.isprintable()) or safe_text(text, limit=len(text) + 1) == text
 
 
 # -- loading ----------------------------------------------------------------------

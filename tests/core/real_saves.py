@@ -1,4 +1,4 @@
-"""Real saves of every game: a session with one finished game and one half played.
+"""Real saves of every game: a session with one finished game and the next under way.
 
 Used by the save-tampering tests.  The example plugin's Goofspiel is loaded
 from ``examples/gamenight-example/src`` (it is not installed in the test venv).
@@ -30,6 +30,8 @@ def registry() -> Registry:
 
 
 GAME_IDS = ("mille", "seven", "yatzy", "lits", "mate", "goofspiel")
+CURRENT_MOVES = 24
+"""Moves of the game in progress (at most half the first game): enough for a deal and some play."""
 
 
 def play(match: Match, rng: random.Random, moves: int | None = None) -> None:
@@ -44,7 +46,7 @@ def play(match: Match, rng: random.Random, moves: int | None = None) -> None:
 
 
 def session(game: GameInfo, seed: int = 11, options: dict | None = None) -> Match:
-    """A table after one finished (and counted) game and half of the next."""
+    """A table after one finished (and counted) game and a few moves of the next."""
     rng = random.Random(seed)
     seats = [SeatConfig(f"Player {n}") for n in range(1, game.default_seats)]
     seats.append(SeatConfig("Bot", game.bots[0].id) if game.bots else SeatConfig("Last"))
@@ -52,7 +54,7 @@ def session(game: GameInfo, seed: int = 11, options: dict | None = None) -> Matc
     play(match, rng)
     match.record_result()
     match.start_game()
-    play(match, rng, max(len(match.history[0]) // 2, 1))
+    play(match, rng, min(len(match.history[0]) // 2, CURRENT_MOVES))
     return match
 
 

@@ -236,3 +236,26 @@ def test_nesting_that_parses_is_refused_by_the_schema(tmp_path, nim_registry):
     rewrite(path, lambda d: d.__setitem__("log", [[[["0 1"]]]]))
     with pytest.raises(SaveError, match="Move 1 of the save is malformed"):
         load_match(nim_registry, path)
+
+
+def test_saves_written_under_another_hash_seed_load(tmp_path):
+    # Chance is re-drawn on loading: if any game's sample_chance depended on set or dict order
+    # of strings (which PYTHONHASHSEED changes between runs), a genuine save would be refused.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import sys; from pathlib import Path; from tests.core.real_saves import GAME_IDS, save_of\n"
+        "for game_id in GAME_IDS: save_of(game_id, Path(sys.argv[1]), seed=5)\n"
+    )
+    for hash_seed in ("1", "2"):
+        folder = tmp_path / hash_seed
+        folder.mkdir()
+        subprocess.run([sys.executable, "-c", script, str(folder)], check=True, cwd=Path(__file__).parents[2],
+                       env={**os.environ, "PYTHONHASHSEED": hash_seed})
+    for game_id in GAME_IDS:
+        first = load_match(registry(), tmp_path / "1" / f"{game_id}.toml")
+        assert same_session(first, load_match(registry(), tmp_path / "2" / f"{game_id}.toml"))
+        assert first.games_played == 1 and first.history

@@ -172,3 +172,23 @@ async def test_names_with_markup_from_a_match_do_not_break_the_table(tmp_path, n
         await settle(pilot)
         assert app.return_code is None
         assert "Winner: Ann[/]" in str(app.screen.query_one("#headline", Label).render())
+
+
+async def test_the_saves_list_shows_hostile_file_names_harmlessly(tmp_path, nim_registry):
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    (tmp_path / "saves").mkdir()
+    save_match(match, tmp_path / "saves" / "x[b]\x1b]0;PWNED\x07\u202e[@click=app.quit].toml")
+    app = nim_app(tmp_path, nim_registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        from gamenight.screens.saves_screen import SavesScreen
+        from textual.widgets import OptionList
+
+        assert isinstance(app.screen, SavesScreen)
+        shown = str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+        assert shown.startswith("x[b]]0;PWNED[@click=app.quit].toml ")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen) and app.return_code is None

@@ -8,14 +8,17 @@ refused with a :class:`SaveError` (never another exception, and not "the
 game's rules failed"), the file left as it was, or be provably harmless
 (:data:`ALLOWED`): never forged chance, never other finished games or totals.
 
-A second test fuzzes the TOML text itself with Hypothesis (bytes inserted,
-deleted, replaced, lines duplicated) with the same verdicts.
+A second test fuzzes with Hypothesis -- a field changed, or the TOML text
+itself edited (bytes inserted, deleted, replaced, lines doubled or dropped) --
+with the same verdicts.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import random
+import tomllib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -156,7 +159,7 @@ ALLOWED = {
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_every_field_of_a_real_save_mutated_is_refused_or_harmless(tmp_path, game_id):
     original, path = save_of(game_id, tmp_path)
-    document = __import__("tomllib").loads(path.read_text(encoding="utf-8"))
+    document = tomllib.loads(path.read_text(encoding="utf-8"))
     rng = random.Random(f"tamper:{game_id}")
     wrong: list[str] = []
     tried = 0
@@ -166,7 +169,7 @@ def test_every_field_of_a_real_save_mutated_is_refused_or_harmless(tmp_path, gam
         if where:
             changes.append(("delete", None))
         for name, change in changes:
-            mutated = __import__("copy").deepcopy(document)
+            mutated = copy.deepcopy(document)
             if change is None:
                 delete(mutated, where)
             elif where:
@@ -219,11 +222,32 @@ def fuzz_saves(tmp_path_factory):
     return {game_id: save_of(game_id, folder) for game_id in ("mille", "seven", "yatzy", "mate")}
 
 
+def field_mutation(document: dict, pick: int, choice: int) -> dict:
+    """The document with field number ``pick`` (of every path, log lines sampled) changed by mutation ``choice``."""
+    paths = [path for path in leaves(document, rng=random.Random(pick)) if path]
+    where = paths[pick % len(paths)]
+    value = get(document, where)
+    changes = [*mutations(value, in_log=len(where) > 1 and where[0] in ("log", "history")), ("delete", None)]
+    mutated = copy.deepcopy(document)
+    change = changes[choice % len(changes)][1]
+    if change is None:
+        delete(mutated, where)
+    else:
+        put(mutated, where, change(value))
+    return mutated
+
+
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(game_id=st.sampled_from(["mille", "seven", "yatzy", "mate"]), edits=_EDITS)
-def test_fuzzed_save_text_is_refused_or_harmless(fuzz_saves, tmp_path, game_id, edits):
+@given(game_id=st.sampled_from(["mille", "seven", "yatzy", "mate"]), edits=_EDITS,
+       field=st.none() | st.tuples(st.integers(0, 10**6), st.integers(0, 100)))
+def test_fuzzed_saves_are_refused_or_harmless(fuzz_saves, tmp_path, game_id, edits, field):
+    """Hypothesis: a field mutated, or the TOML text edited (bytes, lines) -- never a crash or a forgery."""
     original, path = fuzz_saves[game_id]
-    text = apply_edits(path.read_text(encoding="utf-8"), edits)
-    result = verdict(game_id, original, tmp_path / "fuzzed.toml", text.encode("utf-8", "surrogatepass"))
+    text = path.read_text(encoding="utf-8")
+    if field is None:
+        data = apply_edits(text, edits).encode("utf-8", "surrogatepass")
+    else:
+        data = tomli_w.dumps(field_mutation(tomllib.loads(text), *field)).encode()
+    result = verdict(game_id, original, tmp_path / "fuzzed.toml", data)
     assert result in ALLOWED, result

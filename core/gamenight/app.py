@@ -22,6 +22,7 @@ from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
+from gamenight.text import safe_text
 from gamenight.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
@@ -175,8 +176,8 @@ class GameNightApp(App):
         try:
             registry = load_registry()
         except Exception as error:  # load_registry reports plugin faults itself; this is ours
-            self.call_from_thread(self.notify, _("Could not look for games: {error}", error=error),
-                                  severity="error", timeout=12)
+            self.call_from_thread(self.notify, _("Could not look for games: {error}", error=safe_text(error)),
+                                  severity="error", timeout=12, markup=False)
             registry = Registry()
         self.call_from_thread(self.registry_arrived, registry)
 
@@ -208,7 +209,7 @@ class GameNightApp(App):
         try:
             game = self.registry.game(game_id)
         except KeyError as error:
-            self.notify(str(error.args[0]), severity="error", timeout=10)
+            self.notify(safe_text(error.args[0]), severity="error", timeout=10, markup=False)
             return
         self.push_screen(SetupScreen(game))
 
@@ -221,7 +222,8 @@ class GameNightApp(App):
 
             def prepared(error: str | None) -> None:
                 if error is not None:
-                    self.notify(_("A bot could not prepare: {error}", error=error), severity="error", timeout=12)
+                    self.notify(_("A bot could not prepare: {error}", error=safe_text(error)), severity="error",
+                                timeout=12, markup=False)
                     return
                 self._show_match(match, save_path)
 
@@ -231,12 +233,14 @@ class GameNightApp(App):
 
     def _show_match(self, match: Match, save_path: Path | None) -> None:
         if match.game.screen is None:
-            self.notify(_("{game} has no screen to play on.", game=match.game.title), severity="error")
+            self.notify(_("{game} has no screen to play on.", game=safe_text(match.game.title)), severity="error",
+                        markup=False)
             return
         try:
             screen = match.game.screen(match)
         except Exception as error:
-            self.notify(_("The game's screen failed to open: {error}", error=error), severity="error", timeout=12)
+            self.notify(_("The game's screen failed to open: {error}", error=safe_text(error)), severity="error",
+                        timeout=12, markup=False)
             return
         screen.save_path = save_path
         self.push_screen(screen)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import tomllib
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,15 +30,12 @@ from typing import Any
 
 import platformdirs
 import tomli_w
-from rich.cells import cell_len
 
 from gamenight.atomic import write_atomic
 from gamenight.i18n import _
+from gamenight.text import MAX_NAME_CELLS, validate_name
 
 __all__ = ["MAX_NAME_CELLS", "Config", "ConfigError", "default_config_path", "validate_name"]
-
-MAX_NAME_CELLS = 16
-"""Longest player name, in terminal cells (a Japanese character takes two)."""
 
 
 class ConfigError(Exception):
@@ -51,20 +47,6 @@ def default_config_path() -> Path:
     if override := os.environ.get("GAMENIGHT_CONFIG"):
         return Path(override)
     return Path(platformdirs.user_config_dir("gamenight")) / "config.toml"
-
-
-def validate_name(name: object) -> str | None:
-    """Why ``name`` is not a usable player name, or ``None`` when it is fine."""
-    if not isinstance(name, str):
-        return _("A name must be text.")
-    if not name.strip():
-        return _("A name cannot be empty.")
-    if any(unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp"} for ch in name):
-        return _("A name cannot contain control characters.")
-    if cell_len(name) > MAX_NAME_CELLS:
-        return _("A name can be at most {cells} cells wide (a Japanese character takes two).",
-                 cells=MAX_NAME_CELLS)
-    return None
 
 
 @dataclass

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gamenight.i18n import _
 from gamenight.sdk import (
     CHANCE,
     TERMINAL,
@@ -67,10 +68,16 @@ class Match:
     wins: list[float] = field(default_factory=list)
     """Games won per seat over the session (a shared win counts its share)."""
     games_played: int = 0
+    history: list[tuple[LogEntry, ...]] = field(default_factory=list)
+    """The logs of the finished games counted in ``totals`` and ``wins``, oldest first.
+
+    With the seed they let a save's running totals be re-derived, not trusted.
+    """
     acknowledged: str = ""
     bot_time_budget: float = 2.0
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
+    _recorded: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         count = len(self.seats)
@@ -93,7 +100,13 @@ class Match:
 
         Chance is seeded from the match seed, the game number and the log
         length, so "play again" and a resumed save are reproducible too.
+        A finished game that was recorded moves to :attr:`history` first.
         """
+        if self._recorded:
+            self.history.append(tuple(self.log))
+        self._restart_game()
+
+    def _restart_game(self) -> None:
         rules = self.game.rules
         if hasattr(rules, "new_game_in_match"):
             self.state = rules.new_game_in_match(len(self.seats), self.options, self.games_played)
@@ -102,15 +115,28 @@ class Match:
         self.log = []
         self.acknowledged = ""
         self._bots = {}
+        self._recorded = False
 
     def record_result(self) -> Outcome:
-        """Add the finished game's scores to the running totals and return them."""
+        """Add the finished game's scores to the running totals and return them.
+
+        A game counts once: recording it again (a finished game resumed from
+        a save) returns the outcome without adding it twice.
+        """
         outcome = self.outcome()
+        if self._recorded:
+            return outcome
         for seat, score in enumerate(outcome.scores):
             self.totals[seat] += score
             self.wins[seat] += outcome.win_share(seat)
         self.games_played += 1
+        self._recorded = True
         return outcome
+
+    @property
+    def recorded(self) -> bool:
+        """True when the current game is finished and counted in the totals."""
+        return self._recorded
 
     # -- queries -------------------------------------------------------------
 
@@ -175,10 +201,13 @@ class Match:
         """Draw and apply the pending chance outcome; return it."""
         if self.to_move() != CHANCE:
             raise IllegalAction("No chance outcome is pending.")
-        rng = random.Random(f"{self.seed}:{self.games_played}:{len(self.log)}:chance")
-        action = self.rules.sample_chance(self.state, rng)
+        action = self.rules.sample_chance(self.state, self._chance_rng())
         self.apply(action)
         return action
+
+    def _chance_rng(self) -> random.Random:
+        """The RNG of the chance outcome due now: it follows the seed, the game number and the log length."""
+        return random.Random(f"{self.seed}:{self.games_played}:{len(self.log)}:chance")
 
     def run_chance(self) -> None:
         """Apply chance outcomes until a seat must act, a pause or the end."""
@@ -212,23 +241,29 @@ class Match:
         legal = self.rules.legal_actions(self.state)
         return self.bot(seat).choose(view, legal, self.bot_context(seat, should_stop))
 
-    def replay(self, entries: Sequence[LogEntry | tuple[int, str]]) -> None:
-        """Start afresh and apply a logged game; stops at the first bad entry.
+    def replay(self, entries: Sequence[LogEntry | tuple[int, str]], check_chance: bool = False) -> None:
+        """Restart the current game and apply a logged one; stops at the first bad entry.
 
+        With ``check_chance`` every chance outcome must be the one the seed
+        draws at that point (as :meth:`apply_chance` would): a save cannot
+        stack a deck or force the dice.  Without it a test may script chance.
         Raises :class:`IllegalAction` naming the move number and the reason;
         the match is then left at the state before that entry.
         """
-        self.start_game()
+        self._restart_game()
         for number, entry in enumerate(entries, start=1):
             seat, action = (entry.seat, entry.action) if isinstance(entry, LogEntry) else entry
             if self.to_move() != seat:
-                raise IllegalAction(
-                    f"move {number}: the log says seat {seat} acts, but it is {self.to_move()}'s turn"
-                )
+                raise IllegalAction(_("move {number}: the log says seat {seat} acts, but it is {turn}'s turn",
+                                      number=number, seat=seat, turn=self.to_move()))
+            if check_chance and seat == CHANCE and action != self.rules.sample_chance(self.state, self._chance_rng()):
+                raise IllegalAction(_("move {number}: this chance outcome is not the one the seed draws",
+                                      number=number))
             try:
                 self.apply(action)
             except IllegalAction as error:
-                raise IllegalAction(f"move {number} ({action!r}): {error}") from None
+                raise IllegalAction(_("move {number} ({action!r}): {error}",
+                                      number=number, action=action, error=error)) from None
 
 
 def play_headless(
@@ -249,7 +284,7 @@ def play_headless(
         game, list(seats), dict(options or {}), seed=seed, bot_time_budget=bot_time_budget,
         games_played=game_number,
     )
-    for _ in range(max_actions):
+    for _action_number in range(max_actions):
         seat = match.to_move()
         if seat == TERMINAL:
             return match

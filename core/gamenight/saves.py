@@ -1,13 +1,25 @@
-"""Save files: TOML with a format version, the game, options, seats and the action log.
+"""Save files: TOML with a format version, the game, options, seats and the action logs.
 
-Loading never trusts the file: it parses, checks every field, then replays
-the log through the game's rules.  A corrupt, truncated, tampered (an illegal
-move in the log) or future-version file raises :class:`SaveError` with a clear
-message; the file itself is never modified.
+A save holds what decides a session -- the seed, the options, the seats and
+the log of every game played at the table (``history``: the finished games
+counted in the running totals; ``log``: the game in progress) -- and, for
+people reading the file, the running totals, wins and games played.
+
+Loading never trusts the file.  It refuses a file larger than
+:data:`MAX_SAVE_BYTES`, checks every field against the schema below, then
+replays every game through the rules: each chance outcome must be the one the
+seed draws at that point (no stacked deck, no forced dice), each move must be
+legal, and the totals, wins and games played must be exactly what the replayed
+games give.  Anything else raises :class:`SaveError` with the reason; the file
+itself is never modified.
+
+Format 1 (before ``history``) is read when nothing in it needs the earlier
+games: its totals must be those of the game in the file alone.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from datetime import UTC, datetime
@@ -19,11 +31,27 @@ import tomli_w
 from gamenight.atomic import write_atomic
 from gamenight.i18n import _
 from gamenight.match import LogEntry, Match, SeatConfig
-from gamenight.sdk import IllegalAction
+from gamenight.sdk import GameInfo, IllegalAction
+from gamenight.text import safe_text, validate_name
 
-__all__ = ["FORMAT_VERSION", "SaveError", "default_save_name", "load_match", "save_match"]
+__all__ = ["FORMAT_VERSION", "MAX_SAVE_BYTES", "SaveError", "default_save_name", "load_match", "save_match"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+MAX_SAVE_BYTES = 4 * 1024 * 1024
+"""Largest save file read (a long session is a few hundred KB); bigger ones are refused unread."""
+MAX_GAMES = 1000
+"""Most finished games a save's history may hold."""
+MAX_MOVES = 20_000
+"""Most log entries one game may hold."""
+MAX_ACTION_CHARS = 512
+"""Longest action in a log (a shuffled deck is the longest the games write, ~300)."""
+MAX_FIELD_CHARS = 64
+"""Longest short text field (game id, versions, bot ids, option values)."""
+_LOG_LINE = re.compile(r"(-1|0|[1-9][0-9]{0,2}) (.+)", re.DOTALL)
+_KNOWN_FIELDS = frozenset(
+    {"format", "game", "plugin_version", "saved_at", "seed", "games_played", "totals", "wins", "options",
+     "seats", "history", "log"}
+)
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -61,8 +89,13 @@ def match_to_document(match: Match) -> dict[str, Any]:
         "wins": list(match.wins),
         "options": dict(match.options),
         "seats": seats,
-        "log": [f"{entry.seat} {entry.action}" for entry in match.log],
+        "history": [_log_lines(log) for log in match.history],
+        "log": _log_lines(match.log),
     }
+
+
+def _log_lines(log) -> list[str]:
+    return [f"{entry.seat} {entry.action}" for entry in log]
 
 
 def save_match(match: Match, path: Path) -> Path:
@@ -71,82 +104,212 @@ def save_match(match: Match, path: Path) -> Path:
     return Path(path)
 
 
-def _require(document: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+def read_document(path: Path) -> dict[str, Any]:
+    """Parse a save file's TOML, turning every failure into :class:`SaveError`."""
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_SAVE_BYTES + 1)
+    except OSError as error:
+        raise SaveError(_("Cannot read {path}: {reason}", path=shown(path), reason=error.strerror)) from None
+    if len(data) > MAX_SAVE_BYTES:
+        raise SaveError(_("{path} is larger than a save can be ({size} MB at most).",
+                          path=shown(path), size=MAX_SAVE_BYTES // (1024 * 1024)))
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as error:
+        raise SaveError(_("{path} is not a valid save file: {reason}", path=shown(path),
+                          reason=safe_text(error, limit=200))) from None
+    except RecursionError:
+        raise SaveError(_("{path} is not a valid save file: it is nested too deeply.", path=shown(path))) from None
+
+
+def shown(path: Path | str) -> str:
+    """A file path as it may be shown on screen (a file name can hold terminal controls)."""
+    return safe_text(str(path), limit=200)
+
+
+# -- the schema -----------------------------------------------------------------
+
+
+def _field(document: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+    """``document[key]`` checked to be a ``kind`` (a bool is not an int); ``default`` when absent and optional."""
     if key not in document:
-        raise SaveError(_("The save has no '{key}' field.", key=key))
+        if default is None:
+            raise SaveError(_("The save has no '{key}' field.", key=key))
+        return default
     value = document[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _kinds(kind)):
         raise SaveError(_("The save's '{key}' field has the wrong type.", key=key))
     return value
 
 
-def read_document(path: Path) -> dict[str, Any]:
-    """Parse a save file's TOML, turning every failure into :class:`SaveError`."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise SaveError(_("Cannot read {path}: {reason}", path=path, reason=error.strerror)) from None
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise SaveError(_("{path} is not a valid save file: {reason}", path=path, reason=error)) from None
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
 
 
-def _numbers(document: dict[str, Any], key: str, count: int) -> list[float]:
-    """An optional list of one number per seat (``[]`` when absent)."""
-    values = document.get(key, [])
-    if not isinstance(values, list) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in values
-    ) or (values and len(values) != count):
+def _short_text(document: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = _field(document, key, str, default)
+    if len(value) > MAX_FIELD_CHARS or not _plain(value):
+        raise SaveError(_("The save's '{key}' field is malformed.", key=key))
+    return value
+
+
+def _numbers(document: dict[str, Any], key: str, count: int) -> list[float] | None:
+    """One finite, non-negative number per seat, or ``None`` when the field is absent."""
+    if key not in document:
+        return None
+    values = document[key]
+    if not isinstance(values, list) or len(values) != count or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    ):
+        raise SaveError(_("The save's '{key}' field is malformed.", key=key))
+    if key == "wins" and any(v < 0 for v in values):
         raise SaveError(_("The save's '{key}' field is malformed.", key=key))
     return [float(v) for v in values]
 
 
+def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
+    raw_seats = _field(document, "seats", list)
+    if not game.min_seats <= len(raw_seats) <= game.max_seats:
+        raise SaveError(_("The save has {count} seats; {game} takes {low}-{high}.", count=len(raw_seats),
+                          game=game.id, low=game.min_seats, high=game.max_seats))
+    bots = {spec.id for spec in game.bots}
+    seats = []
+    for number, raw in enumerate(raw_seats, start=1):
+        if not isinstance(raw, dict) or not set(raw) <= {"name", "bot"}:
+            raise SaveError(_("The save's seats are malformed."))
+        problem = validate_name(raw.get("name"))
+        if problem is not None:
+            raise SaveError(_("Seat {number}'s name in the save is refused: {problem}", number=number,
+                              problem=problem))
+        bot = _short_text(raw, "bot") if "bot" in raw else None
+        if bot is not None and bot not in bots:
+            raise SaveError(_("The save uses the bot '{bot}', which is not installed.", bot=bot))
+        seats.append(SeatConfig(raw["name"], bot))
+    return seats
+
+
+def _options(document: dict[str, Any]) -> dict[str, Any]:
+    options = _field(document, "options", dict)
+    for key, value in options.items():
+        if len(key) > MAX_FIELD_CHARS or not isinstance(value, bool | int | str) or (
+            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value))
+        ):
+            raise SaveError(_("The save's options are malformed."))
+    return dict(options)
+
+
+def _log(lines: Any, seats: int, game_number: int | None) -> list[LogEntry]:
+    """A game's log lines (``"SEAT ACTION"``) as entries; ``game_number`` is ``None`` for the current game."""
+
+    def malformed(number: int) -> SaveError:
+        if game_number is None:
+            return SaveError(_("Move {number} of the save is malformed.", number=number))
+        return SaveError(_("Move {number} of game {game} in the save's history is malformed.",
+                           number=number, game=game_number + 1))
+
+    if not isinstance(lines, list):
+        raise SaveError(_("Game {game} in the save's history is malformed.", game=(game_number or 0) + 1))
+    if len(lines) > MAX_MOVES:
+        raise SaveError(_("A game in the save has more than {count} moves.", count=MAX_MOVES))
+    entries = []
+    for number, line in enumerate(lines, start=1):
+        found = _LOG_LINE.fullmatch(line) if isinstance(line, str) and len(line) <= MAX_ACTION_CHARS + 4 else None
+        if found is None or not _plain(found[2]) or int(found[1]) >= seats:
+            raise malformed(number)
+        entries.append(LogEntry(int(found[1]), found[2]))
+    return entries
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` holds nothing :func:`safe_text` would drop (printable ASCII is the quick case)."""
+    return (text.isascii() and text.isprintable()) or safe_text(text, limit=len(text) + 1) == text
+
+
+# -- loading ----------------------------------------------------------------------
+
+
 def load_match(registry, path: Path) -> Match:
-    """Load and replay a save; raises :class:`SaveError` with the reason."""
+    """Load a save, checking every field and replaying every game; raises :class:`SaveError` with the reason."""
     document = read_document(path)
-    version = _require(document, "format", int)
+    version = _field(document, "format", int)
     if version > FORMAT_VERSION:
         raise SaveError(
             _("{path} was written by a newer gamenight (save format {version}); please upgrade.",
-              path=path, version=version)
+              path=shown(path), version=version)
         )
     if version < 1:
         raise SaveError(_("Unknown save format {version}.", version=version))
-    game_id = _require(document, "game", str)
+    unknown = sorted(set(document) - _KNOWN_FIELDS - ({"history"} if version < 2 else set()))
+    if unknown:
+        raise SaveError(_("The save has an unknown field '{key}'.", key=safe_text(unknown[0], limit=40)))
+    game_id = _short_text(document, "game")
     try:
         game = registry.game(game_id)
     except KeyError:
         raise SaveError(_("The save is for the game '{game}', which is not installed.", game=game_id)) from None
-    seats = []
-    for raw in _require(document, "seats", list):
-        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-            raise SaveError(_("The save's seats are malformed."))
-        bot = raw.get("bot")
-        if bot is not None and not isinstance(bot, str):
-            raise SaveError(_("The save's seats are malformed."))
-        if bot is not None and bot not in {spec.id for spec in game.bots}:
-            raise SaveError(_("The save uses the bot '{bot}', which is not installed.", bot=bot))
-        seats.append(SeatConfig(raw["name"], bot))
-    options = _require(document, "options", dict)
-    seed = _require(document, "seed", int)
-    entries = []
-    for number, line in enumerate(_require(document, "log", list), start=1):
-        if not isinstance(line, str) or " " not in line:
-            raise SaveError(_("Move {number} of the save is malformed.", number=number))
-        seat_text, action = line.split(" ", 1)
-        try:
-            entries.append(LogEntry(int(seat_text), action))
-        except ValueError:
-            raise SaveError(_("Move {number} of the save is malformed.", number=number)) from None
+    _short_text(document, "plugin_version", "-")
+    _short_text(document, "saved_at", "-")
+    seats = _seats(document, game)
+    options = _options(document)
+    seed = _field(document, "seed", int)
+    if not -(2**63) <= seed < 2**63:
+        raise SaveError(_("The save's '{key}' field is malformed.", key="seed"))
+    games_played = _field(document, "games_played", int, 0)
+    if games_played < 0:
+        raise SaveError(_("The save's '{key}' field is malformed.", key="games_played"))
+    raw_history = _field(document, "history", list, []) if version >= 2 else []
+    if len(raw_history) > MAX_GAMES:
+        raise SaveError(_("The save's history holds more than {count} games.", count=MAX_GAMES))
+    history = [_log(lines, len(seats), number) for number, lines in enumerate(raw_history)]
+    current = _log(_field(document, "log", list), len(seats), None)
+    # Deliberately after the cheap checks: the replay below runs the game's rules.
     totals = _numbers(document, "totals", len(seats))
     wins = _numbers(document, "wins", len(seats))
-    games_played = document.get("games_played", 0)
-    if not isinstance(games_played, int) or games_played < 0:
-        raise SaveError(_("The save's 'games_played' field is malformed."))
     try:
-        match = Match(game, seats, dict(options), seed=seed, totals=totals, wins=wins, games_played=games_played)
-        match.replay(entries)
+        match = Match(game, seats, options, seed=seed)
+        _replay_history(match, history)
+        match.replay(current, check_chance=True)
     except (ValueError, IllegalAction) as error:
-        raise SaveError(_("The save cannot be replayed: {reason}", reason=error)) from None
+        raise SaveError(_("The save cannot be replayed: {reason}", reason=safe_text(error, limit=300))) from None
+    except Exception as error:  # a plugin's rules failing on strange input must not end the room
+        raise SaveError(_("The game's rules failed on this save: {reason}",
+                          reason=safe_text(f"{type(error).__name__}: {error}", limit=300))) from None
+    _check_counts(match, version, games_played, totals, wins)
     return match
+
+
+def _replay_history(match: Match, history: list[list[LogEntry]]) -> None:
+    """Replay and record each finished game, so the running totals come from the games themselves."""
+    for number, entries in enumerate(history, start=1):
+        try:
+            match.replay(entries, check_chance=True)
+        except IllegalAction as error:
+            raise IllegalAction(_("game {number} of the history, {error}", number=number, error=error)) from None
+        if not match.over:
+            raise IllegalAction(_("game {number} of the history did not end.", number=number))
+        match.record_result()
+        match.start_game()
+
+
+def _check_counts(match: Match, version: int, games_played: int, totals: list[float] | None,
+                  wins: list[float] | None) -> None:
+    """The saved totals, wins and games played must be those the replayed games give."""
+    earlier = len(match.history)
+    if games_played == earlier + 1 and match.over:
+        match.record_result()  # saved after the current game ended and was counted
+    elif games_played != earlier:
+        if version < 2:
+            raise SaveError(_("This save was written by an older gamenight (save format 1): its running totals "
+                              "over {count} earlier games cannot be checked, so it cannot be resumed.",
+                              count=games_played))
+        raise SaveError(_("The save says {claimed} games were played, but its history holds {count}.",
+                          claimed=games_played, count=earlier))
+    for key, saved, derived in (("totals", totals, match.totals), ("wins", wins, match.wins)):
+        if saved is not None and saved != derived:
+            raise SaveError(_("The save's '{key}' ({saved}) are not what its games give ({derived}).", key=key,
+                              saved=_listed(saved), derived=_listed(derived)))
+
+
+def _listed(values: list[float]) -> str:
+    return ", ".join(f"{value:g}" for value in values)

@@ -285,7 +285,9 @@ class Rules:
         """Draw a chance outcome (a roll, a shuffle) with ``rng``.
 
         Only called when :meth:`to_move` is :data:`CHANCE`.  Games without
-        chance never get here.
+        chance never get here.  It must depend on nothing but ``state`` and
+        ``rng`` (no global RNG, clock or set iteration order): loading a save
+        draws each chance outcome again and refuses one that differs.
         """
         raise NotImplementedError(f"{type(self).__name__} has no chance actions")
 

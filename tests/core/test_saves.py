@@ -20,7 +20,7 @@ def test_round_trip_resumes_exactly(tmp_path, nim_registry):
     [
         (lambda text: text[: len(text) // 2], "not a valid save"),
         (lambda text: "\x00\xff garbage", "not a valid save"),
-        (lambda text: text.replace("format = 1", f"format = {FORMAT_VERSION + 1}"), "newer gamenight"),
+        (lambda text: text.replace(f"format = {FORMAT_VERSION}", f"format = {FORMAT_VERSION + 1}"), "newer gamenight"),
         (lambda text: text.replace('"0 2"', '"0 3"').replace('"1 1"', '"1 3"'), "cannot be replayed"),
         (lambda text: text.replace('game = "nim"', 'game = "chess"'), "not installed"),
         (lambda text: text.replace('bot = "first"', 'bot = "deep"'), "not installed"),

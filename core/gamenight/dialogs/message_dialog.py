@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from gamenight.i18n import _
+from gamenight.text import safe_text
 
 
 class MessageDialog(ModalScreen[None]):
@@ -33,8 +34,8 @@ class MessageDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, id="title")
-            yield Label(self.message, id="message", markup=False)
+            yield Label(safe_text(self.title_text), id="title", markup=False)
+            yield Label(safe_text(self.message, multiline=True), id="message", markup=False)
             yield Button(_("OK"), id="ok", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

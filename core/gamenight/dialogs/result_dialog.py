@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from gamenight.i18n import _
+from gamenight.text import safe_text
 
 
 def _number(value: float | str) -> str:
@@ -38,7 +39,8 @@ class ResultTable(Static):
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", collapse_padding=True)
         table.add_column("", overflow="fold")
         for seat, name in enumerate(names):
-            table.add_column(f"★ {name}" if seat in winners else name, justify="right", overflow="fold")
+            header = Text(f"★ {safe_text(name)}" if seat in winners else safe_text(name))  # never markup
+            table.add_column(header, justify="right", overflow="fold")
         for label, values in lines:
             table.add_row(Text(translate(label)),
                           *(Text(translate(v) if isinstance(v, str) and v else _number(v)) for v in values))
@@ -105,10 +107,10 @@ class ResultDialog(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
-            yield Label(self.title_text, id="title")
+            yield Label(safe_text(self.title_text), id="title", markup=False)
             with VerticalScroll(id="body"):
                 if self.headline:
-                    yield Label(self.headline, id="headline")
+                    yield Label(safe_text(self.headline), id="headline", markup=False)
                 yield self.table
             with Horizontal(id="choices"):
                 for index, (choice_id, label, key) in enumerate(self.choices):

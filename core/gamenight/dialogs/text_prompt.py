@@ -8,6 +8,19 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from gamenight.text import safe_text
+
+
+class PlainInput(Input):
+    """An input that drops control, format and bidi characters as they are typed or pasted.
+
+    An RLO or a zero-width space would otherwise be echoed to the terminal
+    and reorder or hide what the person sees.
+    """
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        super().replace(safe_text(text, limit=len(text) + 1), start, end)
+
 
 class TextPrompt(ModalScreen[str | None]):
     """A one-line prompt; Return accepts, Escape cancels."""
@@ -28,8 +41,8 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
-            yield Input(value=self.value, id="answer")
+            yield Label(safe_text(self.question), markup=False)
+            yield PlainInput(value=safe_text(self.value), id="answer")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

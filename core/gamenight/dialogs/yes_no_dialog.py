@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from gamenight.i18n import _
+from gamenight.text import safe_text
 
 
 class YesNoDialog(ModalScreen[bool]):
@@ -39,7 +40,7 @@ class YesNoDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question, id="question")
+            yield Label(safe_text(self.question, multiline=True), id="question", markup=False)
             with Horizontal():
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
                 yield Button(f"{self.no_label} (n)", id="no")

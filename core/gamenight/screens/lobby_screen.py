@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
+from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -64,7 +65,7 @@ class LobbyScreen(Screen):
             yield games
             yield Static("", id="about")
         notices = self._notices()
-        yield Static(notices, id="notices").set_styles(f"display: {'block' if notices else 'none'};")
+        yield Static(notices, id="notices", markup=False).set_styles(f"display: {'block' if notices else 'none'};")
         yield KeyBar()
 
     @property
@@ -79,7 +80,7 @@ class LobbyScreen(Screen):
         options = []
         for game in self.games:
             t = translator(game.id)
-            title = Text(t(game.title), style="bold")
+            title = Text(safe_text(t(game.title)), style="bold")
             title.truncate(18, overflow="ellipsis", pad=True)
             options.append(Option(Text.assemble(title, " ", (seats_text(game), "dim")), id=game.id))
         if not options:
@@ -90,7 +91,7 @@ class LobbyScreen(Screen):
         failures = self.app.registry.failures
         notices = []
         if failures:
-            names = ", ".join(record.name for record in failures)
+            names = ", ".join(safe_text(record.name, limit=40) for record in failures)
             notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))
         if self.app.theme_errors:
             notices.append(_("⚠ {count} theme file(s) could not be loaded (press p).",
@@ -157,9 +158,9 @@ class LobbyScreen(Screen):
     def _about(self, game: GameInfo) -> Text:
         t = translator(game.id)
         text = Text()
-        text.append(t(game.title), "bold")
+        text.append(safe_text(t(game.title)), "bold")
         text.append(f"   {seats_text(game)}\n\n", "dim")
-        text.append(f"{t(game.description)}\n\n")
+        text.append(f"{safe_text(t(game.description))}\n\n")
         bots = sorted(game.bots, key=lambda bot: bot.strength)
         if bots:
             text.append(f"{_('Bots')}\n", "bold")

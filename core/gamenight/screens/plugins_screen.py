@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from gamenight.i18n import _
+from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -29,11 +30,13 @@ class PluginsScreen(Screen):
         for column in (_("Plugin"), _("Version"), _("Adds"), _("Error")):
             table.add_column(column, overflow="fold")
         for record in self.app.registry.plugins:
+            # Everything here comes from installed packages: plain text, made safe, never markup.
             adds = ", ".join([*record.games, *record.bots, *record.themes])
-            table.add_row(f"{record.name}\n[dim]{record.distribution}[/dim]", record.version, adds,
-                          f"[red]{escape(record.error)}[/red]" if record.error else "")
+            table.add_row(Text.assemble(safe_text(record.name), "\n", (safe_text(record.distribution), "dim")),
+                          Text(safe_text(record.version)), Text(safe_text(adds)),
+                          Text(safe_text(record.error, multiline=True), style="red") if record.error else "")
         with VerticalScroll():
             yield Static(table)
             for error in self.app.theme_errors:
-                yield Static(f"[red]{_('Theme')}: {escape(error)}[/red]")
+                yield Static(Text(f"{_('Theme')}: {safe_text(error, multiline=True)}", style="red"))
         yield KeyBar()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -11,6 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
+from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -31,10 +33,11 @@ class SavesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         folder = self.app.saves.folder
-        yield Static(_("Saved games in {folder}", folder=folder), id="saves-title", markup=False)
+        yield Static(_("Saved games in {folder}", folder=safe_text(folder)), id="saves-title", markup=False)
         files = self.app.saves.list()
         options = [
-            Option(f"{path.name:<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}",
+            # Anyone who can write to the folder names these files: plain text, made safe, never markup.
+            Option(Text(f"{safe_text(path.name):<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}"),
                    id=str(path))
             for path in files
         ] or [Option(_("No saved games yet."), disabled=True)]

@@ -34,6 +34,7 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, fill_seat_names
+from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -57,9 +58,9 @@ class StatusLine(Horizontal):
         yield Static("", id="thinking")
 
     def show(self, text: str, error: bool = False) -> None:
-        """Show ``text``; errors are highlighted."""
+        """Show ``text`` (made safe: it may quote a plugin or a file); errors are highlighted."""
         message = self.query_one("#message", Static)
-        message.update(text)
+        message.update(safe_text(text))
         message.set_class(error, "error")
 
     def thinking(self, text: str) -> None:
@@ -202,7 +203,7 @@ class GameScreen(Screen):
     # -- composition ---------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="title-bar")
+        yield Static("", id="title-bar", markup=False)
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
             yield StatusLine()

@@ -1,0 +1,120 @@
+"""Text from outside -- a file, a plugin, a client -- made safe to show.
+
+Two rules, used everywhere such text reaches the screen:
+
+* :func:`validate_name` says why a player name is not acceptable (typed in
+  setup, read from the config or from a save): no control, format or bidi
+  characters (they rewrite the terminal or reorder what others see), no
+  invisible characters, no ``[`` (names end up inside the games' Rich
+  markup, where ``[/]`` is an error and ``[b]`` a style), a bounded run of
+  combining marks, and at most :data:`MAX_NAME_CELLS` cells.
+* :func:`safe_text` turns any other outside text (an error a plugin raised, a
+  file name, a message quoting a save) into something harmless to print: the
+  same characters are dropped, runs of combining marks are cut, and the text
+  is bounded in length.
+
+Terminals act on ESC, C1 controls and the like even inside text a program
+means to print, so every widget that shows outside text gets it through here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from rich.cells import cell_len
+
+from gamenight.i18n import _
+
+__all__ = [
+    "MAX_COMBINING_RUN",
+    "MAX_NAME_CELLS",
+    "MAX_NAME_CHARS",
+    "MAX_TEXT_CHARS",
+    "safe_text",
+    "validate_name",
+]
+
+MAX_NAME_CELLS = 16
+"""Longest player name, in terminal cells (a Japanese character takes two)."""
+
+MAX_NAME_CHARS = 32
+"""Longest player name in code points (combining marks take no cell, but do take memory)."""
+
+MAX_COMBINING_RUN = 2
+"""Most combining marks in a row: enough for Vietnamese or a kana with a voicing mark."""
+
+MAX_TEXT_CHARS = 500
+"""Longest outside text :func:`safe_text` lets through (longer ends in "…")."""
+
+_UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Controls, format characters (zero-width, bidi: U+200B-U+200F, U+202A-U+202E, U+2066-U+2069),
+surrogates, private use, unassigned, line and paragraph separators."""
+
+_COMBINING = frozenset({"Mn", "Mc", "Me"})
+
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5")
+"""Characters that are letters or symbols to Unicode but print as nothing: the Hangul fillers,
+the blank Braille pattern and the Khmer inherent vowels."""
+
+
+def _unshowable(ch: str) -> bool:
+    return unicodedata.category(ch) in _UNSHOWABLE
+
+
+def _longest_combining_run(text: str) -> int:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch) in _COMBINING else 0
+        longest = max(longest, run)
+    return longest
+
+
+def validate_name(name: object) -> str | None:
+    """Why ``name`` is not a usable player name, or ``None`` when it is fine."""
+    if not isinstance(name, str):
+        return _("A name must be text.")
+    if not name.strip():
+        return _("A name cannot be empty.")
+    too_wide = _("A name can be at most {cells} cells wide (a Japanese character takes two).",
+                 cells=MAX_NAME_CELLS)
+    head = name[: 4 * MAX_NAME_CHARS]  # the reason shows early; a huge name is not scanned to its end
+    if any(_unshowable(ch) for ch in head):
+        return _("A name cannot contain control characters.")
+    if any(ch in _BLANK_LETTERS for ch in head):
+        return _("A name cannot contain invisible characters.")
+    if "[" in head or "]" in head:  # names are shown inside the games' markup: "[/]" is an error, "[b]" a style
+        return _("A name cannot contain square brackets.")
+    if unicodedata.category(name.lstrip()[0]) in _COMBINING or _longest_combining_run(head) > MAX_COMBINING_RUN:
+        return _("A name cannot pile up combining marks.")
+    if len(name) > MAX_NAME_CHARS or cell_len(name) > MAX_NAME_CELLS:
+        return too_wide
+    return None
+
+
+def safe_text(text: object, limit: int = MAX_TEXT_CHARS, multiline: bool = False) -> str:
+    """``text`` with everything a terminal could act on removed, at most ``limit`` characters.
+
+    Control, format, bidi, private-use and unassigned characters are dropped
+    (a tab becomes a space; with ``multiline`` a newline stays), no more than
+    :data:`MAX_COMBINING_RUN` combining marks stay in a row, and a longer
+    text is cut with "…".
+    """
+    kept: list[str] = []
+    run = 0
+    for ch in str(text):
+        if ch == "\n" and multiline:
+            kept.append(ch)
+            run = 0
+            continue
+        if ch == "\t":
+            ch = " "
+        category = unicodedata.category(ch)
+        if category in _UNSHOWABLE:
+            continue
+        run = run + 1 if category in _COMBINING else 0
+        if run > MAX_COMBINING_RUN:
+            continue
+        kept.append(ch)
+        if len(kept) > limit:
+            return "".join(kept[: max(limit - 1, 0)]) + "…"
+    return "".join(kept)

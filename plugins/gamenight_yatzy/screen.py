@@ -64,12 +64,13 @@ class YatzyScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "roll", _("Roll")),
-        Binding("1", "hold(0)", _("Hold 1-5")),
-        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False) for key in range(2, 6)),
+        Binding("space", "roll", _("Roll"), tooltip=_("Roll every die that is not held")),
+        Binding("1", "hold(0)", _("Hold 1-5"), tooltip=_("Hold or release this die for the next roll")),
+        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False,
+                  tooltip=_("Hold or release this die for the next roll")) for key in range(2, 6)),
         Binding("up", "cursor(-1)", _("Box ↑"), show=False),
         Binding("down", "cursor(1)", _("Box ↓"), show=False),
-        Binding("enter", "score", _("Score")),
+        Binding("enter", "score", _("Score"), tooltip=_("Write the dice in the box under the cursor")),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -234,6 +235,12 @@ class YatzyScreen(GameScreen):
         if seat >= 0:
             self.message(_("Wait: {name} is playing.", name=self.match.seats[seat].name), error=True)
         return False
+
+    def palette_title(self, binding: Binding) -> str:
+        """Each hold key is a command of its own ("Hold die 3"), not the key bar's "Hold 1-5"."""
+        if binding.action.startswith("hold("):
+            return self.t("Hold die {number}", number=int(binding.action[5:-1]) + 1)
+        return super().palette_title(binding)
 
     def action_roll(self) -> None:
         """Roll: all five dice first, then every die not held."""

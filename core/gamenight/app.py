@@ -17,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from gamenight import linebreak
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp"]
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+linebreak.install()  # Japanese breaks between phrases, never before "、。）」" (every widget of the room)
 
 THEME_VARIABLE_DEFAULTS = {
     "table-felt": "#1f5e3a",

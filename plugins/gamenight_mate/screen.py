@@ -301,7 +301,8 @@ class MateScreen(GameScreen):
         if for_help:
             from gamenight.screens.help_screen import HelpScreen
 
-            extra = f"## {_('This play')}\n\n{text[:1].upper()}{text[1:]}." if text else ""
+            sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
+            extra = f"## {_('This play')}\n\n{sentence}" if text else ""
             self.app.push_screen(HelpScreen(self.match.game, extra=extra))
         elif state is self.match.state:  # still the position it was asked for
             self.hint = text or _("Nothing to solve now.")

@@ -43,6 +43,9 @@ _ = translator("yatzy")
 
 # Sheet rows: the 13 boxes interleaved with the upper section's progress and bonus.
 _UPPER_PROGRESS, _UPPER_BONUS_ROW, _YATZY_BONUS_ROW, _TOTAL_ROW = "upper", "bonus", "yatzy-bonus", "total"
+BOX_KEYS = "abcdefghijklm"
+"""The key of each box, in :data:`BOXES` order: shown before the box's name on the sheet."""
+
 SHEET_ROWS: tuple[int | str, ...] = (
     0, 1, 2, 3, 4, 5, _UPPER_PROGRESS, _UPPER_BONUS_ROW, 6, 7, 8, 9, 10, 11, 12, _YATZY_BONUS_ROW, _TOTAL_ROW,
 )  # fmt: skip
@@ -71,6 +74,8 @@ class YatzyScreen(GameScreen):
         Binding("up", "cursor(-1)", _("Box ↑"), show=False),
         Binding("down", "cursor(1)", _("Box ↓"), show=False),
         Binding("enter", "score", _("Score"), tooltip=_("Write the dice in the box under the cursor")),
+        *(Binding(key, f"score_box({box})", _("Score"), show=False, tooltip=_("Write the dice in this box"))
+          for box, key in enumerate(BOX_KEYS)),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -86,7 +91,7 @@ class YatzyScreen(GameScreen):
     def compose_table(self) -> ComposeResult:
         with Horizontal(id="yatzy-table"):
             with ScrollableContainer(id="sheet-scroll"):
-                yield ScoreTable(label_width=17, id="sheet")
+                yield ScoreTable(label_width=18, id="sheet")
             with Vertical(id="side"):
                 yield Static("", id="turn-line")
                 yield DiceRow(hold_label=_("HOLD"), id="dice")
@@ -143,7 +148,7 @@ class YatzyScreen(GameScreen):
         for seat, sheet in enumerate(state.sheets):
             cells.append(self._cell(kind, seat, sheet, state.bonuses[seat], suggestions if seat == active else {}))
         if isinstance(kind, int):
-            label = _(BOX_LABELS[kind])
+            label = f"{BOX_KEYS[kind]} {_(BOX_LABELS[kind])}"
             return ScoreRow(label, tuple(cells), selectable=kind in suggestions and not over, rule_above=kind == 6)
         labels = {
             _UPPER_PROGRESS: _("Upper total"),
@@ -151,7 +156,7 @@ class YatzyScreen(GameScreen):
             _YATZY_BONUS_ROW: _("Yatzy bonuses"),
             _TOTAL_ROW: _("Total"),
         }
-        return ScoreRow(labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)
+        return ScoreRow("  " + labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)
 
     def _cell(
         self, kind: int | str, seat: int, sheet: tuple[int | None, ...], bonuses: int, suggestions: dict[int, int]
@@ -240,6 +245,8 @@ class YatzyScreen(GameScreen):
         """Each hold key is a command of its own ("Hold die 3"), not the key bar's "Hold 1-5"."""
         if binding.action.startswith("hold("):
             return self.t("Hold die {number}", number=int(binding.action[5:-1]) + 1)
+        if binding.action.startswith("score_box("):
+            return self.t("Score in {box}", box=self.t(BOX_LABELS[int(binding.action[10:-1])]))
         return super().palette_title(binding)
 
     def action_roll(self) -> None:
@@ -297,6 +304,18 @@ class YatzyScreen(GameScreen):
             return
         if self.cursor is not None:
             self._score(self.cursor)
+
+    def action_score_box(self, box: int) -> None:
+        """Score the dice in ``box`` (its letter key, as a click on its row)."""
+        if not self._may_act():
+            return
+        if self.state.rolls == 0:
+            self.message(_("Roll first (Space)."), error=True)
+            return
+        state = self.state
+        if box in preview(state.sheets[state.seat], state.dice, state.joker):
+            self.cursor = box
+        self._score(box)  # a filled box is refused by the rules, with the reason
 
     def _score(self, box: int) -> None:
         self.submit("score:" + BOXES[box])

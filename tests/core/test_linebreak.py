@@ -67,6 +67,7 @@ def test_width_is_never_exceeded_and_no_character_is_lost(text, width):
     lines = wrap(text, width)
     assert all(cell_len(line) <= width for line in lines), lines
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert not any(line[:1].isspace() for line in lines[1:]), lines  # a break never leaves a space ahead
 
 
 async def _help_lines(game_id: str, language: str) -> list[str]:

@@ -13,7 +13,8 @@ line starting with "、", a number on its own.  Here a line may break
 
 but never (kinsoku shori) before a closing bracket, a comma or full stop, a
 small kana, a prolonged sound mark or an iteration mark (``、。）」ー々ゃ…``), nor
-after an opening bracket (``（「『``), nor inside a Latin word or number.  Only
+after an opening bracket (``（「『``), nor inside a Latin word or number, nor
+between a number and the Japanese counter after it ("100 点").  Only
 when no such place exists in a line's width is the text folded at the edge.
 
 Text without a wide character is wrapped by Rich's own function, unchanged.
@@ -88,6 +89,8 @@ def break_opportunities(text: str) -> tuple[list[int], list[int]]:
     for index in range(1, len(text)):
         if not _allowed(text, index):
             continue
+        if text[index - 1].isspace() and _wide(text[index]) and text[:index].rstrip()[-1:].isdigit():
+            continue  # a number keeps its counter: "100 点", "2 枚" are not split
         if text[index - 1].isspace() or index in phrases:
             preferred.append(index)
         elif _wide(text[index - 1]) or _wide(text[index]):

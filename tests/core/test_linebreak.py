@@ -31,6 +31,7 @@ def test_no_closing_mark_starts_a_line_and_no_opening_bracket_ends_one():
     ("置きます「キープ」です", 14, ["置きます", "「キープ」です"]),  # "「" never ends a line
     ("ちょっとだけ", 6, ["ちょっ", "とだけ"]),  # small kana never start a line, even folded
     ("戦略は1000点", 6, ["戦略は", "1000点"]),  # a number is never cut
+    ("さらに 300 点、次に 2 枚取ります", 12, ["さらに", "300 点、次に", "2 枚取ります"]),  # nor parted from its counter
     ("最適な戦略です", 8, ["最適な", "戦略です"]),  # words stay whole: not "最" / "適"
     ("Queen の後は", 8, ["Queen の", "後は"]),  # Latin and Japanese mixed
 ])

@@ -161,3 +161,31 @@ async def test_the_japanese_help_ends_its_sentence_with_a_japanese_full_stop(tmp
             assert app.screen.extra.endswith("。") and not app.screen.extra.endswith(".")
     finally:
         set_language("en")
+
+
+async def test_the_best_move_hint_shows_whole_in_japanese_at_80x24(tmp_path: Path) -> None:
+    """The hint names the move and the outcome: up to three lines in Japanese, none of them cut."""
+    from gamenight.i18n import set_language, translator
+
+    from tests.core.tour import text_problems
+
+    set_language("ja")
+    try:
+        t = translator("mate")
+        app, _match = make_app(tmp_path, [SeatConfig("カペレン"), SeatConfig("サクソン", "greedy")])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("e")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert screen.hint.startswith("最善の一手：")
+            # the longest hint there is: ten moves, a double-digit card on both sides, an overmate's points
+            screen.hint = t("best move: {move}; {outcome}", move=t("set {card} aside", card="10♣"), outcome=t(
+                "with best play: mate on move {move} with {card}, {points} to your opponent",
+                move=10, card="10♦", points=242))
+            screen.refresh_view()
+            await pilot.pause()
+            assert text_problems(screen) == []
+    finally:
+        set_language("en")

@@ -6,6 +6,7 @@
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
+    gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gamenight.i18n import _, detect_language, set_language
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "serve-ssh")
+SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
 
 
 def default_saves_dir(config: Config | None = None) -> Path:
@@ -40,7 +41,8 @@ def default_saves_dir(config: Config | None = None) -> Path:
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh (each has --help).",
+        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
+                    "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
     parser.add_argument("save", nargs="?", type=Path, help="resume this save file")
@@ -150,15 +152,20 @@ def _serve_ssh_command(argv: Sequence[str]) -> int:
     return serve_main(list(argv))
 
 
+def _serve_web_command(argv: Sequence[str]) -> int:
+    from gamenight.web import main as serve_web_main
+
+    return serve_web_main(list(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gamenight`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command}[command](
-            rest
-        )
+        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command,
+                "serve-web": _serve_web_command}[command](rest)
     args = _room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))

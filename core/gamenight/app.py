@@ -30,6 +30,7 @@ from gamenight.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
     from gamenight.match import Match
+    from gamenight.sdk import GameInfo
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp", "crash_log_path"]
 
@@ -100,7 +101,7 @@ class GameNightApp(App):
         self.registry = registry if registry is not None else Registry()
         super().__init__()
         if saves_dir is None:
-            from gamenight.cli import default_saves_dir
+            from gamenight.paths import default_saves_dir
 
             saves_dir = default_saves_dir(self.config)
         self.saves = SaveStore(Path(saves_dir))
@@ -268,6 +269,12 @@ class GameNightApp(App):
             return
         screen.save_path = save_path
         self.push_screen(screen)
+
+    def open_help(self, game: GameInfo) -> None:
+        """Show ``game``'s rules and keys."""
+        from gamenight.screens.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(game))
 
     def open_settings(self) -> None:
         """Show the settings screen."""

@@ -17,25 +17,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import platformdirs
-
 from gamenight import __version__
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
+from gamenight.paths import default_saves_dir
 
 __all__ = ["default_saves_dir", "main"]
 
 SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
-
-
-def default_saves_dir(config: Config | None = None) -> Path:
-    """``[general] saves`` from the config, the checkout's ``saves/``, or the user data dir."""
-    if config is not None and isinstance(config.general("saves"), str):
-        return Path(config.general("saves")).expanduser()
-    checkout = Path(__file__).resolve().parents[2] / "saves"
-    if checkout.is_dir():
-        return checkout
-    return Path(platformdirs.user_data_dir("gamenight")) / "saves"
 
 
 def _room_parser() -> argparse.ArgumentParser:

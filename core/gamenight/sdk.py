@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.match import Match
 
 __all__ = [
+    "API_VERSION",
     "CHANCE",
     "TERMINAL",
     "Action",
@@ -72,6 +73,7 @@ __all__ = [
     "Outcome",
     "Rules",
     "View",
+    "api_mismatch",
     "fill_seat_names",
     "lazy_bot",
     "lazy_screen",
@@ -80,6 +82,32 @@ __all__ = [
     "read_translations",
     "seat_token",
 ]
+
+API_VERSION = "1.0"
+"""The version of this SDK, ``MAJOR.MINOR``.
+
+A plugin names the version it was written for in its plugin module::
+
+    GAMENIGHT_API = "1.0"
+
+A room loads it when the major versions are equal and the room's minor
+version is at least the plugin's (1.2 runs plugins for 1.0 and 1.2, not
+for 1.3 or 2.0); otherwise the plugin is listed as broken, with the reason,
+like any plugin that fails to load.  A plugin that names no version is
+loaded as before.
+"""
+
+
+def api_mismatch(wanted: object, have: str = API_VERSION) -> str | None:
+    """Why a plugin that wants SDK ``wanted`` cannot run on SDK ``have``; None when it can."""
+    if not isinstance(wanted, str) or not re.fullmatch(r"\d{1,4}\.\d{1,4}", wanted):
+        return f"GAMENIGHT_API must be a string like {have!r}, not {str(wanted)[:40]!r}"
+    major, minor = (int(part) for part in wanted.split("."))
+    have_major, have_minor = (int(part) for part in have.split("."))
+    if major != have_major or minor > have_minor:
+        return f"it needs gamenight SDK {wanted}; this room has SDK {have}"
+    return None
+
 
 Action = str
 """An action as it crosses the SDK boundary: a short, printable string."""

@@ -10,6 +10,9 @@ from gamenight.sdk import GameInfo, lazy_screen, read_help, read_translations
 from gamenight_seven.bots import BOTS
 from gamenight_seven.rules import SevenRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 SEAT_NAMES = ("You", "Urd", "Belldandy", "Skuld", "Marller")

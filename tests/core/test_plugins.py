@@ -118,13 +118,12 @@ def test_a_plugin_for_another_sdk_version_is_reported_and_the_rest_load():
 
 
 def test_every_built_in_plugin_names_the_sdk_version_it_is_written_for():
-    from gamenight.sdk import API_VERSION
-
     import gamenight_lits.plugin
     import gamenight_mate.plugin
     import gamenight_mille.plugin
     import gamenight_seven.plugin
     import gamenight_yatzy.plugin
+    from gamenight.sdk import API_VERSION
 
     for module in (gamenight_lits.plugin, gamenight_mate.plugin, gamenight_mille.plugin, gamenight_seven.plugin,
                    gamenight_yatzy.plugin):

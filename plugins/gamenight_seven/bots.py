@@ -93,7 +93,7 @@ class GreedyBot:
 class _Deal:
     """A determinized deal as mutable lists, played out fast (greedy seats, the expert's own policy).
 
-    It follows RULES.md §2 like the engine (matching, Queens, 7 penalties, the
+    It follows docs/rules/seven.md like the engine (matching, Queens, 7 penalties, the
     Ace skip, reshuffles, the exhausted case, blocking, the turn limit) but
     keeps no log and checks nothing: it only ever plays the moves it picks.
     """
@@ -190,7 +190,7 @@ class _Deal:
         return min(order, key=lambda s: sum(PENALTY_OF[c] for c in self.hands[s]))
 
     def score(self, seat: int, winner: int, win_bonus: float = 0.0) -> float:
-        """``seat``'s points for the deal (RULES §2 Scoring) plus ``win_bonus`` if it won.
+        """``seat``'s points for the deal (docs/rules/seven.md 6.2) plus ``win_bonus`` if it won.
 
         With no winner yet (``-1``) it is :meth:`estimate`.
         """

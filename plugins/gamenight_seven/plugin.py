@@ -16,7 +16,7 @@ GAMENIGHT_API = "1.0"
 _HERE = Path(__file__).parent
 
 SEAT_NAMES = ("You", "Urd", "Belldandy", "Skuld", "Marller")
-"""The original's five seats (RULES §2 Seats); the shell renames them from ``[seven] player.N``."""
+"""The original's five seats (docs/rules/seven.md 1.1); the shell renames them from ``[seven] player.N``."""
 
 
 

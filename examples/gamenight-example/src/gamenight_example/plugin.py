@@ -11,8 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gamenight import BotSpec, GameInfo, Option, hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import lazy_screen, read_help
+from gamenight.sdk import lazy_screen, read_help, read_translations
 
 from . import __version__
 from .bots import make_matcher, make_random
@@ -46,7 +45,7 @@ GAME = GameInfo(
     ),
     screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
     help=read_help(HERE),
-    translations={"ja": load_catalogue_file(HERE / "locale" / "ja.toml")},
+    translations=read_translations(HERE),  # locale/<lang>.toml, each read when its language is first wanted
     seat_names=("North", "East", "South", "West"),
     version=__version__,
     perfect_information=False,
@@ -55,8 +54,9 @@ GAME = GameInfo(
 CAUTIOUS_YATZY = BotSpec(
     "cautious", "Cautious (example plugin)", make_cautious, 1,
     "Banks any made hand at once; otherwise keeps its most common face.",
-    # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue.
-    translations={"ja": load_catalogue_file(HERE / "locale" / "yatzy.ja.toml")},
+    # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue
+    # (yatzy_texts/locale/<lang>.toml: a folder of their own, or they would count as a language here).
+    translations=read_translations(HERE / "yatzy_texts"),
 )
 
 

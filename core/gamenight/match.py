@@ -25,6 +25,7 @@ from gamenight.sdk import (
     Interlude,
     Outcome,
 )
+from gamenight.text import seat_count
 
 __all__ = ["LogEntry", "Match", "SeatConfig"]
 
@@ -82,9 +83,8 @@ class Match:
     def __post_init__(self) -> None:
         count = len(self.seats)
         if not self.game.min_seats <= count <= self.game.max_seats:
-            raise ValueError(
-                f"{self.game.id} takes {self.game.min_seats}-{self.game.max_seats} seats, not {count}"
-            )
+            raise ValueError(_("{game} takes {seats}, not {count}", game=self.game.id,
+                               seats=seat_count(self.game.min_seats, self.game.max_seats), count=count))
         self.options = self.game.parse_options(self.options)
         if not self.totals:
             self.totals = [0.0] * count

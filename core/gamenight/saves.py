@@ -32,7 +32,7 @@ from gamenight.atomic import write_atomic
 from gamenight.i18n import _
 from gamenight.match import LogEntry, Match, SeatConfig
 from gamenight.sdk import GameInfo, IllegalAction
-from gamenight.text import safe_text, validate_name
+from gamenight.text import safe_text, seat_count, validate_name
 
 __all__ = ["FORMAT_VERSION", "MAX_SAVE_BYTES", "SaveError", "default_save_name", "load_match", "save_match"]
 
@@ -171,8 +171,8 @@ def _numbers(document: dict[str, Any], key: str, count: int) -> list[float] | No
 def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
     raw_seats = _field(document, "seats", list)
     if not game.min_seats <= len(raw_seats) <= game.max_seats:
-        raise SaveError(_("The save has {count} seats; {game} takes {low}-{high}.", count=len(raw_seats),
-                          game=game.id, low=game.min_seats, high=game.max_seats))
+        raise SaveError(_("The save has {count} seats; {game} takes {seats}.", count=len(raw_seats),
+                          game=game.id, seats=seat_count(game.min_seats, game.max_seats)))
     bots = {spec.id for spec in game.bots}
     seats = []
     for number, raw in enumerate(raw_seats, start=1):

@@ -75,6 +75,8 @@ class Match:
     With the seed they let a save's running totals be re-derived, not trusted.
     """
     acknowledged: str = ""
+    display: dict[str, bool | int | str] = field(default_factory=dict)
+    """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
     bot_time_budget: float = 2.0
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)

@@ -44,6 +44,8 @@ THEME_VARIABLE_DEFAULTS = {
     "shape-i": "#4fb3d9",
     "shape-t": "#b57edc",
     "shape-s": "#6cc070",
+    "ghost": "#f2f2f2",
+    "ghost-bad": "#e5484d",
     "die-face": "#f4f1e8",
     "die-held": "#f0b429",
     "highlight": "#f0b429",

@@ -156,7 +156,7 @@ class GameNightApp(App):
 
     def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
-            self.notify(message, severity="warning", timeout=12)
+            self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").
@@ -197,7 +197,7 @@ class GameNightApp(App):
             if self.theme != self._wanted_theme:
                 self.theme = self._wanted_theme
         else:
-            self.notify(self._unknown_theme_text(), severity="warning", timeout=12)
+            self.notify(self._unknown_theme_text(), severity="warning", timeout=12, markup=False)
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()

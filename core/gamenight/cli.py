@@ -6,6 +6,7 @@
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
+    gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
 
 from __future__ import annotations
@@ -15,39 +16,28 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import platformdirs
-from rich.cells import cell_len
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from gamenight import __version__
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
+from gamenight.paths import default_saves_dir
 from gamenight.text import MAX_TEXT_CHARS, safe_text, seat_count
+
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import Text
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "serve-ssh")
-
-
-def default_saves_dir(config: Config | None = None) -> Path:
-    """``[general] saves`` from the config, the checkout's ``saves/``, or the user data dir."""
-    if config is not None and isinstance(config.general("saves"), str):
-        return Path(config.general("saves")).expanduser()
-    checkout = Path(__file__).resolve().parents[2] / "saves"
-    if checkout.is_dir():
-        return checkout
-    return Path(platformdirs.user_data_dir("gamenight")) / "saves"
+SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
 
 
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh (each has --help).",
+        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
+                    "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
     parser.add_argument("save", nargs="?", type=Path, help="resume this save file")
@@ -62,11 +52,15 @@ def _room_parser() -> argparse.ArgumentParser:
 
 def _plain(text: object, limit: int = MAX_TEXT_CHARS) -> Text:
     """Outside text (a plugin's, the command line's) for Rich: no markup, nothing a terminal acts on."""
+    from rich.text import Text
+
     return Text(safe_text(text, limit))
 
 
 def _headed_column(table: Table, header: str, **options: Any) -> None:
     """A column at least as wide as its header, so the header is never split mid-word."""
+    from rich.cells import cell_len
+
     table.add_column(header, min_width=cell_len(header), overflow="fold", **options)
 
 
@@ -77,6 +71,10 @@ def _plugins_command(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from gamenight.plugins import load_registry
 
     registry = load_registry()
@@ -113,7 +111,11 @@ def _arena_command(argv: Sequence[str]) -> int:
                         help="seconds per move for searching bots (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.table import Table
+    from rich.text import Text
 
     from gamenight.arena import run_arena
     from gamenight.plugins import load_registry
@@ -173,15 +175,20 @@ def _serve_ssh_command(argv: Sequence[str]) -> int:
     return serve_main(list(argv))
 
 
+def _serve_web_command(argv: Sequence[str]) -> int:
+    from gamenight.web import main as serve_web_main
+
+    return serve_web_main(list(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gamenight`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command}[command](
-            rest
-        )
+        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command,
+                "serve-web": _serve_web_command}[command](rest)
     args = _room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))

@@ -1,6 +1,6 @@
 """The Mille Bornes table: a :class:`gamenight.ui.game_screen.GameScreen` played with BSD ``mille``'s keys.
 
-Keys (MILLE-NOTES "Prompts and keys"): ``P`` pick; ``U`` or ``D``, then ``1``-``6``
+Keys (docs/rules/mille.md 12.1 and 12.2): ``P`` pick; ``U`` or ``D``, then ``1``-``6``
 or ``P``/``0``, then Return or Space (the confirmation is required; Backspace
 re-opens the card, Escape abandons); ``O`` orders the hand; ``W`` toggles the
 score window; ``S`` saves; ``R`` / ``Ctrl+L`` redraw; ``Q`` quits after

@@ -1,4 +1,4 @@
-"""The SEVEN table, in the spirit of SEVEN.CMD's windows (RULES.md §2; seed 002).
+"""The SEVEN table, in the spirit of SEVEN.CMD's windows (docs/rules/seven.md 1.2, 3.3 and 5.1).
 
 A panel per other seat along the top (name, hand size, what it did last; the
 seat to move highlighted), the green table (top card, called suit, a pending

@@ -149,6 +149,10 @@ async def test_the_finished_board_can_be_looked_at_and_left_from(tmp_path):
         app.open_match(match)
         await settle(pilot)
         dialog = app.screen
+        for _ in range(100):  # a loaded machine may not have painted the dialog yet
+            if "Game over" in "\n".join(screen_text(app)):
+                break
+            await pilot.pause(0.05)
         assert isinstance(dialog, ResultDialog) and "Game over" in "\n".join(screen_text(app))
         await pilot.press("b")
         assert dialog.looking and dialog.query_one("#box").display is False

@@ -103,7 +103,10 @@ def test_japanese_rules_flow_to_the_full_width_but_markup_and_latin_breaks_stay(
     from gamenight.plugins import load_registry
     from gamenight.screens.help_screen import join_wide_lines
 
-    source = "# 手番\n\n最後に開かれたカードと\n同じ絵柄を出します。Queen\nの後は\nコールされた絵柄。\n\n- 7 は\n次の人に\n| 表 |\n| 札 |\n```\n札\n札\n```\nEnglish\nlines stay"
+    source = (
+        "# 手番\n\n最後に開かれたカードと\n同じ絵柄を出します。Queen\nの後は\nコールされた絵柄。\n\n- 7 は\n次の人に\n"
+        "| 表 |\n| 札 |\n```\n札\n札\n```\nEnglish\nlines stay"
+    )
     assert join_wide_lines(source) == (
         "# 手番\n\n最後に開かれたカードと同じ絵柄を出します。Queen\nの後はコールされた絵柄。\n\n- 7 は次の人に\n"
         "| 表 |\n| 札 |\n```\n札\n札\n```\nEnglish\nlines stay"

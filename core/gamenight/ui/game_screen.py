@@ -499,10 +499,12 @@ class GameScreen(Screen):
             self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self.match)), write)
 
     def action_help(self) -> None:
-        """Show the game's rules."""
-        from gamenight.screens.help_screen import HelpScreen
-
-        self.app.push_screen(HelpScreen(self.match.game))
+        """Show the game's rules (the room's help screen: the table does not import the room's screens)."""
+        open_help = getattr(self.app, "open_help", None)
+        if open_help is None:
+            self.message(_("The rules are not available here."), error=True)
+            return
+        open_help(self.match.game)
 
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""

@@ -48,6 +48,8 @@ THEME_VARIABLE_DEFAULTS = {
     "shape-i": "#4fb3d9",
     "shape-t": "#b57edc",
     "shape-s": "#6cc070",
+    "ghost": "#f2f2f2",
+    "ghost-bad": "#e5484d",
     "die-face": "#f4f1e8",
     "die-held": "#f0b429",
     "highlight": "#f0b429",
@@ -179,7 +181,7 @@ class GameNightApp(App):
 
     def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
-            self.notify(message, severity="warning", timeout=12)
+            self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").
@@ -220,7 +222,7 @@ class GameNightApp(App):
             if self.theme != self._wanted_theme:
                 self.theme = self._wanted_theme
         else:
-            self.notify(self._unknown_theme_text(), severity="warning", timeout=12)
+            self.notify(self._unknown_theme_text(), severity="warning", timeout=12, markup=False)
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()

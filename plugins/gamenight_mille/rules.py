@@ -731,9 +731,9 @@ class MilleRules(Rules):
         if action == "draw":
             return _("{name} drew a card.", name=name)
         if action == "extend":
-            return _("{name} goes for an extension to 1000!", name=name)
+            return _("{name} went for an extension to 1000!", name=name)
         if action == "stop":
-            return _("{name} stops at 700.", name=name)
+            return _("{name} stopped at 700.", name=name)
         verb, _sep, slot_name = action.partition(":")
         me = state.seats[seat]
         card = me.hand[SLOT_INDEX[slot_name]]

@@ -10,6 +10,9 @@
   only ``HOME``, the user's own folder, at its usual path.  With its own
   ``/proc`` the room cannot reach other rooms through ``/proc/PID/cwd`` either.
   ``--probe`` only checks that this works here.
+* ``--memory BYTES``: cap the room's address space (``RLIMIT_AS``, inherited by
+  whatever it starts), so a room that keeps allocating gets ``MemoryError``
+  instead of taking the machine's memory.
 
 then ``exec``\\s ``ARGV``.  Standard library only; it must not import gamenight.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import resource
 import sys
 import termios
 
@@ -60,10 +64,13 @@ def hide(data_dir: str, home: str) -> None:
 
 def main(argv: list[str]) -> int:
     if "--" not in argv:
-        print("usage: launch.py [--ctty] [--hide DATA_DIR HOME [--probe]] -- ARGV", file=sys.stderr)
+        print("usage: launch.py [--ctty] [--memory BYTES] [--hide DATA_DIR HOME [--probe]] -- ARGV", file=sys.stderr)
         return 2
     split = argv.index("--")
     options, command = argv[:split], argv[split + 1:]
+    if "--memory" in options:
+        limit = int(options[options.index("--memory") + 1])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     if "--ctty" in options:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     if "--hide" in options:

@@ -42,7 +42,7 @@ import platformdirs
 from gamenight.i18n import LANGUAGES, detect_language, load_catalogue_file, register_catalogue, translator
 from gamenight.ssh.child import RoomProcess, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
-from gamenight.ssh.limits import RateLimiter
+from gamenight.ssh.limits import RateLimiter, TokenBucket
 from gamenight.themes import SIXTEEN_COLOUR_THEME
 
 __all__ = ["Settings", "colour_depth", "main", "serve"]
@@ -58,6 +58,15 @@ EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
 """Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
+INPUT_RATE = 2048
+"""Bytes of input per second a room is given on average.  Textual turns every byte into a queued
+event and never stops reading its terminal, so input faster than a room can handle would pile up
+in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second).
+2 KiB/s is about 100 times a fast typist."""
+INPUT_BURST = 8 * 1024
+"""Bytes of input a room is given at once (a paste); beyond the rate and this, input is dropped."""
+ROOM_MEMORY = 1024
+"""Default cap on each room's address space in MiB (``RLIMIT_AS``); an idle room uses about 200."""
 
 
 @dataclass
@@ -74,6 +83,8 @@ class Settings:
     idle_timeout: float = 1800.0
     login_timeout: float = 30.0
     grace: float = 5.0
+    room_memory: int = ROOM_MEMORY
+    """Cap on each room's address space in MiB (0: none)."""
     command: list[str] | None = None
     sandbox: str = "auto"
     """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
@@ -403,6 +414,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._pending_size: tuple[int, int] | None = None
         self._early = bytearray()
         self._utf8 = codecs.getincrementaldecoder("utf-8")("ignore")
+        self._input = TokenBucket(INPUT_RATE, INPUT_BURST)
+        self.input_dropped = 0
         self._resize_handle: asyncio.TimerHandle | None = None
         self._ended = False
         self._terminating = False
@@ -504,6 +517,14 @@ class GameSession(asyncssh.SSHServerSession):
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         self.owner.touch()
+        # A room takes input at a bounded rate; what comes faster is dropped whole (a chunk is what
+        # the client sent at once, so a key's escape sequence is kept or dropped entire).
+        if not self._input.take(len(data)):
+            if not self.input_dropped:
+                self.hub.log("limit", kind="input", conn=self.owner.id, peer=self.owner.peer,
+                             user_id=self.owner.user_id, limit=INPUT_RATE)
+            self.input_dropped += len(data)
+            return
         # The room reads UTF-8 (and Textual's input thread dies on anything else): drop invalid
         # bytes; a character split across two packets is kept until it is complete.
         data = self._utf8.decode(data).encode("utf-8")
@@ -542,7 +563,7 @@ class GameSession(asyncssh.SSHServerSession):
     # -- ending -----------------------------------------------------------------
     def _room_exited(self, returncode: int) -> None:
         self.hub.log("session_end", conn=self.owner.id, user_id=self.owner.user_id, returncode=returncode,
-                     seconds=round(time.monotonic() - self._started_at, 3))
+                     seconds=round(time.monotonic() - self._started_at, 3), input_dropped=self.input_dropped)
         if self.chan is not None and not self._ended:
             self._ended = True
             with contextlib.suppress(OSError):
@@ -572,11 +593,12 @@ def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
     """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
     ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
     saves, config = home / "saves", home / "config.toml"
+    memory = ["--memory", str(settings.room_memory * 1024 * 1024)] if settings.room_memory > 0 else []
     if settings.isolated:
-        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH),
+        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH), *memory,
                     "--hide", str(settings.data_dir), str(home), "--"]
     else:
-        launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", "--"]
+        launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", *memory, "--"]
     if settings.command is None:
         argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
         if depth == "16":
@@ -621,6 +643,10 @@ def build_environment(home: Path, term: str, depth: str, language: str | None) -
         "GAMENIGHT_CONFIG": str(home / "config.toml"),
         "TERM": term,
         "LANG": "C.UTF-8",
+        # One thread for numpy's maths library: with a thread (and its buffers) per core on a big
+        # machine, the room's address space would pass its --room-memory cap at import.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
     }
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
@@ -667,7 +693,8 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     log("listening", host=settings.host, port=port, data_dir=str(settings.data_dir),
         auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
         host_key_created=created, isolated=settings.isolated, max_sessions=settings.max_sessions,
-        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout)
+        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout,
+        room_memory=settings.room_memory)
     if ready is not None and not ready.done():
         ready.set_result(port)
     stop = asyncio.Event()
@@ -714,6 +741,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("most new connections per minute from one address (default %(default)s)"))
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
+    parser.add_argument("--room-memory", type=int, default=ROOM_MEMORY, metavar="MIB",
+                        help=_("cap each room's address space at this many MiB; a room that needs more ends, "
+                               "its autosave kept (default %(default)s; 0 = no cap)"))
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
                         help=_("run each room where only its user's folder of the data dir is visible "
                                "(user, mount and PID namespaces): auto = when the system allows it (default)"))
@@ -741,7 +771,7 @@ def main(argv: list[str]) -> int:
     settings = Settings(
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
-        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox,
+        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox, room_memory=args.room_memory,
         command=shlex.split(args.command) if args.command else None,
     )
     log = EventLog(sys.stderr)

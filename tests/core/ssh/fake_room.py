@@ -3,7 +3,8 @@
 It draws a title, reports its window size (and again on every SIGWINCH),
 echoes each input chunk as ``got:<length>:<hex>``; ``s`` writes a file into
 the saves folder given as its first argument, ``c`` starts a grandchild
-(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``w<path>``
+(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``m`` allocates memory until it
+cannot (``memory:<MiB>`` then exit status 3), ``w<path>``
 tries to write a file at ``path``, ``q`` quits.  It also lists what it can
 see of the data dir (``visible:``).
 """
@@ -60,6 +61,16 @@ def main() -> None:
                 say("wrote")
             except (OSError, ValueError) as error:
                 say(f"refused:{getattr(error, 'strerror', error)}")
+        if data == b"m":
+            hoard = []
+            try:
+                while True:
+                    hoard.append(bytearray(16 * 1024 * 1024))
+            except MemoryError:
+                mib = len(hoard) * 16
+                hoard.clear()
+                say(f"memory:{mib}")
+                sys.exit(3)
         if data == b"q":
             return
 

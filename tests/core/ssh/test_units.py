@@ -186,3 +186,25 @@ def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
     assert not server.sandbox_works(tmp_path)
     assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
     assert "--sandbox on" in capsys.readouterr().err
+
+
+def test_a_token_bucket_gives_its_burst_then_its_rate() -> None:
+    from gamenight.ssh.limits import TokenBucket
+
+    now = [0.0]
+    bucket = TokenBucket(100, 50, clock=lambda: now[0])
+    assert bucket.take(50) and not bucket.take(1)
+    now[0] = 0.1  # ten more
+    assert not bucket.take(11) and bucket.take(10) and not bucket.take(1)
+    now[0] = 100.0  # never more than the burst
+    assert not bucket.take(51) and bucket.take(50)
+
+
+def test_rooms_get_a_memory_cap_unless_it_is_off(tmp_path: Path) -> None:
+    settings = server.Settings(host="127.0.0.1", port=0, data_dir=tmp_path, authorized_keys=None, guest=True,
+                               room_memory=300)
+    argv = server.build_command(settings, tmp_path / "users" / "g-x", "256")
+    assert argv[argv.index("--memory") + 1] == str(300 * 1024 * 1024)
+    assert argv.index("--memory") < argv.index("--")
+    settings.room_memory = 0
+    assert "--memory" not in server.build_command(settings, tmp_path / "users" / "g-x", "256")

@@ -54,6 +54,17 @@ UNSHARE = ["unshare", "--user", "--map-current-user", "--mount", "--propagation"
 SANDBOX_PREFIX = ["setsid", "--ctty", *UNSHARE]
 """``setsid --ctty`` makes the pty the controlling terminal of the new session first."""
 MAX_ENV_VARS = 64
+ENV_NAMES = frozenset({"TERM", "LANG", "LANGUAGE", "COLORTERM"})
+"""The client variables a room uses (with ``LC_*``); any other is dropped, never stored."""
+MAX_ENV_VALUE = 256
+"""Longest value kept of an accepted variable, in bytes (a longer one is dropped)."""
+MAX_AUTH_TRIES = 6
+"""Refused login attempts per connection (OpenSSH's MaxAuthTries), besides the client's first
+``none`` probe; the next one ends the connection."""
+MAX_REFUSED = 10
+"""Refused requests (channel opens, forwardings, channel requests) per connection before it is closed."""
+NOISY_LINES = 8
+"""Log lines about refused requests and rejected keys per connection; the rest are only counted."""
 EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
@@ -81,7 +92,13 @@ class Settings:
     max_sessions: int = 64
     max_new_per_minute: int = 20
     idle_timeout: float = 1800.0
-    login_timeout: float = 30.0
+    login_timeout: float = 10.0
+    max_pending: int = 32
+    """Connections still logging in, counted apart from ``max_sessions``."""
+    max_per_address: int = 10
+    """Connections (logging in or logged in) from one address."""
+    max_per_user: int = 3
+    """Logged-in connections of one user (key, or guest name)."""
     grace: float = 5.0
     room_memory: int = ROOM_MEMORY
     """Cap on each room's address space in MiB (0: none)."""
@@ -142,17 +159,37 @@ def _safe_term(term: str | None) -> str:
 
 # -- the structured log ---------------------------------------------------------
 class EventLog:
-    """One JSON object per line; strings from clients are truncated and escaped by json."""
+    """One JSON object per line; strings from clients are truncated and escaped by json.
+
+    Lines about what clients do are rate-limited over the whole server (``LINES_PER_SECOND``
+    on average, ``LINES_BURST`` at once); a ``suppressed`` line later counts what was left out.
+    The server's own events (start, stop, rooms, errors) are always written.
+    """
+
+    LINES_PER_SECOND = 50
+    LINES_BURST = 500
+    ALWAYS = frozenset({"listening", "stopping", "session_start", "session_end", "error", "suppressed"})
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self._bucket = TokenBucket(self.LINES_PER_SECOND, self.LINES_BURST)
+        self.suppressed = 0
 
     def __call__(self, event: str, **fields: Any) -> None:
+        if event not in self.ALWAYS and not self._bucket.take(1):
+            self.suppressed += 1
+            return
+        if self.suppressed:
+            count, self.suppressed = self.suppressed, 0
+            self._write({"ts": round(time.time(), 3), "event": "suppressed", "lines": count})
         record: dict[str, Any] = {"ts": round(time.time(), 3), "event": event}
         for key, value in fields.items():
             if isinstance(value, str) and len(value) > 200:
                 value = value[:200] + "..."
             record[key] = value
+        self._write(record)
+
+    def _write(self, record: dict[str, Any]) -> None:
         try:
             self._stream.write(json.dumps(record, ensure_ascii=True) + "\n")
             self._stream.flush()
@@ -169,6 +206,11 @@ class Hub:
         self.log = log
         self.rate = RateLimiter(settings.max_new_per_minute)
         self.connections: set[Connection] = set()
+        """Every admitted connection, logging in or logged in."""
+        self.pending: set[Connection] = set()
+        """Connections still logging in."""
+        self.sessions: set[Connection] = set()
+        """Logged-in connections (what ``--max-sessions`` counts)."""
         self.endings: set[asyncio.Task[None]] = set()
         self.refused_waiting = 0
         """Connections turned away by a limit, waiting to be told why."""
@@ -193,6 +235,12 @@ class Hub:
             if self._keys is None:
                 return None
         return self._keys[1]
+
+    def from_address(self, peer: str) -> int:
+        return sum(1 for connection in self.connections if connection.peer == peer)
+
+    def of_user(self, user_id: str) -> int:
+        return sum(1 for connection in self.sessions if connection.user_id == user_id)
 
     def keep(self, task: asyncio.Task[None]) -> None:
         self.endings.add(task)
@@ -219,6 +267,10 @@ class Connection(asyncssh.SSHServer):
         self._refusal: tuple[int, str] | None = None
         self._idle_handle: asyncio.TimerHandle | None = None
         self._closing = False
+        self.auth_failures = 0
+        self.refused = 0
+        self.unlogged = 0
+        """Noisy log lines of this connection left out (see :data:`NOISY_LINES`)."""
 
     # -- connection lifetime --------------------------------------------------
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -230,13 +282,56 @@ class Connection(asyncssh.SSHServer):
             self._refuse("rate", asyncssh.DISC_TOO_MANY_CONNECTIONS,
                          _("Too many new connections from your address; please wait a minute."))
             return
-        if len(hub.connections) >= hub.settings.max_sessions:
-            self._refuse("sessions", asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                         _("The server is full; please try again later."))
+        if len(hub.pending) >= hub.settings.max_pending:
+            self._refuse("pending", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("The server is busy; please try again in a moment."))
+            return
+        if hub.from_address(self.peer) >= hub.settings.max_per_address:
+            self._refuse("address", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("Too many connections from your address; please try again later."))
             return
         hub.connections.add(self)
+        hub.pending.add(self)
         hub.log("connect", conn=self.id, peer=self.peer, port=self.peer_port, open=len(hub.connections))
         self._schedule_idle_check()
+        # Count what the client is refused; asyncssh answers these without asking the server object.
+        open_failure, auth_failure = conn.send_channel_open_failure, conn.send_userauth_failure
+        global_response = conn._report_global_response
+
+        def channel_open_failed(*args: Any, **kwargs: Any) -> None:
+            open_failure(*args, **kwargs)
+            self.count_refused()
+
+        def auth_failed(partial_success: bool) -> None:
+            auth_failure(partial_success)
+            self.auth_failures += 1
+            if self.auth_failures > MAX_AUTH_TRIES + 1:  # the first one is the client's "none" probe
+                self.hub.log("limit", kind="auth_tries", conn=self.id, peer=self.peer, limit=MAX_AUTH_TRIES)
+                self.close("auth_tries", _("Too many authentication failures."),
+                           asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
+
+        def global_answered(result: Any) -> None:
+            global_response(result)
+            if result is False:
+                self.count_refused()
+
+        conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
+        conn.send_userauth_failure = auth_failed  # type: ignore[method-assign]
+        conn._report_global_response = global_answered  # type: ignore[method-assign]
+
+    def note(self, event: str, **fields: Any) -> None:
+        """Log a line about something refused, at most :data:`NOISY_LINES` per connection."""
+        if self.unlogged or self.auth_failures + self.refused >= NOISY_LINES:
+            self.unlogged += 1
+            return
+        self.hub.log(event, conn=self.id, peer=self.peer, **fields)
+
+    def count_refused(self) -> None:
+        """One more refused request; too many close the connection."""
+        self.refused += 1
+        if self.refused >= MAX_REFUSED:
+            self.hub.log("limit", kind="refused", conn=self.id, peer=self.peer, limit=MAX_REFUSED)
+            self.close("refused", _("Too many refused requests."))
 
     def _refuse(self, kind: str, code: int, reason: str) -> None:
         """Turn the client away.  The SSH disconnect message (which clients show) can only be
@@ -256,16 +351,19 @@ class Connection(asyncssh.SSHServer):
     def _limit_value(self, kind: str) -> float:
         settings = self.hub.settings
         return {"rate": settings.max_new_per_minute, "sessions": settings.max_sessions,
-                "idle": settings.idle_timeout}[kind]
+                "pending": settings.max_pending, "address": settings.max_per_address,
+                "user": settings.max_per_user, "idle": settings.idle_timeout}[kind]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._idle_handle is not None:
             self._idle_handle.cancel()
-        if self.refused_reason in ("rate", "sessions"):
+        if self.refused_reason in ("rate", "pending", "address"):
             if self._refusal is not None:
                 self.hub.refused_waiting -= 1
             return
         self.hub.connections.discard(self)
+        self.hub.pending.discard(self)
+        self.hub.sessions.discard(self)
         if self.session is not None:
             self.session.end()
         if self.user_id is None and self.auth_tried:
@@ -273,15 +371,16 @@ class Connection(asyncssh.SSHServer):
         self.hub.log("disconnect", conn=self.id, peer=self.peer, user_id=self.user_id,
                      seconds=round(time.monotonic() - self.started, 3),
                      reason=str(exc) if exc else (self.refused_reason or "closed"),
-                     open=len(self.hub.connections))
+                     open=len(self.hub.connections), auth_failures=self.auth_failures, refused=self.refused,
+                     unlogged=self.unlogged)
 
-    def close(self, kind: str, reason: str) -> None:
+    def close(self, kind: str, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
         """Disconnect this client with ``reason`` (shown by OpenSSH)."""
         if self._closing or self.conn is None:
             return
         self._closing = True
         self.refused_reason = kind
-        self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+        self.conn.disconnect(code, reason)
 
     # -- idle timeout ---------------------------------------------------------
     def touch(self) -> None:
@@ -316,12 +415,36 @@ class Connection(asyncssh.SSHServer):
             return True
         self.username = username[:64]
         if self.hub.settings.guest:
-            self.user_id = guest_user_id(username)
+            user_id = guest_user_id(username)
+            if not self._admit(user_id):
+                return True
+            self.user_id = user_id
             self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username,
                          user_id=self.user_id, method="guest")
             return False
+        if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
+            self._admit(None)
+            return True
         self.auth_tried = True
         return True
+
+    def _admit(self, user_id: str | None) -> bool:
+        """Move a connection that has logged in (as ``user_id``) from the pending ones to the
+        sessions, or disconnect it with the reason when the server or this user is full."""
+        hub, settings = self.hub, self.hub.settings
+        if len(hub.sessions) >= settings.max_sessions:
+            kind, message = "sessions", _("The server is full; please try again later.")
+        elif user_id is not None and hub.of_user(user_id) >= settings.max_per_user:
+            kind, message = "user", _("You are connected too many times already; "
+                                      "close another session first.")
+        else:
+            hub.pending.discard(self)
+            hub.sessions.add(self)
+            return True
+        hub.log("limit", kind=kind, conn=self.id, peer=self.peer, user_id=user_id, open=len(hub.sessions),
+                limit=self._limit_value(kind))
+        self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return False
 
     def public_key_auth_supported(self) -> bool:
         return not self.hub.settings.guest
@@ -330,8 +453,7 @@ class Connection(asyncssh.SSHServer):
         keys = self.hub.authorized_keys()
         options = keys.validate(key, self.peer, self.peer) if keys is not None else None
         if options is None:
-            self.hub.log("auth_rejected_key", conn=self.id, peer=self.peer, user=self.username,
-                         key=key.get_fingerprint())
+            self.note("auth_rejected_key", user=self.username, key=key.get_fingerprint())
             return False
         # The last key accepted here is the one whose signature completes the login.
         self._candidate = key
@@ -340,14 +462,17 @@ class Connection(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         if self.hub.settings.guest or self._candidate is None:
             return
-        self.user_id = key_user_id(self._candidate)
+        user_id = key_user_id(self._candidate)
+        if not self._admit(user_id):
+            return
+        self.user_id = user_id
         self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id,
                      method="publickey", key=self._candidate.get_fingerprint())
 
     # -- what the client may open ---------------------------------------------
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
-        if self.session is not None:
-            self.hub.log("refused", kind="second_session", conn=self.id, peer=self.peer)
+        if self.session is not None or self.user_id is None:
+            self.note("refused", kind="second_session")
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
                                             _("Only one game room per connection."))
         self.session = GameSession(self)
@@ -357,7 +482,7 @@ class Connection(asyncssh.SSHServer):
         return channel, self.session  # type: ignore[return-value]
 
     def _refuse_forward(self, kind: str) -> bool:
-        self.hub.log("refused", kind=kind, conn=self.id, peer=self.peer, user_id=self.user_id)
+        self.note("refused", kind=kind, user_id=self.user_id)
         return False
 
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
@@ -380,22 +505,36 @@ class Connection(asyncssh.SSHServer):
 
 
 class GameChannel(asyncssh.SSHServerChannel):
-    """A session channel that keeps at most :data:`MAX_ENV_VARS` variables from the client.
+    """A session channel that keeps only the client variables a room uses, each small.
 
-    asyncssh stores every ``env`` request; without a cap one client could grow the
-    server's memory without end.  (Only the handler of that request changes.)
+    asyncssh stores every ``env`` request; without a filter one client could grow the
+    server's memory without end (8 connections x 64 variables x 250 KB took it from 51 to
+    306 MB).  Kept: ``TERM``, ``LANG``, ``LANGUAGE``, ``COLORTERM`` and ``LC_*``, values of at
+    most :data:`MAX_ENV_VALUE` bytes, at most :data:`MAX_ENV_VARS` of them.  Other refused
+    channel requests are counted against the connection (:data:`MAX_REFUSED`).
     """
 
     dropped_env = 0
 
     def _process_env_request(self, packet: Any) -> bool:
-        if len(self.get_environment_bytes()) >= MAX_ENV_VARS:
-            packet.get_string()
-            packet.get_string()
-            packet.check_end()
+        name, value = packet.get_string(), packet.get_string()
+        packet.check_end()
+        wanted = name in _ENV_NAMES_BYTES or (name.startswith(b"LC_") and len(name) <= 32)
+        if not wanted or len(value) > MAX_ENV_VALUE or len(self.get_environment_bytes()) >= MAX_ENV_VARS:
             self.dropped_env += 1
             return False
-        return super()._process_env_request(packet)
+        self._env[name] = value
+        return True
+
+    def _report_response(self, result: bool) -> None:
+        request = self._request_queue[0][0] if self._request_queue else ""
+        super()._report_response(result)
+        session = self._session
+        if not result and request != "env" and isinstance(session, GameSession):
+            session.owner.count_refused()
+
+
+_ENV_NAMES_BYTES = frozenset(name.encode() for name in ENV_NAMES)
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -442,8 +581,7 @@ class GameSession(asyncssh.SSHServerSession):
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        self.hub.log("refused", kind="subsystem", conn=self.owner.id, peer=self.owner.peer,
-                     user_id=self.owner.user_id, subsystem=subsystem)
+        self.owner.note("refused", kind="subsystem", user_id=self.owner.user_id, subsystem=subsystem)
         return False
 
     def session_started(self) -> None:
@@ -694,7 +832,9 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
         host_key_created=created, isolated=settings.isolated, max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout,
-        room_memory=settings.room_memory)
+        room_memory=settings.room_memory, max_pending=settings.max_pending,
+        max_per_address=settings.max_per_address, max_per_user=settings.max_per_user,
+        login_timeout=settings.login_timeout)
     if ready is not None and not ready.done():
         ready.set_result(port)
     stop = asyncio.Event()
@@ -736,7 +876,17 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--guest", action="store_true",
                       help=_("admit anyone, without a password; the user name picks the saves"))
     parser.add_argument("--max-sessions", type=int, default=64, metavar="N",
-                        help=_("most connections at once (default %(default)s)"))
+                        help=_("most logged-in connections at once (default %(default)s)"))
+    parser.add_argument("--max-pending", type=int, default=32, metavar="N",
+                        help=_("most connections still logging in at once, apart from the sessions "
+                               "(default %(default)s)"))
+    parser.add_argument("--max-per-address", type=int, default=10, metavar="N",
+                        help=_("most connections at once from one address (default %(default)s)"))
+    parser.add_argument("--max-per-user", type=int, default=3, metavar="N",
+                        help=_("most sessions at once of one user: a key, or a guest name (default %(default)s)"))
+    parser.add_argument("--login-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help=_("close a connection that has not logged in after this many seconds "
+                               "(default %(default)s)"))
     parser.add_argument("--max-new-per-minute", type=int, default=20, metavar="N",
                         help=_("most new connections per minute from one address (default %(default)s)"))
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
@@ -764,13 +914,17 @@ def main(argv: list[str]) -> int:
         print(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys),
               file=sys.stderr)
         return 2
-    for name in ("max_sessions", "max_new_per_minute"):
+    for name in ("max_sessions", "max_new_per_minute", "max_pending", "max_per_address", "max_per_user"):
         if getattr(args, name) < 1:
             parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
+    if args.login_timeout <= 0:
+        parser.error(_("--{option} must be at least 1", option="login-timeout"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     settings = Settings(
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
+        max_pending=args.max_pending, max_per_address=args.max_per_address, max_per_user=args.max_per_user,
+        login_timeout=args.login_timeout,
         idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox, room_memory=args.room_memory,
         command=shlex.split(args.command) if args.command else None,
     )

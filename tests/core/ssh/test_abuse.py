@@ -4,10 +4,12 @@ without the limit that stops it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import asyncssh
 import pyte
+import pytest
 
 from tests.core.ssh.conftest import FAKE_COMMAND, process_alive
 
@@ -15,8 +17,8 @@ LOBBY = b"choose a game"
 
 
 def connect(server, username: str = "alice", **options):
-    return asyncssh.connect("127.0.0.1", server.port, username=username, known_hosts=None, client_keys=None,
-                            agent_path=None, config=[], **options)
+    options = {"known_hosts": None, "client_keys": None, "agent_path": None, "config": [], **options}
+    return asyncssh.connect("127.0.0.1", server.port, username=username, **options)
 
 
 def rss_mib(pid: int) -> float:
@@ -99,3 +101,138 @@ async def test_a_room_that_passes_its_memory_cap_ends_and_keeps_its_saves(start_
     assert not process_alive(room)
     assert list((server.data_dir / "users").glob("g-hoarder-*/saves/autosave-fake.toml"))
     assert server.process.poll() is None
+
+
+def server_rss_mib(server) -> float:
+    return rss_mib(server.process.pid)
+
+
+async def open_fake_room(conn, **options):
+    process = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None, **options)
+    await read_until(process, b"saves:")
+    return process
+
+
+# -- 4. environment requests ---------------------------------------------------------------
+async def test_big_environment_requests_do_not_grow_the_server(start_server) -> None:
+    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    async with connect(server, "warmup") as conn:  # the server's own imports and buffers first
+        (await open_fake_room(conn)).close()
+    await asyncio.sleep(0.5)
+    before = server_rss_mib(server)
+    big = {f"LC_{number}": "x" * 250_000 for number in range(64)}  # names a room uses, huge values
+    big |= {f"JUNK_{number}": "y" * 250_000 for number in range(36)}
+    conns = [await connect(server, f"env{number}") for number in range(6)]
+    try:
+        for conn in conns:
+            await open_fake_room(conn, env=big)
+        await asyncio.sleep(0.5)
+        grown = server_rss_mib(server) - before
+    finally:
+        for conn in conns:
+            conn.close()
+    # Storing them took 6 x 64 x 250 KB = 96 MB.
+    assert grown < 30, grown
+    starts = server.of_kind("session_start")
+    assert all(start["env_dropped"] == 100 for start in starts[1:]), starts
+
+
+async def test_the_environment_a_room_uses_still_arrives(start_server) -> None:
+    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    async with connect(server, "colour") as conn:
+        process = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None,
+                                            env={"COLORTERM": "truecolor", "LC_ALL": "ja_JP.UTF-8"})
+        await read_until(process, b"colours:truecolor")
+    assert server.expect("session_start")[0]["env_dropped"] == 0
+
+
+# -- 5. connection slots ---------------------------------------------------------------------
+async def bare_tcp(count: int, port: int, host: str = "127.0.0.1"):
+    """``count`` TCP connections that never say a word."""
+    return [await asyncio.open_connection("127.0.0.1", port, local_addr=(host, 0)) for _ in range(count)]
+
+
+async def test_bare_tcp_connects_do_not_lock_out_a_key_holder(start_server, tmp_path) -> None:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_bytes(key.export_public_key())
+    server = start_server("--authorized-keys", str(authorized), "--max-sessions", "5", "--command", FAKE_COMMAND)
+    silent = await bare_tcp(5, server.port, "127.0.0.2")
+    silent += await bare_tcp(5, server.port, "127.0.0.3")
+    await asyncio.sleep(0.3)
+    async with connect(server, "keyholder", client_keys=[key]) as conn:
+        await open_fake_room(conn)
+    for _reader, writer in silent:
+        writer.close()
+
+
+async def test_connections_that_do_not_log_in_are_dropped_at_the_login_timeout(start_server) -> None:
+    server = start_server("--guest", "--login-timeout", "2", "--command", FAKE_COMMAND)
+    silent = await bare_tcp(3, server.port)
+    began = time.monotonic()
+    for reader, writer in silent:
+        await asyncio.wait_for(reader.read(), 10)  # EOF, after the server's version line
+        writer.close()
+    assert 1.5 < time.monotonic() - began < 5
+
+
+async def test_one_address_cannot_take_every_slot(start_server) -> None:
+    server = start_server("--guest", "--max-sessions", "5", "--max-per-address", "2", "--command", FAKE_COMMAND)
+    async with connect(server, "one") as first, connect(server, "two") as second:
+        await open_fake_room(first)
+        await open_fake_room(second)
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as refused:
+            async with connect(server, "three"):
+                pass
+        assert "Too many connections from your address" in str(refused.value)
+        server.expect("limit", kind="address", peer="127.0.0.1")
+        async with connect(server, "four", local_addr=("127.0.0.2", 0)) as other:  # another address is let in
+            await open_fake_room(other)
+
+
+async def test_one_user_cannot_take_every_slot(start_server) -> None:
+    server = start_server("--guest", "--max-sessions", "5", "--max-per-user", "1", "--command", FAKE_COMMAND)
+    async with connect(server, "ann") as first:
+        await open_fake_room(first)
+        with pytest.raises((asyncssh.Error, ConnectionError)) as refused:
+            async with connect(server, "ann", local_addr=("127.0.0.2", 0)) as again:
+                await open_fake_room(again)
+        assert "connected too many times" in str(refused.value)
+        server.expect("limit", kind="user")
+        async with connect(server, "bob") as bob:
+            await open_fake_room(bob)
+
+
+# -- 6. refused requests ---------------------------------------------------------------------
+async def test_a_connection_gets_six_login_attempts(start_server, tmp_path) -> None:
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+    server = start_server("--authorized-keys", str(authorized), "--command", FAKE_COMMAND)
+    wrong = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(40)]
+    mark = server.mark()
+    with pytest.raises((asyncssh.Error, ConnectionError)) as refused:
+        async with connect(server, "guesser", client_keys=wrong):
+            pass
+    assert "Too many authentication failures" in str(refused.value)
+    (gone,) = server.expect("disconnect", since=mark)
+    assert gone["auth_failures"] <= 8
+    assert len(server.of_kind("auth_rejected_key", since=mark)) <= 8
+
+
+async def test_a_connection_that_keeps_sending_refused_requests_is_closed(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    mark = server.mark()
+    attempts = 0
+    async with connect(server, "knocker") as conn:
+        for attempts in range(1, 1000):  # noqa: B007
+            with contextlib.suppress(asyncssh.ChannelOpenError):
+                await conn.open_connection("127.0.0.1", 9)
+            if conn.is_closed():
+                break
+        await asyncio.wait_for(conn.wait_closed(), 5)
+    assert attempts <= 12
+    (gone,) = server.expect("disconnect", since=mark)
+    assert gone["refused"] == 10 and gone["reason"] == "refused"
+    assert len(server.of_kind("refused", since=mark)) <= 8
+    async with connect(server, "calm") as calm:  # the server carries on
+        await open_fake_room(calm)

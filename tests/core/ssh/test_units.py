@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,24 @@ def test_rooms_get_a_memory_cap_unless_it_is_off(tmp_path: Path) -> None:
     assert argv.index("--memory") < argv.index("--")
     settings.room_memory = 0
     assert "--memory" not in server.build_command(settings, tmp_path / "users" / "g-x", "256")
+
+
+def test_the_log_is_rate_limited_but_never_loses_the_servers_own_events() -> None:
+    import io
+    import json
+
+    stream = io.StringIO()
+    log = server.EventLog(stream)
+    for number in range(20_000):
+        log("refused", kind="local_forward", conn=number)
+    log("session_end", conn=1)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(lines) < server.EventLog.LINES_BURST + 100  # not 20,000
+    assert lines[-1]["event"] == "session_end" and lines[-2]["event"] == "suppressed"
+    log("refused", kind="late", conn=0)  # once the rate allows again, what was left out is counted
+    time.sleep(0.05)
+    log("refused", kind="later", conn=0)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    suppressed = sum(line["lines"] for line in lines if line["event"] == "suppressed")
+    kept = sum(1 for line in lines if line["event"] == "refused")
+    assert suppressed and suppressed + kept == 20_002

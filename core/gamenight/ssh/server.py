@@ -614,7 +614,8 @@ class GameSession(asyncssh.SSHServerSession):
         argv = build_command(settings, home, depth)
         env = build_environment(home, self.term, depth, client_language(client_env))
         room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked,
-                           new_session=not settings.isolated)  # setsid starts the session when isolated
+                           new_session=not settings.isolated,  # setsid starts the session when isolated
+                           hangup_ignored=settings.isolated)  # see gamenight.ssh.launch.run_as_init
         try:
             await room.start()
         except OSError as error:

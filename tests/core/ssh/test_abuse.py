@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import tempfile
 import time
+from pathlib import Path
 
 import asyncssh
 import pyte
 import pytest
+from gamenight.ssh.server import sandbox_works
 
 from tests.core.ssh.conftest import FAKE_COMMAND, process_alive
 
@@ -236,3 +239,22 @@ async def test_a_connection_that_keeps_sending_refused_requests_is_closed(start_
     assert len(server.of_kind("refused", since=mark)) <= 8
     async with connect(server, "calm") as calm:  # the server carries on
         await open_fake_room(calm)
+
+
+# -- 8. a disconnect ends the room promptly, sandboxed or not ------------------------------------
+@pytest.mark.parametrize("sandbox", ["off", "on"])
+async def test_a_disconnect_ends_the_room_within_a_second(start_server, sandbox: str) -> None:
+    if sandbox == "on" and not sandbox_works(Path(tempfile.mkdtemp())):
+        pytest.skip("this system does not allow user, mount and PID namespaces (no sandbox to test)")
+    server = start_server("--guest", "--sandbox", sandbox, "--command", FAKE_COMMAND)  # grace: 5 s
+    async with connect(server, "leaver") as conn:
+        process = await open_fake_room(conn)
+        process.stdin.write(b"a")  # the room saves when told to end (SIGHUP/SIGTERM)
+        await read_until(process, b"autosaving")
+    left = server.expect("disconnect")[0]["ts"]
+    (ended,) = server.expect("session_end")
+    assert ended["ts"] - left < 1.0, ended
+    # It was let finish: not killed before its save, not left to the 5 s SIGKILL.
+    assert list((server.data_dir / "users").glob("g-leaver-*/saves/autosave-hup.toml"))
+    assert ended["returncode"] == 0
+    assert server.of_kind("listening")[0]["isolated"] == (sandbox == "on")

@@ -68,7 +68,12 @@ NOISY_LINES = 8
 EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
-"""Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
+"""A window-size change reaches the room this long after it arrives (later ones in between are merged)."""
+RESIZE_INTERVAL = 0.25
+"""...and at most one per this many seconds: each one makes the room lay out and redraw everything
+(a storm of 7,004 resizes in 20 s cost a room 59% of a core at one per 50 ms)."""
+EXPIRY_CHECK = 3600.0
+"""Seconds between two sweeps of idle guest folders."""
 INPUT_RATE = 2048
 """Bytes of input per second a room is given on average.  Textual turns every byte into a queued
 event and never stops reading its terminal, so input faster than a room can handle would pile up
@@ -100,6 +105,8 @@ class Settings:
     max_per_user: int = 3
     """Logged-in connections of one user (key, or guest name)."""
     grace: float = 5.0
+    guest_expiry_days: float = 30.0
+    """Guest folders unused for this many days are deleted (0: kept for ever)."""
     room_memory: int = ROOM_MEMORY
     """Cap on each room's address space in MiB (0: none)."""
     command: list[str] | None = None
@@ -216,6 +223,7 @@ class Hub:
         """Connections turned away by a limit, waiting to be told why."""
         self._next_id = 0
         self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
+        self.sweeper: asyncio.TimerHandle | None = None
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -241,6 +249,29 @@ class Hub:
 
     def of_user(self, user_id: str) -> int:
         return sum(1 for connection in self.sessions if connection.user_id == user_id)
+
+    def expire_guests(self) -> None:
+        """Delete guest folders nobody has used for ``--guest-expiry-days`` (never one in use)."""
+        days = self.settings.guest_expiry_days
+        users = self.settings.data_dir / "users"
+        if days <= 0 or not users.is_dir():
+            return
+        cutoff = time.time() - days * 86400
+        active = {connection.user_id for connection in self.connections}
+        expired = 0
+        for folder in users.iterdir():
+            if not folder.name.startswith("g-") or folder.name in active or folder.is_symlink():
+                continue
+            try:
+                if last_used(folder) >= cutoff:
+                    continue
+                shutil.rmtree(folder)
+            except OSError as error:
+                self.log("error", what="guest_expiry", detail=str(error))
+                continue
+            expired += 1
+        if expired:
+            self.log("guests_expired", folders=expired, days=days)
 
     def keep(self, task: asyncio.Task[None]) -> None:
         self.endings.add(task)
@@ -556,6 +587,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._input = TokenBucket(INPUT_RATE, INPUT_BURST)
         self.input_dropped = 0
         self._resize_handle: asyncio.TimerHandle | None = None
+        self._resized_at = float("-inf")
         self._ended = False
         self._terminating = False
         self._starter: asyncio.Task[None] | None = None
@@ -610,6 +642,8 @@ class GameSession(asyncssh.SSHServerSession):
         assert self.chan is not None and owner.user_id is not None
         settings = self.hub.settings
         home = user_dir(settings.data_dir, owner.user_id)
+        with contextlib.suppress(OSError):
+            os.utime(home)  # in use: guest expiry counts from here
         depth = colour_depth(self.term, client_env)
         argv = build_command(settings, home, depth)
         env = build_environment(home, self.term, depth, client_language(client_env))
@@ -687,13 +721,15 @@ class GameSession(asyncssh.SSHServerSession):
         self.size = (width, height)
         self._pending_size = (width, height)
         if self._resize_handle is None:
-            self._resize_handle = asyncio.get_running_loop().call_later(RESIZE_DELAY, self._apply_size)
+            delay = max(RESIZE_DELAY, self._resized_at + RESIZE_INTERVAL - time.monotonic())
+            self._resize_handle = asyncio.get_running_loop().call_later(delay, self._apply_size)
 
     def _apply_size(self) -> None:
         self._resize_handle = None
         if self._pending_size is not None and self.room is not None:
             self.room.resize(*self._pending_size)
             self._pending_size = None
+            self._resized_at = time.monotonic()
 
     def say(self, message: str) -> None:
         """Show a line to the client (used just before a disconnect)."""
@@ -725,6 +761,16 @@ class GameSession(asyncssh.SSHServerSession):
             return
         self._terminating = True
         self.hub.keep(asyncio.get_running_loop().create_task(room.terminate(self.hub.settings.grace)))
+
+
+def last_used(folder: Path) -> float:
+    """The newest modification time of ``folder`` and everything in it."""
+    newest = folder.lstat().st_mtime
+    for root, directories, files in os.walk(folder):
+        for name in directories + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    return newest
 
 
 # -- the child's command line and environment ----------------------------------------
@@ -805,6 +851,13 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     if settings.sandbox == "on" and not settings.isolated:
         raise ValueError(_("--sandbox on: this system does not allow user, mount and PID namespaces"))
     hub = Hub(settings, log)
+    loop = asyncio.get_running_loop()
+
+    def sweep() -> None:
+        hub.expire_guests()
+        hub.sweeper = loop.call_later(EXPIRY_CHECK, sweep)
+
+    sweep()
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
     acceptor = await asyncssh.create_server(
@@ -835,11 +888,10 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout,
         room_memory=settings.room_memory, max_pending=settings.max_pending,
         max_per_address=settings.max_per_address, max_per_user=settings.max_per_user,
-        login_timeout=settings.login_timeout)
+        login_timeout=settings.login_timeout, guest_expiry_days=settings.guest_expiry_days)
     if ready is not None and not ready.done():
         ready.set_result(port)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
@@ -847,6 +899,8 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         await stop.wait()
     finally:
         log("stopping", open=len(hub.connections))
+        if hub.sweeper is not None:
+            hub.sweeper.cancel()
         acceptor.close()
         for connection in list(hub.connections):
             connection.close("shutdown", _("The server is shutting down."))
@@ -892,6 +946,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("most new connections per minute from one address (default %(default)s)"))
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
+    parser.add_argument("--guest-expiry-days", type=float, default=30.0, metavar="DAYS",
+                        help=_("delete a guest's saves and settings after this many days unused "
+                               "(default %(default)s; 0 = never)"))
     parser.add_argument("--room-memory", type=int, default=ROOM_MEMORY, metavar="MIB",
                         help=_("cap each room's address space at this many MiB; a room that needs more ends, "
                                "its autosave kept (default %(default)s; 0 = no cap)"))
@@ -925,7 +982,7 @@ def main(argv: list[str]) -> int:
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
         max_pending=args.max_pending, max_per_address=args.max_per_address, max_per_user=args.max_per_user,
-        login_timeout=args.login_timeout,
+        login_timeout=args.login_timeout, guest_expiry_days=args.guest_expiry_days,
         idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox, room_memory=args.room_memory,
         command=shlex.split(args.command) if args.command else None,
     )

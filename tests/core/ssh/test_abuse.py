@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -258,3 +259,54 @@ async def test_a_disconnect_ends_the_room_within_a_second(start_server, sandbox:
     assert list((server.data_dir / "users").glob("g-leaver-*/saves/autosave-hup.toml"))
     assert ended["returncode"] == 0
     assert server.of_kind("listening")[0]["isolated"] == (sandbox == "on")
+
+
+# -- 7. resize storms, the Yatzy table, old guest folders ------------------------------------------
+async def test_a_resize_storm_reaches_the_room_a_few_times_a_second(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    async with connect(server, "stormy") as conn:
+        process = await open_fake_room(conn)
+        began = time.monotonic()
+        sent = 0
+        while time.monotonic() - began < 3:  # about 1,000 resizes in 3 s
+            process.change_terminal_size(40 + sent % 100, 10 + sent % 50)
+            sent += 1
+            await asyncio.sleep(0.003)
+        process.change_terminal_size(123, 45)
+        seen = await read_until(process, b"size:123x45", 10)
+    reached = seen.count(b"size:") - 1  # the first is the room's greeting
+    assert sent > 300
+    assert reached <= 3 / 0.25 + 3, reached  # at one per 50 ms it was about 60
+
+
+def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from gamenight.ssh.server import build_environment
+
+    home = tmp_path / "users" / "g-newcomer-0"
+    home.mkdir(parents=True)
+    env = build_environment(home, "xterm", "256", None)  # what a room of a new guest gets
+    began = time.monotonic()
+    subprocess.run([sys.executable, "-c", "from gamenight_yatzy.strategy import load_table\n"
+                    "load_table(True); load_table(False)"], env=env, cwd=home, check=True, timeout=60)
+    assert time.monotonic() - began < 15  # a build takes about 30 s of CPU
+    assert not [path for path in home.rglob("*") if path.is_file()]  # nothing written, nothing cached per guest
+
+
+async def test_guest_folders_unused_for_the_expiry_period_are_deleted(start_server, tmp_path) -> None:
+    data = tmp_path / "data"
+    users = data / "users"
+    old_guest, new_guest, old_key = users / "g-old-1", users / "g-new-2", users / "k-0123"
+    for folder in (old_guest, new_guest, old_key):
+        (folder / "saves").mkdir(parents=True)
+        (folder / "saves" / "autosave-x.toml").write_text("game = 'x'\n")
+    long_ago = time.time() - 3 * 86400
+    for folder in (old_guest, old_key):
+        for path in (folder / "saves" / "autosave-x.toml", folder / "saves", folder):
+            os.utime(path, (long_ago, long_ago))
+    server = start_server("--guest", "--guest-expiry-days", "2", "--command", FAKE_COMMAND, data_dir=data)
+    assert server.expect("guests_expired")[0]["folders"] == 1
+    assert not old_guest.exists()
+    assert new_guest.exists() and old_key.exists()  # a recent guest, and key users, are kept

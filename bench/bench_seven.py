@@ -47,7 +47,8 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot, _action_for, keeper_card  # noqa: E402
+from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.policies import action_for, keeper_card  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
 
 RULES = SevenRules()
@@ -113,7 +114,7 @@ class _KeeperBot:
 
     def choose(self, view, legal, ctx):
         card = keeper_card(view.hand, view.top, view.called, view.penalty)
-        return legal[-1] if card < 0 else _action_for(card, view.hand, legal)
+        return legal[-1] if card < 0 else action_for(card, view.hand, legal)
 
 
 def strength(args: argparse.Namespace) -> str:

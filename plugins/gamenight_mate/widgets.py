@@ -56,7 +56,7 @@ class CardChip(ActionChip):
 
 
 def leaders_of(state: MateState) -> list[int]:
-    """The seat that led each move so far (RULES.md §5: the stronger card leads the next)."""
+    """The seat that led each move so far (docs/rules/mate.md 2.4: the stronger card leads the next)."""
     leader = LEADERS[state.play]
     leaders = []
     for move in range(max(len(state.played[0]), len(state.played[1]))):

@@ -10,6 +10,9 @@ from gamenight.sdk import GameInfo, Option, lazy_screen, read_help, read_transla
 from gamenight_mille.bots import BOTS
 from gamenight_mille.rules import GAME_TARGET, MilleRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 

@@ -1,4 +1,4 @@
-"""The Mille Bornes table's regions, laid out as BSD ``mille`` draws them (MILLE-NOTES "Screen layout").
+"""The Mille Bornes table's regions, laid out as BSD ``mille`` draws them (docs/rules/mille.md 13).
 
 * :class:`MilleBoard` -- columns 0-39, rows 0-16: the safety areas, the hand
   (``P``, ``1``...``6``), the deck and discard, the last play, battle and speed tops;

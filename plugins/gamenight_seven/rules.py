@@ -1,4 +1,4 @@
-"""The rules of SEVEN (RULES.md §2): a pure, fast engine with no UI import.
+"""The rules of SEVEN (docs/rules/seven.md): a pure, fast engine with no UI import.
 
 Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
 and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
@@ -134,7 +134,7 @@ def rank_of(card: int) -> int:
 
 
 def penalty_of(card: int) -> int:
-    """What the card costs a loser (RULES §2 Scoring): Queen 10, 7 5, any other 1."""
+    """What the card costs a loser (docs/rules/seven.md 6.2): Queen 10, 7 5, any other 1."""
     return _PENALTY[card]
 
 
@@ -301,7 +301,7 @@ class SevenView(NamedTuple):
 
 
 class SevenRules(Rules):
-    """The SEVEN engine (RULES.md §2)."""
+    """The SEVEN engine (docs/rules/seven.md)."""
 
     # -- setup ----------------------------------------------------------------
 
@@ -362,12 +362,12 @@ class SevenRules(Rules):
         if deck is None or len(deck) != 52 or len(set(deck)) != 52:
             raise IllegalAction(_("A deal must be all 52 cards, each once."))
         n = state.seats
-        # Deal 5 each (§2 Cards); the deck's end is the top of the stock.
+        # Deal 5 each (seven.md 2.2); the deck's end is the top of the stock.
         hands = tuple([tuple(sorted(deck[start : start + HAND_SIZE])) for start in range(0, n * HAND_SIZE, HAND_SIZE)])
         stock = deck[n * HAND_SIZE :]
         events = []
         up = stock.pop()
-        # §2 Decision: a 7, Ace or Queen turned up goes back into the middle of the
+        # seven.md 2.3: a 7, Ace or Queen turned up goes back into the middle of the
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
         while up in _SPECIAL_UP:
@@ -382,7 +382,7 @@ class SevenRules(Rules):
         cards = _decode(action[8:]) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
             raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
-        # §2 Stock empty: the discards except the top card become the new stock.
+        # seven.md 5.1: the discards except the top card become the new stock.
         s = list(state)
         s[_I_PHASE] = PLAY
         s[_I_STOCK] = tuple(cards)
@@ -400,7 +400,7 @@ class SevenRules(Rules):
             return []
         hand = state[_I_HANDS][state[_I_TURN]]
         if state[_I_PENALTY]:
-            # §2 7: only a 7 answers a pending penalty; "draw" takes it.
+            # seven.md 4.3: only a 7 answers a pending penalty; "draw" takes it.
             actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
             actions.append("draw")
             return actions
@@ -431,7 +431,7 @@ class SevenRules(Rules):
             raise IllegalAction(_("The deal is over."))
         if action == "draw":
             if stock and not penalty and not owed_ends:
-                # §2 Decision (drawing): one card, and the turn goes on.  (_apply_draw
+                # seven.md 3.3: one card, and the turn goes on.  (_apply_draw
                 # gives the same state; this is its common case, made fast.)
                 hand = list(hands[seat])
                 insort(hand, stock[-1])
@@ -443,7 +443,7 @@ class SevenRules(Rules):
                     0, turns, notice, winner, blocked_from, events, dry,
                 ))
             if penalty and len(stock) >= penalty:
-                # §2 Decision: the seat that takes the penalty draws it and its turn ends (the
+                # seven.md 4.2: the seat that takes the penalty draws it and its turn ends (the
                 # common case of _apply_draw, when the stock holds the whole penalty).
                 new_hands = list(hands)
                 new_hands[seat] = tuple(sorted(hands[seat] + stock[-penalty:]))
@@ -482,21 +482,21 @@ class SevenRules(Rules):
         discards += (card,)
         played = played_by[seat]
         turns += 1
-        if not remaining:  # §2 Scoring: the first seat to empty its hand wins
+        if not remaining:  # seven.md 6.1: the first seat to empty its hand wins
             events += (played, _WIN_EVENTS[seat])
             return _new(SevenState, (
                 seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
                 0, turns, False, seat, blocked_from, events, dry,
             ))
         following = (seat + 1) % seats
-        if rank == ACE:  # §2 Ace: the next seat is skipped
+        if rank == ACE:  # seven.md 3.4: the next seat is skipped
             events += (played, _SKIP_EVENTS[following])
             following = (following + 1) % seats
         else:
             events += (played,)
         new = _new(SevenState, (
             seats, phase, hands, stock, discards, following, call,
-            penalty + PENALTY_STEP if rank == SEVEN else 0,  # §2 7: 3, 6, 9, 12
+            penalty + PENALTY_STEP if rank == SEVEN else 0,  # seven.md 4.1: 3, 6, 9, 12
             owed, owed_ends, owed_total, drawn, 0, turns, False, winner, blocked_from, events, dry,
         ))
         if turns >= TURN_LIMIT or (not stock and len(discards) <= DRY_DISCARDS):
@@ -506,13 +506,13 @@ class SevenRules(Rules):
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
         if state.penalty:
-            if card not in _SEVENS:  # §2 7: while a penalty is pending only a 7 may be played
+            if card not in _SEVENS:  # seven.md 4.3: while a penalty is pending only a 7 may be played
                 raise IllegalAction(
                     _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
                 )
             return
         rank = _RANK_OF[card]
-        if rank == QUEEN:  # §2 Queen: on anything but a pending 7
+        if rank == QUEEN:  # seven.md 3.6: on anything but a pending 7
             return
         if state.called >= 0:
             if _SUIT_OF[card] != state.called:
@@ -532,11 +532,11 @@ class SevenRules(Rules):
         """A draw in general; ``apply`` does the common cases itself, with the same result."""
         s = list(state)
         if state.penalty:
-            # §2 Decision: the seat that takes the penalty draws it and its turn ends.
+            # seven.md 4.2: the seat that takes the penalty draws it and its turn ends.
             s[_I_OWED] = s[_I_OWED_TOTAL] = state.penalty
             s[_I_OWED_ENDS] = True
         elif state.stock or len(state.discards) > 1:
-            # §2 Decision (drawing): one card, and the turn goes on.
+            # seven.md 3.3: one card, and the turn goes on.
             s[_I_OWED] = s[_I_OWED_TOTAL] = 1
         else:
             raise IllegalAction(_("Nothing is left to draw."))
@@ -560,11 +560,11 @@ class SevenRules(Rules):
             s[_I_HANDS] = tuple(hands)
             owed -= take
         if owed and len(s[_I_DISCARDS]) > 1:
-            # §2 Stock empty: a reshuffle (a chance action) before drawing on.
+            # seven.md 5.1: a reshuffle (a chance action) before drawing on.
             s[_I_PHASE] = SHUFFLE
             s[_I_OWED] = owed
             return _make(s)
-        # Otherwise stock and discards are exhausted: §2 Decision -- draw what exists, the rest is void.
+        # Otherwise stock and discards are exhausted: seven.md 5.2 -- draw what exists, the rest is void.
         drawn = s[_I_DRAWN]
         total = s[_I_OWED_TOTAL]
         s[_I_OWED] = s[_I_OWED_TOTAL] = s[_I_DRAWN] = 0
@@ -590,7 +590,7 @@ class SevenRules(Rules):
         return self._check_blocked(new)
 
     def _check_blocked(self, state: SevenState) -> SevenState:
-        # §2 Decision: every seat passing in a row blocks the deal.
+        # seven.md 5.3: every seat passing in a row blocks the deal.
         if state.passes >= state.seats:
             return self._block(state)
         return self._check_turn_limit(state)
@@ -600,7 +600,7 @@ class SevenRules(Rules):
             return self._block(state)
         if not state.stock and len(state.discards) <= DRY_DISCARDS:
             # The table has run dry: a position seen twice before is a loop (the dance of
-            # the sevens), so the deal is blocked at its third occurrence.
+            # the sevens), so the deal is blocked at its third occurrence (seven.md 5.4).
             position = (state.hands, state.discards, state.turn, state.called, state.penalty)
             seen = state.dry_positions
             if seen.count(position) >= 2:
@@ -621,7 +621,7 @@ class SevenRules(Rules):
     # -- views and results -------------------------------------------------------
 
     def view(self, state: SevenState, seat: int) -> SevenView:
-        """Own hand, others' hand sizes, the table and the public log (RULES §2 Play)."""
+        """Own hand, others' hand sizes, the table and the public log (docs/rules/seven.md 1.2)."""
         (seats, phase, hands, stock, discards, turn, called, penalty, _owed, _owed_ends, _owed_total, _drawn,
          _passes, turns, notice, winner, blocked_from, events, _dry) = state
         # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
@@ -646,7 +646,7 @@ class SevenRules(Rules):
         ))
 
     def scores(self, state: SevenState) -> tuple[int, ...]:
-        """§2 Scoring: each loser loses its hand's penalty, the winner gains their sum."""
+        """seven.md 6.2: each loser loses its hand's penalty, the winner gains their sum."""
         losses = [0 if seat == state.winner else hand_penalty(hand) for seat, hand in enumerate(state.hands)]
         total = sum(losses)
         return tuple(total if seat == state.winner else -loss for seat, loss in enumerate(losses))

@@ -11,6 +11,9 @@ from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read
 
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 

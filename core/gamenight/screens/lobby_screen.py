@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
-from gamenight.text import safe_text
+from gamenight.text import safe_text, seat_count
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -30,9 +30,7 @@ LIST_TEXT = 30
 
 def seats_text(game: GameInfo) -> str:
     """"2 seats" or "1–8 seats"."""
-    if game.min_seats == game.max_seats:
-        return _("{count} seats", count=game.min_seats)
-    return _("{low}–{high} seats", low=game.min_seats, high=game.max_seats)
+    return seat_count(game.min_seats, game.max_seats)
 
 
 class LobbyScreen(Screen):

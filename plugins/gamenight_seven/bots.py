@@ -37,9 +37,11 @@ from typing import TYPE_CHECKING
 
 from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
 
+from .cards import SUITS, parse_card
 from .inference import Knowledge, StockReplay, Table, determinize, infer_knowledge, track_table, ungreedy_seats
-from .policies import ACE, PENALTY_OF, RANK_OF, SHEDDING, action_for, best_call, card_of, greedy_card, keeper_card
-from .rules import QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
+from .policies import action_for, best_call, card_of, greedy_card, keeper_card
+from .rules import TURN_LIMIT, SevenView
+from .simulator import Simulator, passes_in_a_row
 
 if TYPE_CHECKING:
     from .posterior import Posterior
@@ -88,135 +90,6 @@ class GreedyBot:
         if card < 0:
             return legal[-1]  # "draw" (or "pass"): the rules list it last
         return action_for(card, view.hand, legal)
-
-
-class _Deal:
-    """A determinized deal as mutable lists, played out fast (greedy seats, the expert's own policy).
-
-    It follows docs/rules/seven.md like the engine (matching, Queens, 7 penalties, the
-    Ace skip, reshuffles, the exhausted case, blocking, the turn limit) but
-    keeps no log and checks nothing: it only ever plays the moves it picks.
-    """
-
-    __slots__ = ("called", "discards", "hands", "penalty", "rng", "seats", "stock", "turn", "turns")
-
-    def __init__(
-        self, hands: list[list[int]], stock: list[int], discards: list[int], view: SevenView, rng: random.Random
-    ) -> None:
-        self.hands = hands
-        self.stock = stock
-        self.discards = discards
-        self.seats = view.seats
-        self.turn = view.turn
-        self.called = view.called
-        self.penalty = view.penalty
-        self.turns = view.turns
-        self.rng = rng
-
-    def _draw(self, seat: int, count: int) -> int:
-        hand = self.hands[seat]
-        drawn = 0
-        while drawn < count:
-            if not self.stock:
-                if len(self.discards) < 2:
-                    break
-                self.stock = self.discards[:-1]
-                self.rng.shuffle(self.stock)
-                del self.discards[:-1]
-            hand.append(self.stock.pop())
-            drawn += 1
-        return drawn
-
-    def play(self, seat: int, card: int, call: int) -> int:
-        """Discard ``card``; return the winner if the hand is now empty, else -1."""
-        hand = self.hands[seat]
-        hand.remove(card)
-        self.discards.append(card)
-        self.turns += 1
-        if not hand:
-            return seat
-        rank = RANK_OF[card]
-        self.called = call if rank == QUEEN else -1
-        self.penalty = self.penalty + 3 if rank == SEVEN else 0
-        self.turn = (seat + (2 if rank == ACE else 1)) % self.seats
-        return -1
-
-    def playout(
-        self, horizon: int = TURN_LIMIT, me: int = -1,
-        policy: Callable[[Sequence[int], int, int, int], int] = greedy_card,
-    ) -> int:
-        """Play to the end of the deal (or ``horizon`` more turns); return the winner or -1.
-
-        Every seat follows :func:`greedy_card`, except ``me``, which follows ``policy``.
-        """
-        passes = 0
-        seats = self.seats
-        stop = min(TURN_LIMIT, self.turns + horizon)
-        while self.turns < stop:
-            seat = self.turn
-            hand = self.hands[seat]
-            choose = policy if seat == me else greedy_card
-            card = choose(hand, self.discards[-1], self.called, self.penalty)
-            if card < 0 and self.penalty:
-                drawn = self._draw(seat, self.penalty)
-                self.penalty = 0
-                self.turn = (seat + 1) % seats
-                self.turns += 1
-                passes = 0 if drawn else passes + 1
-                if passes >= seats:
-                    break
-                continue
-            drew = False
-            while card < 0:
-                if not self._draw(seat, 1):
-                    break
-                drew = True
-                card = choose(hand, self.discards[-1], self.called, self.penalty)
-            if card < 0:  # nothing to play, nothing to draw: pass
-                self.turn = (seat + 1) % seats
-                self.turns += 1
-                passes = 1 if drew else passes + 1
-                if passes >= seats:
-                    break
-                continue
-            passes = 0
-            winner = self.play(seat, card, best_call([c for c in hand if c != card]))
-            if winner >= 0:
-                return winner
-        if self.turns < TURN_LIMIT and passes < seats:
-            return -1
-        # Blocked (or the turn limit): the lowest penalty wins, ties from the seat to move.
-        order = [(self.turn + k) % seats for k in range(seats)]
-        return min(order, key=lambda s: sum(PENALTY_OF[c] for c in self.hands[s]))
-
-    def score(self, seat: int, winner: int, win_bonus: float = 0.0) -> float:
-        """``seat``'s points for the deal (docs/rules/seven.md 6.2) plus ``win_bonus`` if it won.
-
-        With no winner yet (``-1``) it is :meth:`estimate`.
-        """
-        if winner < 0:
-            return self.estimate(seat, win_bonus)
-        if seat == winner:
-            return win_bonus + sum(sum(PENALTY_OF[c] for c in hand) for s, hand in enumerate(self.hands) if s != winner)
-        return -sum(PENALTY_OF[c] for c in self.hands[seat])
-
-    def estimate(self, seat: int, win_bonus: float = 0.0) -> float:
-        """Expected :meth:`score` for ``seat`` in an unfinished deal, from hand sizes and penalties.
-
-        Each seat's chance to go out first is taken as proportional to
-        ``SHEDDING ** -cards``; the winner collects the others' penalties.
-        """
-        weights = [SHEDDING ** -len(hand) for hand in self.hands]
-        penalties = [sum(PENALTY_OF[c] for c in hand) for hand in self.hands]
-        total_weight = sum(weights)
-        total_penalty = sum(penalties)
-        value = 0.0
-        for winner, weight in enumerate(weights):
-            if winner == seat:
-                value += weight * (win_bonus + total_penalty - penalties[seat])
-            else:
-                value -= weight * penalties[seat]
-        return value / total_weight
 
 
 class ExpertBot:
@@ -298,6 +171,8 @@ class ExpertBot:
             unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
             knowledge = infer_knowledge(view, self.greedy_model, wild)
             table = track_table(view) if self.track else None
+        moves = [self._move(action) for action in candidates]
+        passes = passes_in_a_row(view)
         totals = [0.0] * len(candidates)
         for sample in range(self.samples):
             if sample and out_of_time():
@@ -310,9 +185,11 @@ class ExpertBot:
             else:
                 hands, stock = self._sample(view, unseen, knowledge, table, ctx.rng)
             seed = ctx.rng.getrandbits(32)
-            for index, action in enumerate(candidates):
-                deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
-                totals[index] += self._evaluate(deal, view, action)
+            for index, move in enumerate(moves):
+                deal = Simulator.from_view(
+                    view, [list(hand) for hand in hands], list(stock), random.Random(seed), passes
+                )
+                totals[index] += self._evaluate(deal, view.seat, move)
         return candidates[totals.index(max(totals))]
 
     def _chain(
@@ -343,18 +220,23 @@ class ExpertBot:
         rng.shuffle(unseen)
         return determinize(view, unseen, knowledge, table, rng)
 
-    def _evaluate(self, deal: _Deal, view: SevenView, action: Action) -> float:
-        me = view.seat
-        if action == "draw" and view.penalty:  # take the pending 7 penalty
-            deal._draw(me, view.penalty)
-            deal.penalty = 0
-            deal.turn = (me + 1) % view.seats
-            deal.turns += 1
+    @staticmethod
+    def _move(action: Action) -> tuple[int, int]:
+        """A candidate as (card, called suit or -1), or (-1, -1) to take the pending 7 penalty."""
+        if action == "draw":
+            return -1, -1
+        return card_of(action), SUITS.index(action[3]) if ":" in action else -1
+
+    def _evaluate(self, deal: Simulator, me: int, move: tuple[int, int]) -> float:
+        """``move`` played in ``deal``, then the deal played on: ``me``'s expected score."""
+        card, call = move
+        if card < 0:
+            deal.take_penalty()
         else:
-            winner = deal.play(me, card_of(action), SUITS.index(action[3]) if ":" in action else -1)
-            if winner >= 0:
-                return deal.score(me, winner, self.win_bonus)
-        return deal.score(me, deal.playout(self.horizon, me, self.policy), self.win_bonus)
+            deal.play(card, call)
+        if deal.winner < 0:
+            deal.playout(self.horizon, me, self.policy)
+        return deal.score(me, deal.winner, self.win_bonus)
 
 
 BOTS = (

@@ -42,12 +42,13 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.bots import ExpertBot, ExpertSettings, GreedyBot, RandomBot  # noqa: E402
 from gamenight_seven.policies import action_for, keeper_card  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
 
@@ -100,13 +101,13 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
         state = RULES.apply(state, action)
 
 
-def expert_options(args: argparse.Namespace) -> dict:
-    """The expert's settings from the command line."""
-    return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
-                greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track,
-                adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
-                beta=args.beta)
+def expert_settings(args: argparse.Namespace) -> ExpertSettings:
+    """The expert's settings from the command line (the room's where not given)."""
+    return ExpertSettings(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
+                          greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
+                          all_calls=not args.best_call_only, track=not args.no_track,
+                          adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
+                          beta=args.beta)
 
 
 class _KeeperBot:
@@ -120,7 +121,7 @@ class _KeeperBot:
 def strength(args: argparse.Namespace) -> str:
     opponent = {"greedy": GreedyBot, "random": RandomBot, "expert": ExpertBot}[args.opponent]
     if args.bot == "expert":
-        expert = ExpertBot(**expert_options(args))
+        expert = ExpertBot(settings=expert_settings(args))
     else:  # a baseline: the same seat played by a plain bot
         expert = {"greedy": GreedyBot, "random": RandomBot, "keeper": _KeeperBot}[args.bot]()
     wins, points, times, turns, limit_hits = 0, [], [], [], 0
@@ -145,7 +146,7 @@ def strength(args: argparse.Namespace) -> str:
     every = [spent for spent, _chose in times]
     return "\n".join([
         f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
-        + (f", {expert_options(args)})" if args.bot == "expert" else ")"),
+        + (f", {asdict(expert_settings(args))})" if args.bot == "expert" else ")"),
         "",
         "| measure | value |",
         "|---|---|",
@@ -175,13 +176,18 @@ class _Oracle(ExpertBot):
     and which of them matter.
     """
 
-    def __init__(self, knows: str, **options) -> None:
-        super().__init__(**options)
+    def __init__(self, knows: str, settings: ExpertSettings) -> None:
+        super().__init__(settings=settings)
         self.knows = knows
         self.state = None
 
-    def _sample(self, view, unseen, knowledge, table, rng):
-        hands, stock = super()._sample(view, unseen, knowledge, table, rng)
+    def deals(self, view, rng, stop):
+        """The expert's plain deals, each then corrected by what the oracle knows."""
+        unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+        for hands, stock in super().deals(view, rng, stop):
+            yield self._correct(view, hands, stock, unseen, rng)
+
+    def _correct(self, view, hands, stock, unseen, rng):
         true = self.state.hands
         if self.knows in ("suits", "voids", "specials", "plain", "suits+specials"):
             return self._reveal(view, unseen, rng)
@@ -264,11 +270,11 @@ KNOWS = {
 
 def ceiling(args: argparse.Namespace) -> str:
     # The oracles replace the dealt hidden cards, so they deal them the plain way (no posterior chain).
-    options = expert_options(args) | {"posterior": False}
+    options = replace(expert_settings(args), posterior=False)
     lines = [f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
-             f"vs four greedy, {options})", "", "| knows | win rate | mean points |", "|---|---|---|"]
+             f"vs four greedy, {asdict(options)})", "", "| knows | win rate | mean points |", "|---|---|---|"]
     for knows in args.knows.split(","):
-        oracle = _Oracle(knows, **options)
+        oracle = _Oracle(knows, options)
         wins, points = 0, []
         for deal in range(args.deals):
             seat = deal % 5
@@ -448,7 +454,7 @@ def invariants(args: argparse.Namespace) -> str:
 
 
 def add_expert_options(p: argparse.ArgumentParser) -> None:
-    default = ExpertBot()
+    default = ExpertSettings()
     p.add_argument("--samples", type=int, default=default.samples)
     p.add_argument("--horizon", type=int, default=default.horizon, help="turns per playout (0: to the end)")
     p.add_argument("--win-bonus", type=float, default=default.win_bonus)

@@ -78,8 +78,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, bool]] | None = None):
-    """One deal; ``timed`` is the seat whose decision times (and whether it had a choice) go into ``times``."""
+def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, bool, float]] | None = None):
+    """One deal; ``timed`` is the seat whose decision times go into ``times``.
+
+    Each as (wall seconds, whether it had a real choice, CPU seconds of this process: load-proof).
+    """
     rng = random.Random(seed)
     state = RULES.new_game(len(bots), {})
     while True:
@@ -92,10 +95,10 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
             view, legal = RULES.view(state, seat), RULES.legal_actions(state)
             ctx = BotContext(seat, random.Random(rng.getrandbits(32)))
             if seat == timed and times is not None:
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 action = bots[seat].choose(view, legal, ctx)
-                spent = time.perf_counter() - started
-                times.append((spent, len(CHOICES.candidates(view, legal)) > 1))
+                spent, cpu = time.perf_counter() - started, time.process_time() - cpu
+                times.append((spent, len(CHOICES.candidates(view, legal)) > 1, cpu))
             else:
                 action = bots[seat].choose(view, legal, ctx)
         state = RULES.apply(state, action)
@@ -142,8 +145,9 @@ def strength(args: argparse.Namespace) -> str:
         Path(args.outcomes).write_text("\n".join(outcomes) + "\n")
     low, high = wilson(wins, args.deals)
     mean, half = mean_ci(points)
-    choices = [spent for spent, chose in times if chose]
-    every = [spent for spent, _chose in times]
+    choices = [spent for spent, chose, _cpu in times if chose]
+    every = [spent for spent, _chose, _cpu in times]
+    choices_cpu = [cpu for _spent, chose, cpu in times if chose]
     return "\n".join([
         f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
         + (f", {asdict(expert_settings(args))})" if args.bot == "expert" else ")"),
@@ -157,6 +161,8 @@ def strength(args: argparse.Namespace) -> str:
         f"| decision time, the {len(choices)} with a real choice: median / p99 / max | "
         f"{statistics.median(choices) * 1e3:.1f} ms / {percentile(choices, 0.99) * 1e3:.1f} ms / "
         f"{max(choices) * 1e3:.1f} ms |",
+        f"| CPU time of those decisions: median / p99 / total | {statistics.median(choices_cpu) * 1e3:.1f} ms / "
+        f"{percentile(choices_cpu, 0.99) * 1e3:.1f} ms / {sum(choices_cpu):.1f} s |",
         f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
         f"| deals ended by the 500-turn guard | {limit_hits} |",
         f"| wall time | {elapsed:.0f} s |",

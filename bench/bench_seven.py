@@ -7,6 +7,7 @@ Run from the repository root (each part can be run on its own)::
     .venv/bin/python bench/bench_seven.py ceiling --knows hands,stock,next,short --deals 400
     .venv/bin/python bench/bench_seven.py ceiling --knows voids,suits,specials,plain,suits+specials --deals 400
     .venv/bin/python bench/bench_seven.py speed --seconds 40
+    .venv/bin/python bench/bench_seven.py decisions --deals 20 --every 4
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
 * ``strength``: ``expert`` in one seat against four ``greedy`` or four
@@ -16,7 +17,8 @@ Run from the repository root (each part can be run on its own)::
   intervals (fair share: 20% and 0 points), and the expert's decision time
   (median and 99th percentile).  ``--bot greedy``,
   ``random`` or ``keeper`` (the expert's playout policy alone) put a baseline
-  in the same seat on the same deals; the expert's settings (``--samples``,
+  in the same seat on the same deals; the expert's settings (an
+  :class:`~gamenight_seven.bots.ExpertSettings` built from ``--samples``,
   ``--horizon``, ``--no-posterior`` for the plain sampler, the posterior
   chain's ``--burn``/``--thin``/``--beta`` ...) can be varied, and
   ``--outcomes FILE`` keeps every deal's result for paired comparisons.
@@ -30,8 +32,15 @@ Run from the repository root (each part can be run on its own)::
   this one process with OpenSpiel's ``crazy_eights`` (``pip install
   open_spiel``; not a project dependency) driven by random legal actions from
   Python.  Both are timed in alternating rounds so machine load hits both.
+* ``decisions``: the room's expert on fixed positions (real choices of seeded
+  greedy deals), CPU time per decision: the same search on the same
+  positions, so two versions compare whatever the machine's load.
 * ``invariants``: seeded 5-seat deals with random bots; after every action the
   52 cards are conserved; every deal ends; every deal's scores sum to zero.
+
+The bounded check before and after a change to the expert (a few minutes of CPU, ~10 of
+wall clock on the shared box): ``strength --deals 400 --seed 0 --outcomes FILE`` (pair the
+two files deal by deal) and ``decisions --deals 20 --every 4``.
 """
 
 from __future__ import annotations
@@ -459,6 +468,49 @@ def invariants(args: argparse.Namespace) -> str:
     ])
 
 
+def decisions(args: argparse.Namespace) -> str:
+    """The room's expert deciding on fixed positions: CPU time per decision (load-proof, comparable across versions).
+
+    The positions are every ``--every``-th real choice of any seat in seeded deals of five
+    greedy bots; the expert gets a fresh RNG per position and an unlimited time budget, so
+    each version does the same search on the same positions.
+    """
+    positions = []
+    for seed in range(args.seed, args.seed + args.deals):
+        rng = random.Random(seed)
+        greedy = GreedyBot()
+        state = RULES.new_game(5, {})
+        while (mover := RULES.to_move(state)) != TERMINAL:
+            if mover == CHANCE:
+                action = RULES.sample_chance(state, rng)
+            else:
+                view, legal = RULES.view(state, mover), RULES.legal_actions(state)
+                if len(CHOICES.candidates(view, legal)) > 1:
+                    positions.append((view, legal))
+                action = greedy.choose(view, legal, BotContext(mover, rng))
+            state = RULES.apply(state, action)
+    positions = positions[:: args.every]
+    times = []
+    for index, (view, legal) in enumerate(positions):
+        bot = ExpertBot()
+        ctx = BotContext(view.seat, random.Random(index), time_budget=3600.0)
+        started = time.process_time()
+        bot.choose(view, legal, ctx)
+        times.append(time.process_time() - started)
+    quartiles = statistics.quantiles(times, n=4)
+    return "\n".join([
+        f"### the room's expert on {len(positions)} fixed positions (seeds {args.seed}-{args.seed + args.deals - 1}, "
+        f"every {args.every}th real choice)",
+        "",
+        "| CPU time per decision | value |",
+        "|---|---|",
+        f"| median (IQR) | {statistics.median(times) * 1e3:.1f} ms "
+        f"({quartiles[0] * 1e3:.1f} – {quartiles[2] * 1e3:.1f}) |",
+        f"| p90 / max | {percentile(times, 0.9) * 1e3:.1f} ms / {max(times) * 1e3:.1f} ms |",
+        f"| total | {sum(times):.2f} s |",
+    ])
+
+
 def add_expert_options(p: argparse.ArgumentParser) -> None:
     default = ExpertSettings()
     p.add_argument("--samples", type=int, default=default.samples)
@@ -497,11 +549,15 @@ def main() -> None:
     add_expert_options(p)
     p = sub.add_parser("speed")
     p.add_argument("--seconds", type=float, default=20.0)
+    p = sub.add_parser("decisions")
+    p.add_argument("--deals", type=int, default=20)
+    p.add_argument("--every", type=int, default=2, help="take every n-th real choice")
+    p.add_argument("--seed", type=int, default=0)
     p = sub.add_parser("invariants")
     p.add_argument("--deals", type=int, default=20000)
     p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    parts = {"strength": strength, "ceiling": ceiling, "speed": speed, "invariants": invariants}
+    parts = {"strength": strength, "ceiling": ceiling, "speed": speed, "decisions": decisions, "invariants": invariants}
     print(parts[args.part](args))
 
 

@@ -1,7 +1,8 @@
 """The rules of SEVEN (docs/rules/seven.md): a pure, fast engine with no UI import.
 
 Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
-and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
+and ranks A 2 … 10 J Q K (``0..12``); their tables are in :mod:`gamenight_seven.cards`.
+Actions are short strings:
 
 * ``"7S"``, ``"TD"`` (the ten of diamonds), ``"AH"``: discard that card;
 * ``"QS:H"``: discard the Queen of spades and call hearts (a Queen that is the
@@ -33,6 +34,28 @@ from typing import Any, NamedTuple
 from gamenight.i18n import translator
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
 
+from .cards import (
+    ACE,
+    CARD_CODES,
+    CARD_OF_CODE,
+    QUEEN,
+    RANK_OF,
+    RANKS,
+    SEVEN,
+    SEVEN_CARDS,
+    SPECIAL_CARDS,
+    SUIT_OF,
+    SUIT_SYMBOLS,
+    SUITS,
+    card_code,
+    card_label,
+    hand_penalty,
+    parse_card,
+    penalty_of,
+    rank_of,
+    suit_of,
+)
+
 _ = translator("seven")
 
 __all__ = [
@@ -60,11 +83,6 @@ __all__ = [
     "suit_of",
 ]
 
-SUITS = "SHCD"
-SUIT_SYMBOLS = "♠♥♣♦"
-RANKS = "A23456789TJQK"
-RANK_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-ACE, SEVEN, QUEEN = 0, 6, 11
 HAND_SIZE = 5
 PENALTY_STEP = 3
 TURN_LIMIT = 500
@@ -75,13 +93,6 @@ DRY_DISCARDS = 4
 DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
 
-CARD_CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
-_CODE_TO_CARD = {code: card for card, code in enumerate(CARD_CODES)}
-_SUIT_OF = tuple(c // 13 for c in range(52))
-_RANK_OF = tuple(c % 13 for c in range(52))
-_PENALTY = tuple(10 if c % 13 == QUEEN else 5 if c % 13 == SEVEN else 1 for c in range(52))
-_SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
-_SPECIAL_UP = frozenset(c for c in range(52) if c % 13 in (ACE, SEVEN, QUEEN))
 # Every action that names a card, mapped to (card, called suit or -1).
 _PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
 _PLAYS.update(
@@ -101,18 +112,18 @@ _PENALTY_LEAD = 56
 
 def _may_play(lead: int, card: int) -> bool:
     if lead == _PENALTY_LEAD:
-        return card in _SEVENS
-    if _RANK_OF[card] == QUEEN:
+        return card in SEVEN_CARDS
+    if RANK_OF[card] == QUEEN:
         return True
     if lead >= 52:
-        return _SUIT_OF[card] == lead - 52
-    return _SUIT_OF[card] == _SUIT_OF[lead] or _RANK_OF[card] == _RANK_OF[lead]
+        return SUIT_OF[card] == lead - 52
+    return SUIT_OF[card] == SUIT_OF[lead] or RANK_OF[card] == RANK_OF[lead]
 
 
 _MAY_PLAY = tuple(tuple(_may_play(lead, card) for card in range(52)) for lead in range(57))
 _ACTIONS = tuple(
     tuple(
-        (_QUEEN_CALLS[card] if _RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
+        (_QUEEN_CALLS[card] if RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
         if _MAY_PLAY[lead][card] else ()
         for card in range(52)
     )
@@ -121,44 +132,6 @@ _ACTIONS = tuple(
 _LAST_ACTIONS = tuple(
     tuple((CARD_CODES[card],) if _MAY_PLAY[lead][card] else () for card in range(52)) for lead in range(57)
 )
-
-
-def suit_of(card: int) -> int:
-    """The suit index (0 ♠, 1 ♥, 2 ♣, 3 ♦)."""
-    return _SUIT_OF[card]
-
-
-def rank_of(card: int) -> int:
-    """The rank index (0 Ace … 6 Seven … 11 Queen, 12 King)."""
-    return _RANK_OF[card]
-
-
-def penalty_of(card: int) -> int:
-    """What the card costs a loser (docs/rules/seven.md 6.2): Queen 10, 7 5, any other 1."""
-    return _PENALTY[card]
-
-
-def hand_penalty(hand: Sequence[int]) -> int:
-    """The penalty of a whole hand."""
-    return sum(_PENALTY[c] for c in hand)
-
-
-def card_code(card: int) -> str:
-    """The two-character code used in actions: ``"7S"``, ``"TD"``."""
-    return CARD_CODES[card]
-
-
-def card_label(card: int) -> str:
-    """The card as players read it: ``"7♠"``, ``"10♦"``."""
-    return RANK_LABELS[_RANK_OF[card]] + SUIT_SYMBOLS[_SUIT_OF[card]]
-
-
-def parse_card(code: str) -> int:
-    """The card for a two-character code; ``ValueError`` if there is none."""
-    try:
-        return _CODE_TO_CARD[code.upper()]
-    except KeyError:
-        raise ValueError(f"not a card: {code!r}") from None
 
 
 _last_encoded: tuple[str, tuple[int, ...]] = ("", ())
@@ -183,7 +156,7 @@ def _decode(text: str) -> list[int] | None:
     if len(text) % 2:
         return None
     pairs = _PAIRS[: len(text) // 2] if len(text) <= 104 else [slice(i, i + 2) for i in range(0, len(text), 2)]
-    cards = list(map(_CODE_TO_CARD.get, map(text.__getitem__, pairs)))
+    cards = list(map(CARD_OF_CODE.get, map(text.__getitem__, pairs)))
     return None if None in cards else cards  # type: ignore[return-value]
 
 
@@ -270,7 +243,7 @@ _SKIP_EVENTS = tuple(_event("skip", seat) for seat in range(5))
 _DRAW_EVENTS = tuple(_event("draw", seat, -1, 1) for seat in range(5))
 # Every discard action, mapped to (card, called suit or -1, rank, its "play" event by seat).
 _PLAY_INFO = {
-    action: (card, call, _RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
+    action: (card, call, RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
     for action, (card, call) in _PLAYS.items()
 }
 
@@ -370,7 +343,7 @@ class SevenRules(Rules):
         # seven.md 2.3: a 7, Ace or Queen turned up goes back into the middle of the
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
-        while up in _SPECIAL_UP:
+        while up in SPECIAL_CARDS:
             events.append(_event("bury", -1, up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()
@@ -401,7 +374,7 @@ class SevenRules(Rules):
         hand = state[_I_HANDS][state[_I_TURN]]
         if state[_I_PENALTY]:
             # seven.md 4.3: only a 7 answers a pending penalty; "draw" takes it.
-            actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
+            actions = [CARD_CODES[c] for c in hand if c in SEVEN_CARDS]
             actions.append("draw")
             return actions
         # A card matches the top card's suit or rank, or the called suit; a Queen goes on
@@ -506,23 +479,23 @@ class SevenRules(Rules):
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
         if state.penalty:
-            if card not in _SEVENS:  # seven.md 4.3: while a penalty is pending only a 7 may be played
+            if card not in SEVEN_CARDS:  # seven.md 4.3: while a penalty is pending only a 7 may be played
                 raise IllegalAction(
                     _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
                 )
             return
-        rank = _RANK_OF[card]
+        rank = RANK_OF[card]
         if rank == QUEEN:  # seven.md 3.6: on anything but a pending 7
             return
         if state.called >= 0:
-            if _SUIT_OF[card] != state.called:
+            if SUIT_OF[card] != state.called:
                 raise IllegalAction(
                     _("{card} does not follow the called suit {suit}.", card=card_label(card),
                       suit=SUIT_SYMBOLS[state.called])
                 )
             return
         top = state.discards[-1]
-        if _SUIT_OF[card] != _SUIT_OF[top] and rank != _RANK_OF[top]:
+        if SUIT_OF[card] != SUIT_OF[top] and rank != RANK_OF[top]:
             raise IllegalAction(
                 _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
                   top=card_label(top))

@@ -97,6 +97,7 @@ class GameNightApp(App):
         self.config = config if config is not None else Config.load()
         if config is None:
             set_language(detect_language(self.config.language))
+            self.config = Config.load(self.config.path)  # its messages in the language just chosen
         if registry is None and (start_game or start_save or start_match):
             from gamenight.plugins import load_registry
 

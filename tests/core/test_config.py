@@ -59,3 +59,48 @@ def test_save_round_trips_with_dotted_keys(tmp_path):
     assert again.language == "ja" and again.seat_names("seven", [], 1) == ["ケイ"]
     with pytest.raises(ValueError):
         config.set_name("seven", 1, "bad\nname")
+
+
+ISSUE_13_FILE = '[seven]\nplayer.3 = "Bell\\u0007dandy"\nplayer.4 = "' + "Skuld the youngest Norn xx" + '"\n'
+
+
+def test_bad_names_are_reported_when_the_file_is_read_naming_key_and_reason(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(ISSUE_13_FILE, encoding="utf-8")
+    config = Config.load(path)  # nothing asked for a name yet: the room shows these at start
+    assert len(config.warnings) == 2
+    bell, skuld = config.warnings
+    assert str(path) in bell and "[seven] player.3" in bell and "control characters" in bell
+    assert "[seven] player.4" in skuld and "16 cells" in skuld
+    assert "\x07" not in bell
+    assert config.seat_names("seven", ["You", "Urd", "Belldandy", "Skuld"], 4)[2:] == ["Belldandy", "Skuld"]
+    assert len(config.warnings) == 2  # asking again adds nothing
+
+
+@pytest.mark.parametrize("name", ["A\x1b]0;x\x07", "x" * 17, "\u3164", "\u2800\u2800", "  ", "[b]Kei",
+                                  "e\u0301\u0301\u0301", "Ann\u202e", 7])
+def test_config_names_follow_the_setup_rule(tmp_path, name):
+    import tomli_w
+
+    path = tmp_path / "config.toml"
+    path.write_text(tomli_w.dumps({"mille": {"player": {"2": name}}}), encoding="utf-8")
+    config = Config.load(path)
+    reason = validate_name(name)
+    assert reason is not None
+    assert config.warnings == [f"{path}: [mille] player.2: {reason} Using the default name."]
+    assert config.seat_names("mille", ["You", "Bot"], 2) == ["You", "Bot"]
+
+
+def test_cli_prints_config_problems_on_stderr(tmp_path, monkeypatch, capsys):
+    from gamenight.app import GameNightApp
+    from gamenight.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_text(ISSUE_13_FILE, encoding="utf-8")
+    started = []
+    monkeypatch.setattr(GameNightApp, "run", lambda self: started.append(self.config))
+    assert main(["--config", str(path), "--saves", str(tmp_path / "saves"), "--lang", "en"]) == 0
+    err = capsys.readouterr().err
+    assert "[seven] player.3" in err and "control characters" in err and "[seven] player.4" in err
+    assert "\x07" not in err
+    assert started and started[0].warnings  # the room gets them too

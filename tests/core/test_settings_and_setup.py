@@ -76,3 +76,21 @@ async def test_unknown_game_on_the_command_line_is_a_message_not_a_crash(nim_reg
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert type(app.screen).__name__ == "LobbyScreen"
+
+
+async def test_bad_config_names_are_notified_once_in_the_room_and_setup_uses_defaults(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[nim]\nplayer.2 = "Bo\\u0007b"\nplayer.3 = "' + "C" * 26 + '"\n', encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for _ in range(2):
+            await pilot.press("enter")  # the lobby's first game: Nim's setup
+            await pilot.pause()
+            assert isinstance(app.screen, SetupScreen)
+            assert [app.screen.query_one(f"#name-{seat}").value for seat in range(3)] == ["Ann", "Bob", "Cid"]
+            await pilot.press("escape")
+            await pilot.pause()
+        shown = [notification.message for notification in app._notifications]
+        assert sum("[nim] player.2" in m and "control characters" in m for m in shown) == 1
+        assert sum("[nim] player.3" in m and "16 cells" in m for m in shown) == 1

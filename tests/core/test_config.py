@@ -104,3 +104,39 @@ def test_cli_prints_config_problems_on_stderr(tmp_path, monkeypatch, capsys):
     assert "[seven] player.3" in err and "control characters" in err and "[seven] player.4" in err
     assert "\x07" not in err
     assert started and started[0].warnings  # the room gets them too
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ('[seven.player]\n1 = "A"  # me\n', '[seven.player]\n1 = "Kei"  # me\n'),
+    ('[seven]\nplayer = { 1 = "A" }\n', '[seven]\nplayer = { 1 = "Kei" }\n'),
+    ('# top\n\n[seven]\nplayer.4 = "D"\n', '# top\n\n[seven]\nplayer.4 = "D"\nplayer.1 = "Kei"\n'),
+    ('seven.player.1 = "A"\n', 'seven.player.1 = "Kei"\n'),
+    ("[mille]\nplayer.1 = 'Z'\n", '[mille]\nplayer.1 = \'Z\'\n\n[seven]\nplayer.1 = "Kei"\n'),
+])
+def test_save_keeps_the_files_own_style(tmp_path, before, after):
+    path = tmp_path / "config.toml"
+    path.write_text(before, encoding="utf-8")
+    config = Config.load(path)
+    config.set_name("seven", 0, "Kei")
+    config.save()
+    assert path.read_text(encoding="utf-8") == after
+    assert not config.unsaved
+
+
+def test_save_keeps_a_hand_edit_made_while_the_room_ran(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[general]\n", encoding="utf-8")
+    config = Config.load(path)
+    path.write_text('[general]\nsaves = "~/s"  # added by hand\n', encoding="utf-8")
+    config.set_general("theme", "gamenight-16")
+    config.save()
+    assert path.read_text(encoding="utf-8") == '[general]\nsaves = "~/s"  # added by hand\ntheme = "gamenight-16"\n'
+
+
+def test_save_refuses_values_outside_the_schema(tmp_path):
+    config = Config.load(tmp_path / "config.toml")
+    for key, value in [("bot_delay", float("nan")), ("bot_delay", 9), ("language", "fr"), ("colour", "x"),
+                       ("theme", "a\x1bb")]:
+        with pytest.raises(ValueError):
+            config.set_general(key, value)
+    assert not config.unsaved

@@ -122,8 +122,11 @@ class GameNightApp(App):
         user_themes = Path(platformdirs.user_config_dir("gamenight")) / "themes"
         loaded = load_themes(self.registry.themes, self.config.path.parent / "themes")
         if self.config.path.parent / "themes" != user_themes:
-            loaded.errors.extend(load_themes([], user_themes).errors)
+            more = load_themes([], user_themes)
+            loaded.errors.extend(more.errors)
+            loaded.broken = more.broken | loaded.broken
         self.theme_errors = loaded.errors
+        self._broken_themes = loaded.broken
         for theme in loaded.themes.values():
             self.register_theme(theme)
         self._wanted_theme = theme_name or self.config.theme or DEFAULT_THEME
@@ -135,6 +138,10 @@ class GameNightApp(App):
                 self.startup_messages.append(self._unknown_theme_text())
 
     def _unknown_theme_text(self) -> str:
+        problem = self._broken_themes.get(self._wanted_theme)
+        if problem is not None:
+            return _("The theme {name!r} could not be loaded; using {default}. {problem}", name=self._wanted_theme,
+                     default=DEFAULT_THEME, problem=problem)
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
@@ -219,6 +226,7 @@ class GameNightApp(App):
         if registry.themes:
             loaded = load_themes(registry.themes)
             self.theme_errors.extend(loaded.errors)
+            self._broken_themes = loaded.broken | self._broken_themes
             for theme in loaded.themes.values():
                 if theme.name not in self.available_themes:
                     self.register_theme(theme)

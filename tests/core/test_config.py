@@ -140,3 +140,64 @@ def test_save_refuses_values_outside_the_schema(tmp_path):
         with pytest.raises(ValueError):
             config.set_general(key, value)
     assert not config.unsaved
+
+
+DEEP = 600
+
+
+@pytest.mark.parametrize("text", [
+    "[general]\nx = " + "[" * DEEP + "]" * DEEP + "\n",
+    "[default]\nplayer = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+    "[seven]\n" + "a." * DEEP + "b = 1\n",
+    "[" + ".".join(["t"] * DEEP) + "]\n",
+])
+def test_deep_nesting_is_a_clear_message_not_a_recursion_error(tmp_path, text):
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    config = Config.load(path)
+    assert config.error is not None and str(path) in config.error and "nested too deeply" in config.error
+    assert config.bot_delay == 0.5 and config.seat_names("seven", ["You"], 1) == ["You"]
+    with pytest.raises(ConfigError):
+        config.save()
+    assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("text", "key", "reason"), [
+    ("[general]\nbot_delay = 1e999\n", "[general] bot_delay", "0 to 5"),
+    ("[general]\nbot_delay = nan\n", "[general] bot_delay", "0 to 5"),
+    ("[general]\nbot_delay = true\n", "[general] bot_delay", "0 to 5"),
+    ('[general]\nbot_delay = "fast"\n', "[general] bot_delay", "0 to 5"),
+    ("[general]\nlanguage = 7\n", "[general] language", '"en", "ja"'),
+    ("[general]\ntheme = [1, 2]\n", "[general] theme", "name of a theme"),
+    ('[general]\ntheme = "' + "t" * 5000 + '"\n', "[general] theme", "name of a theme"),
+    ('[general]\nsaves = "a\\u0000b"\n', "[general] saves", "folder path"),
+    ('[general]\nbot_dealy = 1\n', "[general] bot_dealy", "not a setting"),
+    ('general = "x"\n', "general", "table"),
+    ('[seven]\nplayer = "Kei"\n', "[seven] player", "player.1"),
+    ('[seven]\nplayer.0 = "Kei"\n', "[seven] player.0", "seat number"),
+    ('[seven]\nplayer.99 = "Kei"\n', "[seven] player.99", "seat number"),
+    ('[seven]\nplayer.1 = "' + "x" * 60000 + '"\n', "[seven] player.1", "16 cells"),
+])
+def test_wrong_types_and_huge_values_name_the_key_and_use_the_default(tmp_path, text, key, reason):
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    config = Config.load(path)
+    assert config.error is None
+    assert len(config.warnings) == 1 and f"{path}: {key}: " in config.warnings[0] and reason in config.warnings[0]
+    assert config.bot_delay == 0.5 and config.language is None and config.theme is None
+    assert config.seat_names("seven", ["You"], 1) == ["You"]
+
+
+def test_oversized_and_huge_integer_files_are_refused_with_a_message(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("# pad\n" * 20000, encoding="utf-8")
+    assert "64 KiB" in Config.load(path).error
+    path.write_text("[general]\nbot_delay = 1" + "0" * 5000 + "\n", encoding="utf-8")
+    assert "out of range" in Config.load(path).error
+
+
+def test_a_flood_of_problems_is_capped(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[general]\n" + "".join(f"k{i} = 1\n" for i in range(500)), encoding="utf-8")
+    warnings = Config.load(path).warnings
+    assert len(warnings) == 9 and "492 more problems" in warnings[-1]

@@ -168,3 +168,29 @@ async def test_settings_write_a_setting_the_person_changed(nim_registry, tmp_pat
         await pilot.pause()
         assert app.bot_delay == 1.5
     assert path.read_text(encoding="utf-8") == "# mine\n[general]\nbot_delay = 1.5  # seconds\n"
+
+
+async def test_settings_keep_names_typed_for_each_game_and_write_no_defaults(tmp_path):
+    from gamenight.plugins import load_registry
+    from textual.widgets import Select
+
+    path = tmp_path / "config.toml"
+    app = make_app(load_registry(), Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        box = app.screen.query_one("#names-game", Select)
+        assert box.value == "lits"
+        await _retype(pilot, app, "#player-1", "Kei")  # lits seat 2
+        box.focus()
+        await pilot.press("enter", "down", "down", "down", "enter")  # lits -> mate -> mille -> seven
+        await pilot.pause()
+        assert box.value == "seven"
+        await _retype(pilot, app, "#player-4", "Skuld")  # seven seat 5
+        box.focus()
+        await pilot.press("enter", "up", "up", "up", "enter")  # back to lits: the typed name is still there
+        await pilot.pause()
+        assert app.screen.query_one("#player-1").value == "Kei"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert path.read_text(encoding="utf-8") == '[lits]\nplayer.2 = "Kei"\n\n[seven]\nplayer.5 = "Skuld"\n'

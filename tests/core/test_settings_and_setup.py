@@ -194,3 +194,15 @@ async def test_settings_keep_names_typed_for_each_game_and_write_no_defaults(tmp
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert path.read_text(encoding="utf-8") == '[lits]\nplayer.2 = "Kei"\n\n[seven]\nplayer.5 = "Skuld"\n'
+
+
+async def test_settings_leave_an_untouched_name_with_spaces_as_it_is(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[nim]\nplayer.1 = " Kei "\n', encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await _retype(pilot, app, "#player-1", "Urd")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert path.read_text(encoding="utf-8") == '[nim]\nplayer.1 = " Kei "\nplayer.2 = "Urd"\n'

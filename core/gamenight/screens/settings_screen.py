@@ -136,9 +136,9 @@ class SettingsScreen(Screen):
         self._keep_typed_names()
         changed = {}
         for game_id, typed in self._typed_names.items():
-            for seat, (name, shown) in enumerate(zip(typed, self._shown_names[game_id], strict=True)):
-                name = name.strip()
-                if name == shown:
+            for seat, (typed_name, shown) in enumerate(zip(typed, self._shown_names[game_id], strict=True)):
+                name = typed_name.strip()
+                if shown in (typed_name, name):
                     continue
                 problem = validate_name(name)
                 if problem is not None:

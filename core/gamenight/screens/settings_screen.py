@@ -21,7 +21,9 @@ class SettingsScreen(Screen):
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back")), Binding("ctrl+s", "save", _("Save"))]
 
     DEFAULT_CSS = """
-    SettingsScreen #settings-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    SettingsScreen #settings-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
     SettingsScreen VerticalScroll { padding: 0 1; }
     SettingsScreen .row { height: 3; }
     SettingsScreen .row Label { width: 16; padding: 1 1 0 0; }

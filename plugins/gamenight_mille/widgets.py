@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from gamenight.linebreak import wrap
 from gamenight.ui.game_screen import pad_cells
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
@@ -54,11 +55,15 @@ def _right(text: str, width: int, cut: int) -> str:
     return " " * (width - cell_len(text)) + text
 
 
-def _card_style(card: int) -> str:
+HAZARD = Style(color="bright_red", bold=True)
+"""Bright red: plain red was 3.6:1 on a 16-colour black (a Style: Textual does not read "bright_red")."""
+
+
+def _card_style(card: int) -> str | Style:
     if card == EMPTY:
         return ""
     if OUT_OF_GAS <= card <= SPEED_LIMIT:
-        return "bold red"
+        return HAZARD
     if card == GO or card == END_OF_LIMIT:
         return "bold green"
     if card >= SAFETIES[0]:
@@ -96,10 +101,10 @@ class MilleBoard(Static):
         me, them = view.me, view.opponent
         rows: list[tuple[Text, Text]] = [(Text(" " * HALF), Text(" " * HALF)) for _row in range(17)]
 
-        def left(row: int, text: str, style: str = "") -> None:
+        def left(row: int, text: str, style: str | Style = "") -> None:
             rows[row] = (Text(_fit(text, HALF), style=style), rows[row][1])
 
-        def right(row: int, text: str, style: str = "") -> None:
+        def right(row: int, text: str, style: str | Style = "") -> None:
             rows[row] = (rows[row][0], Text(_fit(text, HALF), style=style))
 
         for index, safety in enumerate(SAFETIES):
@@ -116,7 +121,7 @@ class MilleBoard(Static):
             card = me.hand[slot]
             style = _card_style(card)
             if selected == row:
-                style = (style + " reverse").strip()
+                style = (style + " reverse").strip() if isinstance(style, str) else style + Style(reverse=True)
             rows[HAND_ROW + row] = (
                 Text(SLOT_LABELS[row] + " ", style="bold") + Text(_fit(card_name(card), HALF - 2), style=style),
                 rows[HAND_ROW + row][1],

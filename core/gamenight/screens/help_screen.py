@@ -66,8 +66,9 @@ class HelpScreen(Screen):
     ]
 
     DEFAULT_CSS = """
-    HelpScreen #help-title { dock: top; height: 1; background: $primary; padding: 0 1; }
+    HelpScreen #help-title { dock: top; height: 1; background: $primary; color: $text; padding: 0 1; }
     HelpScreen MarkdownViewer { height: 1fr; }
+    HelpScreen MarkdownTableContent > .header { color: $markdown-h3-color; }  /* Textual's $primary: too dark */
     """
 
     def __init__(self, game: GameInfo, extra: str = "") -> None:

@@ -310,3 +310,25 @@ async def test_guest_folders_unused_for_the_expiry_period_are_deleted(start_serv
     assert server.expect("guests_expired")[0]["folders"] == 1
     assert not old_guest.exists()
     assert new_guest.exists() and old_key.exists()  # a recent guest, and key users, are kept
+
+
+async def test_client_keepalives_are_not_counted_as_refused_requests(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    async with connect(server, "steady", keepalive_interval=0.05) as conn:  # like ServerAliveInterval
+        process = await open_fake_room(conn)
+        await asyncio.sleep(1.5)  # about 30 keepalive@openssh.com requests, each answered "failure"
+        process.stdin.write(b"x")
+        await read_until(process, b"got:1:78", 5)
+    assert not server.of_kind("limit", kind="refused")
+
+
+async def test_input_dropped_mid_paste_ends_the_paste(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    async with connect(server, "paster") as conn:
+        process = await open_fake_room(conn)
+        process.stdin.write(b"\x1b[200~start of a paste")
+        await read_until(process, b"got:22:1b5b3230307e")
+        process.stdin.write(b"x" * 20_000 + b"\x1b[201~")  # over the input bound: dropped, with its end
+        seen = await read_until(process, b"got:6:1b5b3230317e", 5)  # so the server ends the paste itself
+    assert b"got:20006" not in seen
+    server.expect("limit", kind="input")

@@ -74,12 +74,13 @@ RESIZE_INTERVAL = 0.25
 (a storm of 7,004 resizes in 20 s cost a room 59% of a core at one per 50 ms)."""
 EXPIRY_CHECK = 3600.0
 """Seconds between two sweeps of idle guest folders."""
-INPUT_RATE = 2048
+INPUT_RATE = 1024
 """Bytes of input per second a room is given on average.  Textual turns every byte into a queued
 event and never stops reading its terminal, so input faster than a room can handle would pile up
-in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second).
-2 KiB/s is about 100 times a fast typist."""
-INPUT_BURST = 8 * 1024
+in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second), and
+each key costs the room about 0.15 ms of CPU.  1 KiB/s is about 50 times a fast typist and more
+than a moving mouse reports; a flooding client can take about 15% of a core."""
+INPUT_BURST = 4 * 1024
 """Bytes of input a room is given at once (a paste); beyond the rate and this, input is dropped."""
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 """The brackets of a pasted text (bracketed paste mode)."""

@@ -69,7 +69,7 @@ def bench_table(lines: list[str], runs: int) -> None:
             started = time.perf_counter()
             strategy.load_or_build(path, lambda: sys.exit("cache unreadable"))
             loads.append((time.perf_counter() - started) * 1000)
-        name = "joker (official Hasbro)" if joker else "default (RULES.md §3)"
+        name = "joker (official Hasbro)" if joker else "default (docs/rules/yatzy.md 3.4)"
         lines.append(
             f"| {name} | {strategy.expected_score(table):.4f} | {wall:.1f} | {cpu:.1f} | {same} | "
             f"{shipped_path.stat().st_size / 1e6:.2f} | {spread(reads)} | {spread(loads)} |"

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
     from gamenight.hookspecs import hookimpl
     from gamenight.i18n import translator
     from gamenight.sdk import (
+        API_VERSION,
         CHANCE,
         TERMINAL,
         Action,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
 __version__ = "0.1.0"
 
 __all__ = [
+    "API_VERSION",
     "CHANCE",
     "TERMINAL",
     "Action",

@@ -7,7 +7,10 @@ default); the ``gamenight`` command passes what the command line says.
 from __future__ import annotations
 
 import functools
+import os
 import sys
+import time
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from gamenight import linebreak
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
@@ -27,10 +31,13 @@ from gamenight.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
     from gamenight.match import Match
+    from gamenight.sdk import GameInfo
 
-__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp", "crash_log_path"]
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+linebreak.install()  # Japanese breaks between phrases, never before "、。）」" (every widget of the room)
 
 THEME_VARIABLE_DEFAULTS = {
     "table-felt": "#1f5e3a",
@@ -44,11 +51,29 @@ THEME_VARIABLE_DEFAULTS = {
     "shape-i": "#4fb3d9",
     "shape-t": "#b57edc",
     "shape-s": "#6cc070",
+    "ghost": "#f2f2f2",
+    "ghost-bad": "#e5484d",
     "die-face": "#f4f1e8",
     "die-held": "#f0b429",
     "highlight": "#f0b429",
 }
 """CSS variables every theme provides (a theme's ``[variables]`` overrides them)."""
+
+CRASH_LOG_LIMIT = 256 * 1024
+"""The crash log is started afresh when it grows past this many bytes."""
+
+
+def crash_log_path() -> Path:
+    """Where an unexpected error's traceback is written: ``$GAMENIGHT_CRASH_LOG`` or the user log dir."""
+    override = os.environ.get("GAMENIGHT_CRASH_LOG")
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_log_dir("gamenight")) / "crash.log"
+
+
+def hosted() -> bool:
+    """True in a room of ``gamenight serve-ssh`` (the person at the keys is not on this machine)."""
+    return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
 class GameNightApp(App):
@@ -81,7 +106,7 @@ class GameNightApp(App):
         self.registry = registry if registry is not None else Registry()
         super().__init__()
         if saves_dir is None:
-            from gamenight.cli import default_saves_dir
+            from gamenight.paths import default_saves_dir
 
             saves_dir = default_saves_dir(self.config)
         self.saves = SaveStore(Path(saves_dir))
@@ -145,8 +170,13 @@ class GameNightApp(App):
         """Textual's command palette, its prompt in the room's language."""
         from textual.command import CommandPalette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
+        from gamenight.screens.too_small_screen import TooSmallScreen
+
+        if not self.use_command_palette or isinstance(self.screen, TooSmallScreen):
+            return  # nothing to choose from while the room asks for a bigger window
+        if CommandPalette.is_open(self) or any(screen.id == "--command-palette" for screen in self.screen_stack):
+            return  # already open (perhaps under another screen): a second one would clash with it
+        self.push_screen(CommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
 
     def get_default_screen(self) -> Screen:
         """The lobby is the bottom screen: every other screen returns to it."""
@@ -154,7 +184,7 @@ class GameNightApp(App):
 
     def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
-            self.notify(message, severity="warning", timeout=12)
+            self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").
@@ -195,7 +225,7 @@ class GameNightApp(App):
             if self.theme != self._wanted_theme:
                 self.theme = self._wanted_theme
         else:
-            self.notify(self._unknown_theme_text(), severity="warning", timeout=12)
+            self.notify(self._unknown_theme_text(), severity="warning", timeout=12, markup=False)
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()
@@ -245,6 +275,12 @@ class GameNightApp(App):
         screen.save_path = save_path
         self.push_screen(screen)
 
+    def open_help(self, game: GameInfo) -> None:
+        """Show ``game``'s rules and keys."""
+        from gamenight.screens.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(game))
+
     def open_settings(self) -> None:
         """Show the settings screen."""
         from gamenight.screens.settings_screen import SettingsScreen
@@ -265,6 +301,59 @@ class GameNightApp(App):
         autosave = Path(path).resolve() == self.saves.autosave_path(match.game.id).resolve()
         self.open_match(match, None if autosave else Path(path))
         return True
+
+    # -- an unexpected error ----------------------------------------------------
+
+    def _handle_exception(self, error: Exception) -> None:
+        """End the room with a short message: the game kept, the traceback in a log, never on screen.
+
+        Textual would print a traceback with the server's paths and local
+        variables to whoever is at the terminal -- over SSH, a stranger.
+        """
+        self._return_code = 1
+        if self._exception is None:  # what Textual does, so Pilot tests still see the error
+            self._exception = error
+            self._exception_event.set()
+        kept = self._autosave_everything()
+        logged = self._log_crash(error)
+        lines = [_("gamenight stopped because of an unexpected error.")]
+        if kept:
+            lines.append(_("Your game is kept in its autosave: resume it from the lobby."))
+        if logged is not None and not hosted():
+            lines.append(_("Details were written to {path}", path=str(logged)))
+        elif logged is not None:
+            lines.append(_("The details were logged for the host."))
+        from rich.text import Text
+
+        self.panic(Text("\n".join(lines)))
+
+    def _autosave_everything(self) -> bool:
+        """Autosave every game in progress on the screen stack; True if any was kept."""
+        from gamenight.ui.game_screen import GameScreen
+
+        kept = False
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen) and not screen.match.over:
+                try:
+                    self.saves.autosave(screen.match)
+                    kept = True
+                except Exception:  # the room is going down anyway; keep what can be kept
+                    continue
+        return kept
+
+    def _log_crash(self, error: BaseException) -> Path | None:
+        """Append the traceback to the crash log; its path, or None if it could not be written."""
+        path = crash_log_path()
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S %z")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            mode = "w" if path.exists() and path.stat().st_size > CRASH_LOG_LIMIT else "a"
+            with path.open(mode, encoding="utf-8") as log:
+                log.write(f"--- gamenight crashed at {stamp} ---\n{text}\n")
+        except OSError:
+            return None
+        return path
 
     # -- size guard ----------------------------------------------------------
 

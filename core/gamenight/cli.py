@@ -6,6 +6,7 @@
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
+    gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
 
 from __future__ import annotations
@@ -15,32 +16,28 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import platformdirs
+from typing import TYPE_CHECKING, Any
 
 from gamenight import __version__
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
+from gamenight.paths import default_saves_dir
+from gamenight.text import MAX_TEXT_CHARS, safe_text, seat_count
+
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import Text
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "serve-ssh")
-
-
-def default_saves_dir(config: Config | None = None) -> Path:
-    """``[general] saves`` from the config, the checkout's ``saves/``, or the user data dir."""
-    if config is not None and isinstance(config.general("saves"), str):
-        return Path(config.general("saves")).expanduser()
-    checkout = Path(__file__).resolve().parents[2] / "saves"
-    if checkout.is_dir():
-        return checkout
-    return Path(platformdirs.user_data_dir("gamenight")) / "saves"
+SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
 
 
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh (each has --help).",
+        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
+                    "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
     parser.add_argument("save", nargs="?", type=Path, help="resume this save file")
@@ -53,30 +50,54 @@ def _room_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plain(text: object, limit: int = MAX_TEXT_CHARS) -> Text:
+    """Outside text (a plugin's, the command line's) for Rich: no markup, nothing a terminal acts on."""
+    from rich.text import Text
+
+    return Text(safe_text(text, limit))
+
+
+def _headed_column(table: Table, header: str, **options: Any) -> None:
+    """A column at least as wide as its header, so the header is never split mid-word."""
+    from rich.cells import cell_len
+
+    table.add_column(header, min_width=cell_len(header), overflow="fold", **options)
+
+
 def _plugins_command(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gamenight plugins", description="List installed plugins.")
+    parser = argparse.ArgumentParser(
+        prog="gamenight plugins",
+        description="List installed plugins. Exits 1 when a plugin failed to load or register.",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from gamenight.plugins import load_registry
 
     registry = load_registry()
+    status = 1 if registry.failures else 0
     if args.json:
         print(json.dumps([record.as_json() for record in registry.plugins], ensure_ascii=False, indent=2))
-        return 0
-    from rich.console import Console
-    from rich.table import Table
-
+        return status
+    console = Console()
     table = Table(title=_("gamenight plugins"))
-    for column in (_("Plugin"), _("Distribution"), _("Version"), _("Games"), _("Bots"), _("Themes"), _("Error")):
-        table.add_column(column, overflow="fold")
+    for header in (_("Plugin"), _("Distribution"), _("Version"), _("Games"), _("Bots"), _("Themes"), _("Status")):
+        _headed_column(table, header)
     for record in registry.plugins:
         table.add_row(
-            record.name, record.distribution, record.version, ", ".join(record.games),
-            ", ".join(record.bots), ", ".join(record.themes),
-            f"[red]{record.error}[/red]" if record.error else "",
+            *(_plain(value, 80) for value in (record.name, record.distribution, record.version,
+                                               ", ".join(record.games), ", ".join(record.bots),
+                                               ", ".join(record.themes))),
+            Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"),
         )
-    Console().print(table)
-    return 0
+    console.print(table)
+    for record in registry.failures:  # below the table: a whole line each, wrapped between words
+        for error in record.errors:
+            console.print(Text.assemble((safe_text(record.name, 80), "bold"), ": ", (safe_text(error), "red")))
+    return status
 
 
 def _arena_command(argv: Sequence[str]) -> int:
@@ -91,7 +112,10 @@ def _arena_command(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.table import Table
+    from rich.text import Text
 
     from gamenight.arena import run_arena
     from gamenight.plugins import load_registry
@@ -104,38 +128,39 @@ def _arena_command(argv: Sequence[str]) -> int:
         for item in args.option:
             key, sep, value = item.partition("=")
             if not sep:
-                raise ValueError(f"--option takes K=V, not {item!r}")
+                raise ValueError(_("--option takes K=V, not {item!r}", item=item))
             options[key.strip()] = value.strip()
         bots = [bot.strip() for bot in args.seats.split(",") if bot.strip()]
         if not game.min_seats <= len(bots) <= game.max_seats:
-            raise ValueError(f"{game.id} takes {game.min_seats}-{game.max_seats} seats, not {len(bots)}")
+            raise ValueError(_("{game} takes {seats}, not {count}", game=game.id,
+                               seats=seat_count(game.min_seats, game.max_seats), count=len(bots)))
         for bot in bots:
             game.bot(bot)
         game.parse_options(options)
         if args.games < 1:
-            raise ValueError("--games must be at least 1")
+            raise ValueError(_("--{option} must be at least 1", option="games"))
         if args.time_budget <= 0:
-            raise ValueError("--time-budget must be positive")
+            raise ValueError(_("--time-budget must be positive"))
     except (KeyError, ValueError) as error:
-        err.print(f"[red]gamenight arena: {error.args[0] if error.args else error}[/red]")
+        # Everything in the message may come from the command line or a plugin: printed as plain text.
+        err.print(Text.assemble("gamenight arena: ", _plain(error.args[0] if error.args else error)), style="red")
         return 2
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=err, transient=True, disable=not err.is_terminal,
     ) as progress:
-        task = progress.add_task(f"{game.id}", total=args.games)
+        task = progress.add_task(escape(safe_text(game.id, 40)), total=args.games)
         result = run_arena(game, bots, args.games, args.seed, options,
                            progress=lambda done: progress.update(task, completed=done), time_budget=args.time_budget)
     if args.json:
         print(json.dumps(result.as_json()))
         return 0
-    from rich.table import Table
-
-    table = Table(title=f"{game.id}: {result.games} games, seed {result.seed}, {result.games_per_s:.1f} games/s")
+    table = Table(title=_plain(_("{game}: {games} games, seed {seed}, {rate} games/s", game=game.id,
+                                 games=result.games, seed=result.seed, rate=f"{result.games_per_s:.1f}")))
     for column in (_("Seat"), _("Bot"), _("Mean ± 95% CI"), _("Wins"), _("Win rate")):
-        table.add_column(column, justify="right")
+        _headed_column(table, column, justify="right")
     for seat in result.seats:
-        table.add_row(str(seat.seat + 1), seat.bot, f"{seat.mean:.2f} ± {seat.ci95:.2f}",
+        table.add_row(str(seat.seat + 1), _plain(seat.bot, 80), f"{seat.mean:.2f} ± {seat.ci95:.2f}",
                       f"{seat.wins:g}", f"{seat.win_rate:.1%}")
     Console().print(table)
     return 0
@@ -150,15 +175,20 @@ def _serve_ssh_command(argv: Sequence[str]) -> int:
     return serve_main(list(argv))
 
 
+def _serve_web_command(argv: Sequence[str]) -> int:
+    from gamenight.web import main as serve_web_main
+
+    return serve_web_main(list(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gamenight`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command}[command](
-            rest
-        )
+        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command,
+                "serve-web": _serve_web_command}[command](rest)
     args = _room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))

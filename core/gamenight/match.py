@@ -25,6 +25,7 @@ from gamenight.sdk import (
     Interlude,
     Outcome,
 )
+from gamenight.text import seat_count
 
 __all__ = ["LogEntry", "Match", "SeatConfig"]
 
@@ -74,6 +75,8 @@ class Match:
     With the seed they let a save's running totals be re-derived, not trusted.
     """
     acknowledged: str = ""
+    display: dict[str, bool | int | str] = field(default_factory=dict)
+    """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
     bot_time_budget: float = 2.0
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
@@ -82,9 +85,8 @@ class Match:
     def __post_init__(self) -> None:
         count = len(self.seats)
         if not self.game.min_seats <= count <= self.game.max_seats:
-            raise ValueError(
-                f"{self.game.id} takes {self.game.min_seats}-{self.game.max_seats} seats, not {count}"
-            )
+            raise ValueError(_("{game} takes {seats}, not {count}", game=self.game.id,
+                               seats=seat_count(self.game.min_seats, self.game.max_seats), count=count))
         self.options = self.game.parse_options(self.options)
         if not self.totals:
             self.totals = [0.0] * count

@@ -98,6 +98,20 @@ def _entry_points() -> list[importlib.metadata.EntryPoint]:
     return sorted(unique.values(), key=lambda entry: entry.name)
 
 
+class PluginAPIError(Exception):
+    """A plugin was written for another version of the SDK."""
+
+
+def _check_api(plugin: object) -> None:
+    """Refuse a plugin whose ``GAMENIGHT_API`` this room's SDK cannot serve."""
+    from gamenight.sdk import api_mismatch
+
+    if hasattr(plugin, "GAMENIGHT_API"):
+        reason = api_mismatch(plugin.GAMENIGHT_API)
+        if reason is not None:
+            raise PluginAPIError(reason)
+
+
 def load_registry(
     extra_plugins: Mapping[str, object] | None = None,
     entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
@@ -125,13 +139,20 @@ def load_registry(
         )
         records[entry.name] = record
         try:
-            manager.register(entry.load(), name=entry.name)
+            plugin = entry.load()
+            _check_api(plugin)
+            manager.register(plugin, name=entry.name)
+        except PluginAPIError as error:
+            record.errors.append(f"not loaded: {error}")
         except Exception as error:
             record.errors.append(f"failed to load: {_short_error(error)}")
     for name, plugin in (extra_plugins or {}).items():
         records[name] = PluginRecord(name=name, distribution=name)
         try:
+            _check_api(plugin)
             manager.register(plugin, name=name)
+        except PluginAPIError as error:
+            records[name].errors.append(f"not loaded: {error}")
         except Exception as error:
             records[name].errors.append(f"failed to register: {_short_error(error)}")
 

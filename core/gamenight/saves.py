@@ -29,10 +29,10 @@ from typing import Any
 import tomli_w
 
 from gamenight.atomic import write_atomic
-from gamenight.i18n import _
+from gamenight.i18n import _, gettext
 from gamenight.match import LogEntry, Match, SeatConfig
 from gamenight.sdk import GameInfo, IllegalAction
-from gamenight.text import safe_text, validate_name
+from gamenight.text import safe_text, seat_count, validate_name
 
 __all__ = ["FORMAT_VERSION", "MAX_SAVE_BYTES", "SaveError", "default_save_name", "load_match", "save_match"]
 
@@ -47,10 +47,12 @@ MAX_ACTION_CHARS = 512
 """Longest action in a log (a shuffled deck is the longest the games write, ~300)."""
 MAX_FIELD_CHARS = 64
 """Longest short text field (game id, versions, bot ids, option values)."""
+MAX_DISPLAY_KEYS = 16
+"""Most entries of a save's ``display`` table (how the table is shown)."""
 _LOG_LINE = re.compile(r"(-1|0|[1-9][0-9]{0,2}) (.+)", re.DOTALL)
 _KNOWN_FIELDS = frozenset(
     {"format", "game", "plugin_version", "saved_at", "seed", "games_played", "totals", "wins", "options",
-     "seats", "history", "log"}
+     "seats", "history", "log", "display"}
 )
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -72,13 +74,16 @@ def safe_file_name(name: str) -> str:
 
 def match_to_document(match: Match) -> dict[str, Any]:
     """The TOML document of ``match``."""
+    defaults = _default_names(match.game)
     seats = []
     for seat in match.seats:
         entry = {"name": seat.name}
+        if seat.name in defaults:  # shown in the language of whoever resumes it
+            entry["default_name"] = defaults[seat.name]
         if seat.bot is not None:
             entry["bot"] = seat.bot
         seats.append(entry)
-    return {
+    document = {
         "format": FORMAT_VERSION,
         "game": match.game.id,
         "plugin_version": match.game.version,
@@ -92,6 +97,14 @@ def match_to_document(match: Match) -> dict[str, Any]:
         "history": [_log_lines(log) for log in match.history],
         "log": _log_lines(match.log),
     }
+    if match.display:
+        document["display"] = dict(match.display)
+    return document
+
+
+def _default_names(game: GameInfo) -> dict[str, str]:
+    """The game's default seat names in the current language -> their English message ids."""
+    return {gettext(name, game.id): name for name in reversed(game.seat_names)}
 
 
 def _log_lines(log) -> list[str]:
@@ -171,21 +184,28 @@ def _numbers(document: dict[str, Any], key: str, count: int) -> list[float] | No
 def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
     raw_seats = _field(document, "seats", list)
     if not game.min_seats <= len(raw_seats) <= game.max_seats:
-        raise SaveError(_("The save has {count} seats; {game} takes {low}-{high}.", count=len(raw_seats),
-                          game=game.id, low=game.min_seats, high=game.max_seats))
+        raise SaveError(_("The save has {count} seats; {game} takes {seats}.", count=len(raw_seats),
+                          game=game.id, seats=seat_count(game.min_seats, game.max_seats)))
     bots = {spec.id for spec in game.bots}
     seats = []
     for number, raw in enumerate(raw_seats, start=1):
-        if not isinstance(raw, dict) or not set(raw) <= {"name", "bot"}:
+        if not isinstance(raw, dict) or not set(raw) <= {"name", "bot", "default_name"}:
             raise SaveError(_("The save's seats are malformed."))
         problem = validate_name(raw.get("name"))
         if problem is not None:
             raise SaveError(_("Seat {number}'s name in the save is refused: {problem}", number=number,
                               problem=problem))
+        name = raw["name"]
+        if "default_name" in raw:  # the game's default name: in the language of today, not of the save
+            default = raw["default_name"]
+            if not isinstance(default, str) or default not in game.seat_names:
+                raise SaveError(_("The save's seats are malformed."))
+            translated = gettext(default, game.id)
+            name = translated if validate_name(translated) is None else default
         bot = _short_text(raw, "bot") if "bot" in raw else None
         if bot is not None and bot not in bots:
             raise SaveError(_("The save uses the bot '{bot}', which is not installed.", bot=bot))
-        seats.append(SeatConfig(raw["name"], bot))
+        seats.append(SeatConfig(name, bot))
     return seats
 
 
@@ -197,6 +217,19 @@ def _options(document: dict[str, Any]) -> dict[str, Any]:
         ):
             raise SaveError(_("The save's options are malformed."))
     return dict(options)
+
+
+def _display(document: dict[str, Any]) -> dict[str, bool | int | str]:
+    """How the table was shown: a few short keys with plain values (not part of the game)."""
+    display = _field(document, "display", dict, {})
+    if len(display) > MAX_DISPLAY_KEYS:
+        raise SaveError(_("The save's '{key}' field is malformed.", key="display"))
+    for key, value in display.items():
+        if len(key) > MAX_FIELD_CHARS or not _plain(key) or not isinstance(value, bool | int | str) or (
+            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value))
+        ) or (isinstance(value, int) and not -(2**31) <= value < 2**31):
+            raise SaveError(_("The save's '{key}' field is malformed.", key="display"))
+    return dict(display)
 
 
 def _log(lines: Any, seats: int, game_number: int | None) -> list[LogEntry]:
@@ -252,6 +285,7 @@ def load_match(registry, path: Path) -> Match:
     _short_text(document, "saved_at", "-")
     seats = _seats(document, game)
     options = _options(document)
+    display = _display(document)
     seed = _field(document, "seed", int)
     if not -(2**63) <= seed < 2**63:
         raise SaveError(_("The save's '{key}' field is malformed.", key="seed"))
@@ -276,6 +310,7 @@ def load_match(registry, path: Path) -> Match:
         raise SaveError(_("The game's rules failed on this save: {reason}",
                           reason=safe_text(f"{type(error).__name__}: {error}", limit=300))) from None
     _check_counts(match, version, games_played, totals, wins)
+    match.display = display
     return match
 
 

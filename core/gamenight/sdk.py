@@ -48,10 +48,10 @@ from __future__ import annotations
 import importlib
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
     from textual.screen import Screen
@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.match import Match
 
 __all__ = [
+    "API_VERSION",
     "CHANCE",
     "TERMINAL",
     "Action",
@@ -72,6 +73,7 @@ __all__ = [
     "Outcome",
     "Rules",
     "View",
+    "api_mismatch",
     "fill_seat_names",
     "lazy_bot",
     "lazy_screen",
@@ -80,6 +82,32 @@ __all__ = [
     "read_translations",
     "seat_token",
 ]
+
+API_VERSION = "1.0"
+"""The version of this SDK, ``MAJOR.MINOR``.
+
+A plugin names the version it was written for in its plugin module::
+
+    GAMENIGHT_API = "1.0"
+
+A room loads it when the major versions are equal and the room's minor
+version is at least the plugin's (1.2 runs plugins for 1.0 and 1.2, not
+for 1.3 or 2.0); otherwise the plugin is listed as broken, with the reason,
+like any plugin that fails to load.  A plugin that names no version is
+loaded as before.
+"""
+
+
+def api_mismatch(wanted: object, have: str = API_VERSION) -> str | None:
+    """Why a plugin that wants SDK ``wanted`` cannot run on SDK ``have``; None when it can."""
+    if not isinstance(wanted, str) or not re.fullmatch(r"\d{1,4}\.\d{1,4}", wanted):
+        return f"GAMENIGHT_API must be a string like {have!r}, not {str(wanted)[:40]!r}"
+    major, minor = (int(part) for part in wanted.split("."))
+    have_major, have_minor = (int(part) for part in have.split("."))
+    if major != have_major or minor > have_minor:
+        return f"it needs gamenight SDK {wanted}; this room has SDK {have}"
+    return None
+
 
 Action = str
 """An action as it crosses the SDK boundary: a short, printable string."""
@@ -229,8 +257,18 @@ class Interlude:
     """Identifies this pause, so a resumed game does not show it twice."""
 
 
-class Rules:
+StateT = TypeVar("StateT")
+"""A game's state type (``Rules[LitsState, LitsView]``): immutable values."""
+ViewT = TypeVar("ViewT")
+"""What one seat sees of a state."""
+
+
+class Rules(Generic[StateT, ViewT]):
     """The pure rules engine of one game.  Subclass it and fill in the methods.
+
+    It is generic in the state and the view types, so a typed plugin writes
+    ``class MyRules(Rules[MyState, MyView])`` and a type checker follows its
+    states through; ``class MyRules(Rules)`` is the same with ``Any``.
 
     Contract:
 
@@ -241,11 +279,11 @@ class Rules:
     * fast: bots and the arena call these methods millions of times.
     """
 
-    def new_game(self, seats: int, options: Mapping[str, Any]) -> Any:
+    def new_game(self, seats: int, options: Mapping[str, Any]) -> StateT:
         """The initial state for ``seats`` seats with the given options."""
         raise NotImplementedError
 
-    def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> Any:
+    def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> StateT:
         """The initial state of game ``game_number`` (0 for the first) of a match.
 
         The shell calls this one; by default it is :meth:`new_game`.  Override
@@ -255,15 +293,15 @@ class Rules:
         """
         return self.new_game(seats, options)
 
-    def to_move(self, state: Any) -> int:
+    def to_move(self, state: StateT) -> int:
         """The seat whose turn it is, :data:`CHANCE` or :data:`TERMINAL`."""
         raise NotImplementedError
 
-    def legal_actions(self, state: Any) -> list[Action]:
+    def legal_actions(self, state: StateT) -> list[Action]:
         """The legal actions of the seat to move (empty at chance/terminal)."""
         raise NotImplementedError
 
-    def apply(self, state: Any, action: Action) -> Any:
+    def apply(self, state: StateT, action: Action) -> StateT:
         """The state after ``action``; raises :class:`IllegalAction` if illegal.
 
         Chance outcomes are applied here too and must be validated (a die
@@ -271,17 +309,17 @@ class Rules:
         """
         raise NotImplementedError
 
-    def view(self, state: Any, seat: int) -> View:
+    def view(self, state: StateT, seat: int) -> ViewT:
         """What ``seat`` may see: its own hidden cards, never anyone else's."""
         raise NotImplementedError
 
-    def outcome(self, state: Any) -> Outcome:
+    def outcome(self, state: StateT) -> Outcome:
         """The result; only called when :meth:`to_move` is :data:`TERMINAL`."""
         raise NotImplementedError
 
     # -- chance ------------------------------------------------------------
 
-    def sample_chance(self, state: Any, rng: random.Random) -> Action:
+    def sample_chance(self, state: StateT, rng: random.Random) -> Action:
         """Draw a chance outcome (a roll, a shuffle) with ``rng``.
 
         Only called when :meth:`to_move` is :data:`CHANCE`.  Games without
@@ -293,11 +331,11 @@ class Rules:
 
     # -- optional hooks with sensible defaults ------------------------------
 
-    def interlude(self, state: Any) -> Interlude | None:
+    def interlude(self, state: StateT) -> Interlude | None:
         """A pause to show before play goes on (end of a hand), or ``None``."""
         return None
 
-    def describe_action(self, state: Any, action: Action, seat: int) -> str:
+    def describe_action(self, state: StateT, action: Action, seat: int) -> str:
         """A short human sentence for the log ("Urd plays 7♠"), translated.
 
         ``state`` is the state *before* the action; ``seat`` the seat that
@@ -306,11 +344,11 @@ class Rules:
         """
         return action
 
-    def current_scores(self, state: Any) -> tuple[float, ...] | None:
+    def current_scores(self, state: StateT) -> tuple[float, ...] | None:
         """Running scores of the game in progress, if it has them."""
         return None
 
-    def check_legal(self, state: Any, action: Action) -> None:
+    def check_legal(self, state: StateT, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``action`` is legal now.
 
         A convenience for :meth:`apply` implementations whose legal actions
@@ -357,7 +395,7 @@ class BotSpec:
 
     id: str
     label: str
-    factory: Callable[[Rules, int, Mapping[str, Any]], Bot]
+    factory: Callable[[Rules[Any, Any], int, Mapping[str, Any]], Bot]
     strength: int = 0
     description: str = ""
     prepare: Callable[[Mapping[str, Any], Callable[[float], None]], None] | None = None
@@ -393,13 +431,13 @@ class GameInfo:
     id: str
     title: str
     description: str
-    rules: Rules
+    rules: Rules[Any, Any]
     min_seats: int
     max_seats: int
     default_seats: int
     bots: tuple[BotSpec, ...] = ()
     options: tuple[Option, ...] = ()
-    screen: Callable[[Match], Screen] | None = None
+    screen: Callable[[Match], Screen[Any]] | None = None
     help: Mapping[str, str] = field(default_factory=dict)
     translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     seat_names: tuple[str, ...] = ()
@@ -456,7 +494,7 @@ class _LocaleFolder(Mapping[str, Mapping[str, str]]):
             self._loaded[language] = load_catalogue_file(self._paths[language])  # KeyError if absent
         return self._loaded[language]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._paths)
 
     def __len__(self) -> int:
@@ -475,7 +513,7 @@ def read_translations(folder: Path) -> Mapping[str, Mapping[str, str]]:
     return _LocaleFolder(Path(folder) / "locale")
 
 
-def lazy_screen(target: str) -> Callable[[Match], Screen]:
+def lazy_screen(target: str) -> Callable[[Match], Screen[Any]]:
     """A ``GameInfo.screen`` factory for ``"package.module:ScreenClass"``, imported on first use.
 
     The rules, the arena and ``gamenight plugins`` then never import Textual
@@ -483,14 +521,14 @@ def lazy_screen(target: str) -> Callable[[Match], Screen]:
     """
     module_name, _, class_name = target.partition(":")
 
-    def factory(match: Match) -> Screen:
-        return getattr(importlib.import_module(module_name), class_name)(match)
+    def factory(match: Match) -> Screen[Any]:
+        return cast("Screen[Any]", getattr(importlib.import_module(module_name), class_name)(match))
 
     factory.__qualname__ = f"lazy_screen({target!r})"
     return factory
 
 
-def lazy_bot(target: str) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+def lazy_bot(target: str) -> Callable[[Rules[Any, Any], int, Mapping[str, Any]], Bot]:
     """A ``BotSpec.factory`` for ``"package.module:make_bot"``, imported when a bot is first wanted.
 
     ``make_bot(rules, seat, options)`` is then called as the factory itself
@@ -499,20 +537,20 @@ def lazy_bot(target: str) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
     """
     module_name, _, name = target.partition(":")
 
-    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
-        return getattr(importlib.import_module(module_name), name)(rules, seat, options)
+    def factory(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> Bot:
+        return cast(Bot, getattr(importlib.import_module(module_name), name)(rules, seat, options))
 
     factory.__qualname__ = f"lazy_bot({target!r})"
     return factory
 
 
-def plain_factory(make: Callable[[], Bot]) -> Callable[[Rules, int, Mapping[str, Any]], Bot]:
+def plain_factory(make: Callable[[], Bot]) -> Callable[[Rules[Any, Any], int, Mapping[str, Any]], Bot]:
     """A ``BotSpec.factory`` for a bot that needs neither the rules, its seat nor the options.
 
     ``BotSpec("random", "Random", plain_factory(RandomBot))``.
     """
 
-    def factory(rules: Rules, seat: int, options: Mapping[str, Any]) -> Bot:
+    def factory(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> Bot:
         return make()
 
     return factory

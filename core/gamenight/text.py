@@ -31,6 +31,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS",
     "safe_text",
+    "seat_count",
     "validate_name",
 ]
 
@@ -118,3 +119,10 @@ def safe_text(text: object, limit: int = MAX_TEXT_CHARS, multiline: bool = False
         if len(kept) > limit:
             return "".join(kept[: max(limit - 1, 0)]) + "…"
     return "".join(kept)
+
+
+def seat_count(low: int, high: int) -> str:
+    """How many seats a game takes, as a phrase: "2 seats", "1 seat", "2–5 seats"."""
+    if low == high:
+        return _("1 seat") if low == 1 else _("{count} seats", count=low)
+    return _("{low}–{high} seats", low=low, high=high)

@@ -75,7 +75,7 @@ class _Search:
     The evaluation uses :func:`scan`'s reach: rules 2 and 3 only tighten, so
     a mark outside every cell a placement could still cover is safe for good
     and counts in full, while reachable marks count at a discount
-    (LITS-NOTES: uncoverable cells protect marks).
+    (docs/rules/lits.md 6.2: uncoverable cells protect marks).
     """
 
     def __init__(self, deadline: float, should_stop: Callable[[], bool]) -> None:
@@ -116,7 +116,7 @@ class _Search:
         legal, reach = scan(covered, shapes, remaining)
         unc_mine, unc_theirs = mine & ~covered, theirs & ~covered
         if not legal:
-            # RULES.md §4: the mover cannot place, the game ends; a tie goes
+            # lits.md 5.1, 5.2: the mover cannot place, the game ends; a tie goes
             # to the last placer, who is the opponent.
             diff = unc_mine.bit_count() - unc_theirs.bit_count()
             return (WIN + diff if diff > 0 else -WIN + diff), -1

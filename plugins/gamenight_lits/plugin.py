@@ -11,6 +11,9 @@ from gamenight.sdk import BotSpec, GameInfo, Option, lazy_screen, read_help, rea
 from .bots import make_expert, make_greedy, make_random
 from .rules import DEFAULT_LAYOUT, LAYOUTS, RANDOM_LAYOUT, LitsRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 _LAYOUT_LABELS = {

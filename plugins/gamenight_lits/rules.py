@@ -1,4 +1,4 @@
-"""Battle of LITS: the pure rules engine (RULES.md §4).
+"""Battle of LITS: the pure rules engine (docs/rules/lits.md).
 
 The board is a 100-bit Python int, bit ``10 * row + col`` per cell.  Every
 placement of every shape (all rotations and mirror images, everywhere on the
@@ -315,7 +315,7 @@ def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ..
 
 
 def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
-    """Ids of the placements legal on this board (RULES.md §4, rules 1-3), ascending."""
+    """Ids of the placements legal on this board (docs/rules/lits.md 3.2, 3.3 and 3.4), ascending."""
     if not covered and all(remaining):
         return list(_EVERY_PLACEMENT)  # the first piece may go anywhere
     legal: list[int] = []
@@ -335,7 +335,7 @@ def scan(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> t
 
     Rules 2 and 3 and the supply only tighten as pieces go down, so a cell
     outside the second value can never be covered: the marks on it are safe
-    for good (LITS-NOTES).  Contact is the one rule that loosens, so it is
+    for good (docs/rules/lits.md 6.2).  Contact is the one rule that loosens, so it is
     left out of the second value.
     """
     legal: list[int] = []
@@ -425,7 +425,7 @@ def point_mirror(mask: int) -> int:
 
 
 def random_layout(rng: random.Random) -> int:
-    """× cells of a random point-symmetric layout (RULES.md §4 Decision).
+    """× cells of a random point-symmetric layout (docs/rules/lits.md 1.3 and 1.4).
 
     The 100 cells fall into 50 mirror pairs; 30 pairs get marks, and in each
     a coin decides which cell is × (its partner is then ○).
@@ -529,7 +529,7 @@ def why_illegal(state: LitsState, placement: Placement) -> Violation | None:
 
 
 class LitsRules(Rules):
-    """Battle of LITS for two seats (RULES.md §4)."""
+    """Battle of LITS for two seats (docs/rules/lits.md)."""
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> LitsState:
         """Fixed layouts start at once; ``random`` waits for the chance deal."""
@@ -585,7 +585,7 @@ class LitsRules(Rules):
         moves = (*state.moves, (pid, state.turn))
         first = len(moves) == 1  # the pie rule: the second seat now chooses a side
         legal = () if first else tuple(legal_placements(covered, shapes, remaining))
-        turn = 1 if first else (1 - state.turn if legal else TERMINAL)  # RULES.md §4 end
+        turn = 1 if first else (1 - state.turn if legal else TERMINAL)  # lits.md 5.1
         return LitsState(
             state.layout,
             state.x_marks,
@@ -601,7 +601,7 @@ class LitsRules(Rules):
         )
 
     def _pie(self, state: LitsState, action: Action) -> LitsState:
-        # RULES.md §4 pie rule: whoever holds ○ afterwards places next.
+        # lits.md 4.2: whoever holds ○ afterwards places next.
         if action not in (SWAP, KEEP):
             raise IllegalAction(_("Choose swap or keep (the pie rule)."))
         swapped = action == SWAP
@@ -621,7 +621,7 @@ class LitsRules(Rules):
 
     @staticmethod
     def _with_turn(state: LitsState, seat: int) -> LitsState:
-        # RULES.md §4 end: the game ends when the seat to move cannot place.
+        # lits.md 5.1: the game ends when the seat to move cannot place.
         legal = tuple(legal_placements(state.covered, state.shapes, state.remaining))
         return replace(state, turn=seat if legal else TERMINAL, legal=legal)
 

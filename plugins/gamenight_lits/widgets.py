@@ -52,8 +52,8 @@ class Board(Widget):
     Board > .board--shape-t { background: $shape-t; color: $background; }
     Board > .board--shape-s { background: $shape-s; color: $background; }
     Board > .board--last { text-style: bold underline; }
-    Board > .board--ghost-ok { background: $success; color: $background; }
-    Board > .board--ghost-bad { background: $error; color: $background; }
+    Board > .board--ghost-ok { background: $ghost; color: $background; text-style: bold; }
+    Board > .board--ghost-bad { background: $ghost-bad; color: $background; text-style: bold; }
     """
 
     class Hovered(Message):

@@ -10,6 +10,9 @@ from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read
 
 from .rules import MateRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 

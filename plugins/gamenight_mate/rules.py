@@ -1,6 +1,6 @@
-"""Mate (Sid Sackson, *A Gamut of Games*): the pure rules engine (RULES.md §5).
+"""Mate (Sid Sackson, *A Gamut of Games*): the pure rules engine (docs/rules/mate.md).
 
-One SDK game is a whole match of four plays (§5 "Round and match"):
+One SDK game is a whole match of four plays (mate.md 4.1 and 4.2):
 
 ====  ======  =====  ==========================================
 play  dealer  leads  hands
@@ -19,9 +19,10 @@ the moment the leader plays a card the other seat cannot answer.
 
 Seats are 0 (A) and 1 (B).  States are immutable :class:`MateState` values and
 the game is perfect information, so :meth:`MateRules.view` shows everything.
-The foreplaced cards are public too: RULES.md sets them aside "face down", but
+The foreplaced cards are public too: the sources set them aside "face down", but
 with all twenty cards dealt each seat knows the other's hand anyway, and the
-restriction on the second foreplaced card needs the first to be known.
+restriction on the second foreplaced card needs the first to be known
+(docs/rules/mate.md 1.5).
 """
 
 from __future__ import annotations
@@ -67,25 +68,25 @@ __all__ = [
 ]
 
 RANKS = ("A", "10", "K", "Q", "7")
-"""Ranks, strongest first (§5: A > 10 > K > Q > 7)."""
+"""Ranks, strongest first (mate.md 1.3: A > 10 > K > Q > 7)."""
 SUITS = ("C", "S", "H", "D")
-"""Suits, strongest first (§5: Clubs > Spades > Hearts > Diamonds)."""
+"""Suits, strongest first (mate.md 1.3: Clubs > Spades > Hearts > Diamonds)."""
 VALUES = {"A": 11, "10": 10, "K": 4, "Q": 3, "7": 7}
-"""Card values for scoring (§5 "Score")."""
+"""Card values for scoring (mate.md 1.4)."""
 SUIT_SYMBOLS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
 
 SINGLE_DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
-"""The 20 cards: A, 10, K, Q, 7 of each suit (§5)."""
+"""The 20 cards: A, 10, K, Q, 7 of each suit (mate.md 1.2)."""
 DOUBLE_DECK: tuple[str, ...] = (
     "AC", "10C", "KC", "7C", "7C",
     "AS", "10S", "KS", "KS", "7S",
     "AH", "10H", "10H", "KH", "7H",
     "AD", "AD", "10D", "KD", "7D",
 )  # fmt: skip
-"""The double-deck variant's 20 cards, picked from two packs (§5 "Variants")."""
+"""The double-deck variant's 20 cards, picked from two packs (mate.md 6.1)."""
 
 DEALERS = (0, 0, 1, 1)
-"""The dealer of each play: A deals round 1, B round 2 (§5 "Round and match")."""
+"""The dealer of each play: A deals round 1, B round 2 (mate.md 4.2)."""
 LEADERS = (0, 1, 1, 0)
 """The seat leading each play: the dealer, then the other after the swap."""
 PLAYS = 4
@@ -94,7 +95,7 @@ HAND_SIZE = 10
 NONE = "none"
 """The foreplacing action of a seat that keeps all its cards."""
 SEAT_LETTERS = ("A", "B")
-"""How RULES.md and the texts of the rules name the two seats."""
+"""How docs/rules/mate.md 1.1 and the texts of the rules name the two seats."""
 
 
 def card_rank(card: str) -> str:
@@ -113,12 +114,12 @@ def card_value(card: str) -> int:
 
 
 def strength(card: str) -> int:
-    """A number ordering cards by rank, then suit (§5): higher is stronger."""
+    """A number ordering cards by rank, then suit (mate.md 1.3): higher is stronger."""
     return (4 - RANKS.index(card_rank(card))) * 4 + (3 - SUITS.index(card_suit(card)))
 
 
 def stronger(lead: str, answer: str) -> bool:
-    """True if the leader's card beats the answer; identical cards go to the one played first (§5)."""
+    """True if the leader's card beats the answer; identical cards go to the one played first (mate.md 6.1)."""
     return strength(lead) >= strength(answer)
 
 
@@ -143,7 +144,7 @@ def is_card(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Variant:
-    """The options of one match (RULES.md §5 "Variants" and foreplacing)."""
+    """The options of one match (docs/rules/mate.md 5.6 and 6)."""
 
     double_deck: bool = False
     kings_privilege: bool = False
@@ -164,7 +165,7 @@ def deck_for(variant: Variant) -> tuple[str, ...]:
 def answers(lead: str, cards: Sequence[str], variant: Variant) -> tuple[str, ...]:
     """The cards of ``cards`` that may answer ``lead`` (empty: the seat is mated).
 
-    §5 Play: same suit; only without one, same rank.  King's privilege: a King
+    mate.md 2.2: same suit; only without one, same rank (6.2, 6.3 for the variants).  King's privilege: a King
     led must be answered by a King when the seat holds one.  Free move: same
     rank is allowed even when holding the suit.
     """
@@ -181,7 +182,7 @@ def answers(lead: str, cards: Sequence[str], variant: Variant) -> tuple[str, ...
 
 
 def score_for(move: int, card: str, foreplaced: bool) -> int:
-    """The score of a mate on ``move`` with ``card`` (§5 Score, Foreplacing, Overmate).
+    """The score of a mate on ``move`` with ``card`` (mate.md 3.1, 5.4 and 5.5).
 
     A foreplacer's mate counts one move more; its mate on move 10 (overmate)
     is doubled: (10 + 1) × 11 × 2 = 242 for an Ace.
@@ -209,7 +210,7 @@ class PlayResult:
 
     @property
     def overmate(self) -> bool:
-        """A foreplacer's mate on move 10 (§5 Overmate)."""
+        """A foreplacer's mate on move 10 (mate.md 5.5)."""
         return self.winner is not None and self.foreplaced and self.move == MOVES
 
     def points(self) -> tuple[int, int]:
@@ -279,7 +280,7 @@ class MateState:
         )
 
     def decider(self) -> int:
-        """The seat whose foreplacing decision is due (dealer first, §5 Foreplacing)."""
+        """The seat whose foreplacing decision is due (dealer first, mate.md 5.2)."""
         return self.dealer if self.decided == 0 else 1 - self.dealer
 
     def to_act(self) -> int:
@@ -290,7 +291,7 @@ class MateState:
         """The cards ``seat`` may play from now.
 
         A foreplacer's hand is empty on move 10: it plays its move-9 card
-        again (§5 Foreplacing).
+        again (mate.md 5.1).
         """
         if not self.hands[seat] and self.foreplaced[seat] is not None and self.move == MOVES:
             return (self.played[seat][MOVES - 2],)
@@ -307,7 +308,7 @@ def _distinct(cards: Sequence[str]) -> list[str]:
 
 
 class MateRules(Rules):
-    """The rules of Mate as one four-play match (RULES.md §5)."""
+    """The rules of Mate as one four-play match (docs/rules/mate.md)."""
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> MateState:
         """A match about to be dealt by A."""
@@ -369,7 +370,7 @@ class MateRules(Rules):
         return _distinct(answers(state.lead, cards, state.variant))
 
     def _foreplace_choices(self, state: MateState) -> list[str]:
-        """§5 Foreplacing: the second card aside shares neither suit nor rank with the first."""
+        """mate.md 5.3: the second card aside shares neither suit nor rank with the first."""
         seat = state.decider()
         first = state.foreplaced[1 - seat]
         cards = state.hands[seat]
@@ -451,11 +452,11 @@ class MateRules(Rules):
         if state.lead is None:
             other = 1 - seat
             if not answers(action, after.available(other), variant):
-                # §5 Play: the other seat can answer neither suit nor rank: mated.
+                # mate.md 2.2: the other seat can answer neither suit nor rank: mated.
                 result = PlayResult(seat, state.move, action, state.foreplaced[seat] is not None)
                 return replace(after, phase="ended", results=(*state.results, result))
             return replace(after, lead=action)
-        # §5 Play: the stronger card leads the next move.
+        # mate.md 2.4: the stronger card leads the next move.
         leader = state.leader if stronger(state.lead, action) else seat
         if state.move == MOVES:
             return replace(after, phase="ended", lead=None, results=(*state.results, PlayResult(None)))

@@ -70,13 +70,13 @@ class _Tables:
         self.lower_twins = [sum(1 << j for j in range(i) if deck[j] == deck[i]) for i in range(n)]
         self.bit = {card: [1 << i for i in range(n) if deck[i] == card] for card in set(deck)}
         self.answers = self._answers_function()
-        # score[foreplaced][move][card index], RULES.md §5 Score, Foreplacing and Overmate.
+        # score[foreplaced][move][card index], docs/rules/mate.md 3.1, 5.4 and 5.5.
         self.score = [
             [[score_for(move, card, flag) for card in deck] for move in range(MOVES + 1)] for flag in (False, True)
         ]
 
     def _answers_function(self) -> Callable[[int, int], int]:
-        """``answers(lead, hand)``: the mask of ``hand``'s cards that may answer ``lead`` (§5)."""
+        """``answers(lead, hand)``: the mask of ``hand``'s cards that may answer ``lead`` (mate.md 2.2)."""
         suit, rank, either = self.suit_mask, self.rank_mask, self.either_mask
         kings, is_king = self.king_mask, self.is_king
         privilege, free = self.variant.kings_privilege, self.variant.free_move
@@ -203,7 +203,7 @@ class Solver:
                     if last_before_ten:
                         value = self._move_ten(after_lead, rest, leader, a, b, fp, keeps)
                     elif move == MOVES:
-                        value = 0  # §5: ten moves and no mate: a draw
+                        value = 0  # mate.md 2.6: ten moves and no mate: a draw
                     elif keeps:
                         value = lead_value(after_lead, rest, leader, fp, alpha, low)
                     else:
@@ -259,7 +259,7 @@ class Solver:
     def _move_ten(
         self, mine: int, theirs: int, leader: int, a: int, b: int, fp: tuple[bool, bool], keeps: bool
     ) -> int:
-        """Move 10 when a seat foreplaced: it plays its move-9 card again (§5); value for ``leader``.
+        """Move 10 when a seat foreplaced: it plays its move-9 card again (mate.md 5.1); value for ``leader``.
 
         ``mine``/``theirs`` are the cards left after move 9 (led ``a``, answered ``b``).
         """

@@ -1,7 +1,7 @@
 """Mille Bornes after BSD ``mille``: the pure rules engine.
 
-Contract: ``RULES.md`` §1; exact behaviours: ``MILLE-NOTES.md`` (cited as
-"notes").  A whole game to 5000 is one SDK game: every hand is dealt by a
+The rules: ``docs/rules/mille.md`` (cited below by clause, as "mille.md 7.5").
+A whole game to 5000 is one SDK game: every hand is dealt by a
 chance action (``deal:<101 letters>``, the deck from top to bottom), and the
 end of each hand is an :class:`~gamenight.sdk.Interlude` with the score lines.
 
@@ -24,7 +24,7 @@ from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Ou
 
 _ = translator("mille")
 
-# -- cards (notes "Deck": the original's internal order, also the sort order) --
+# -- cards (mille.md 2.1-2.3: the original's internal order, also the sort order) --
 D25, D50, D75, D100, D200 = 0, 1, 2, 3, 4
 OUT_OF_GAS, FLAT_TIRE, ACCIDENT, STOP, SPEED_LIMIT = 5, 6, 7, 8, 9
 GASOLINE, SPARE_TIRE, REPAIRS, GO, END_OF_LIMIT = 10, 11, 12, 13, 14
@@ -57,7 +57,7 @@ SAFETY_FOR = {
     SPEED_LIMIT: RIGHT_OF_WAY,
 }
 HAZARD_FOR_SAFETY = {EXTRA_TANK: OUT_OF_GAS, PUNCTURE_PROOF: FLAT_TIRE, DRIVING_ACE: ACCIDENT}
-GO_ALLOWED_ON = frozenset({EMPTY, STOP, GASOLINE, SPARE_TIRE, REPAIRS})  # notes "Go"
+GO_ALLOWED_ON = frozenset({EMPTY, STOP, GASOLINE, SPARE_TIRE, REPAIRS})  # mille.md 6.2
 
 TRIP = 700
 EXTENDED_TRIP = 1000
@@ -69,7 +69,7 @@ _DISCARD = tuple("discard:" + name for name in SLOT_NAMES)
 _PARSED = {f"{verb}:{name}": (verb, index) for verb in ("use", "discard") for name, index in SLOT_INDEX.items()}
 """Every ``use:``/``discard:`` action string -> (verb, slot)."""
 
-# Scores (RULES.md §1 "Scoring"; notes "Scoring").
+# Scores (mille.md 10.1 and 10.2).
 SAFETY_POINTS = 100
 ALL_SAFETIES_POINTS = 300
 COUP_POINTS = 300
@@ -130,7 +130,7 @@ class Seat(NamedTuple):
 
     @property
     def can_move(self) -> bool:
-        """Go on top, or Right of Way with no hazard on top (RULES.md §1 "Moving")."""
+        """Go on top, or Right of Way with no hazard on top (mille.md 4.2)."""
         battle = self.battle
         return battle == GO or (self.safeties[3] and not OUT_OF_GAS <= battle <= STOP)
 
@@ -149,7 +149,7 @@ def protected(seat: Seat, hazard: int) -> bool:
 def cancels(seat: Seat, safety: int) -> bool:
     """True when ``safety`` would remove a hazard now in force on ``seat``.
 
-    Such a safety may be played before drawing (notes "must pick first").
+    Such a safety may be played before drawing (mille.md 3.3).
     """
     if safety == RIGHT_OF_WAY:
         return seat.battle == STOP or seat.speed == SPEED_LIMIT
@@ -159,7 +159,7 @@ def cancels(seat: Seat, safety: int) -> bool:
 def is_coup_fourre(seat: Seat, safety: int) -> bool:
     """True when playing ``safety`` now is a coup fourré: it cancels a *fresh* hazard.
 
-    Notes "Coup fourré", *Ours*: the safety must cancel the hazard that hit
+    mille.md 7.5 and 7.7 (*Ours*): the safety must cancel the hazard that hit
     the seat since its last draw (or, once the deck is out, since its last
     turn); the original's flag quirks are not copied.
     """
@@ -232,8 +232,7 @@ def _refuse(message: str, **values: object) -> _Refusal:
 def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:
     """Why ``seat_index`` may not use ``card`` now (its pick aside), or ``None``.
 
-    The checks and their order follow notes "Starting to move, remedies and
-    hazards" (RULES.md §1 "Moving", "Hazards", "Remedies").
+    The checks and their order follow mille.md 4.3, 5.2, 5.3, 6.1, 6.2 and 6.3.
     """
     me = state.seats[seat_index]
     if card <= D200:
@@ -303,7 +302,7 @@ def usable(me: Seat, opponent: Seat, trip: int, card: int) -> bool:
 def can_use_any(state: MilleState, seat_index: int) -> bool:
     """True when ``seat_index`` holds a card it could legally use now.
 
-    Used for the end of a hand once the deck is out (notes "End of hand",
+    Used for the end of a hand once the deck is out (mille.md 9.2,
     *Ours*: our own legality, not the original's stricter hidden test).
     """
     me, opponent = state.seats[seat_index], state.seats[1 - seat_index]
@@ -312,7 +311,7 @@ def can_use_any(state: MilleState, seat_index: int) -> bool:
 
 
 def _compact(hand: list[int]) -> None:
-    """Refill empty slots 1-6 from the lowest occupied lower slot (notes "Hand")."""
+    """Refill empty slots 1-6 from the lowest occupied lower slot (mille.md 3.5)."""
     for index in range(1, 7):
         if hand[index] == EMPTY:
             for lower in range(index):
@@ -345,7 +344,7 @@ def full_deck() -> list[int]:
 def hand_lines(state: MilleState) -> list[tuple[str, tuple[int, int]]]:
     """The score window's lines for the hand in ``state`` (bonuses once it is over).
 
-    RULES.md §1 "Scoring"; notes "Scoring".  Each value is a pair (one per seat).
+    mille.md 10.1, 10.2 and 10.3.  Each value is a pair (one per seat).
     """
     over = state.phase in (HAND_OVER, GAME_OVER)
     rows: list[list[int]] = [[0, 0] for _row in SCORE_LINES]
@@ -418,7 +417,7 @@ class MilleRules(Rules):
         seat_index = state.turn
         me = state.seats[seat_index]
         if not state.picked and state.deck:
-            # Must pick first, except a safety that cancels a hazard in force (notes "Turn order").
+            # Must pick first, except a safety that cancels a hazard in force (mille.md 3.3).
             if max(me.hand) < EXTRA_TANK:
                 return ["draw"]
             actions = ["draw"]
@@ -510,7 +509,7 @@ class MilleRules(Rules):
     # -- the moves -------------------------------------------------------------
 
     def _deal(self, state: MilleState, deck: tuple[int, ...]) -> MilleState:
-        """Six cards each into slots 1-6, first seat 0 then seat 1 (notes "the deal")."""
+        """Six cards each into slots 1-6, first seat 0 then seat 1 (mille.md 3.1)."""
         seats = (
             Seat(hand=(EMPTY, *deck[0:HAND_SIZE])),
             Seat(hand=(EMPTY, *deck[HAND_SIZE : 2 * HAND_SIZE])),
@@ -521,7 +520,7 @@ class MilleRules(Rules):
             seats=seats,
             deck=deck[2 * HAND_SIZE :],
             discards=(),
-            turn=(number - 1 + state.first) % 2,  # the first drawer alternates (RULES.md §1 "Deal and turn")
+            turn=(number - 1 + state.first) % 2,  # the first drawer alternates (mille.md 3.8)
             picked=False,
             trip=TRIP,
             extended=False,
@@ -596,7 +595,7 @@ class MilleRules(Rules):
         return self._pass_turn(state, _put(seats, turn, me), state.discards)
 
     def _play_safety(self, state: MilleState, me: Seat, card: int) -> MilleState:
-        """100 points, protection, the hazard removed, a coup fourré, another turn (RULES.md §1)."""
+        """100 points, protection, the hazard removed, a coup fourré, another turn (mille.md 7.1-7.6)."""
         index = card - EXTRA_TANK
         coup = is_coup_fourre(me, card)
         battle, speed = me.battle, me.speed
@@ -629,13 +628,13 @@ class MilleRules(Rules):
         return self._check_deck_out(after)
 
     def _decide_extension(self, state: MilleState, extend: bool) -> MilleState:
-        """RULES.md §1 "Extension": yes makes the trip 1000 for both; no ends the hand."""
+        """mille.md 8.2: yes makes the trip 1000 for both; no ends the hand."""
         if not extend:
             return self._end_hand(state._replace(phase=PLAY))
         return self._end_turn(state._replace(phase=PLAY, trip=EXTENDED_TRIP, extended=True))
 
     def _end_turn(self, state: MilleState) -> MilleState:
-        """Pass the turn; a seat with an empty hand is skipped (notes "Turn order")."""
+        """Pass the turn; a seat with an empty hand is skipped (mille.md 3.7)."""
         return self._pass_turn(state, state.seats, state.discards)
 
     def _pass_turn(self, state: MilleState, seats: tuple[Seat, Seat], discards: tuple[int, ...]) -> MilleState:
@@ -650,13 +649,13 @@ class MilleRules(Rules):
         return after if deck else self._check_deck_out(after)
 
     def _check_deck_out(self, state: MilleState) -> MilleState:
-        """Once the deck is out, the hand ends when neither seat can use a card (RULES.md §1)."""
+        """Once the deck is out, the hand ends when neither seat can use a card (mille.md 9.1)."""
         if state.deck or can_use_any(state, 0) or can_use_any(state, 1):
             return state
         return self._end_hand(state)
 
     def _end_hand(self, state: MilleState) -> MilleState:
-        """Score the hand; the game ends at the target unless the totals tie (notes "Game end")."""
+        """Score the hand; the game ends at the target unless the totals tie (mille.md 11.1, 11.2)."""
         over = state._replace(phase=HAND_OVER, picked=False)
         hand = hand_totals(over)
         totals = (state.totals[0] + hand[0], state.totals[1] + hand[1])
@@ -698,7 +697,7 @@ class MilleRules(Rules):
         )
 
     def sample_chance(self, state: MilleState, rng: Any) -> Action:
-        """An unbiased shuffle from the game's seeded RNG (notes *Ours — seeded shuffle*)."""
+        """An unbiased shuffle from the game's seeded RNG (mille.md 2.4)."""
         deck = full_deck()
         rng.shuffle(deck)
         return deal_action(deck)
@@ -732,9 +731,9 @@ class MilleRules(Rules):
         if action == "draw":
             return _("{name} drew a card.", name=name)
         if action == "extend":
-            return _("{name} goes for an extension to 1000!", name=name)
+            return _("{name} went for an extension to 1000!", name=name)
         if action == "stop":
-            return _("{name} stops at 700.", name=name)
+            return _("{name} stopped at 700.", name=name)
         verb, _sep, slot_name = action.partition(":")
         me = state.seats[seat]
         card = me.hand[SLOT_INDEX[slot_name]]

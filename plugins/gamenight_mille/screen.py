@@ -1,6 +1,6 @@
 """The Mille Bornes table: a :class:`gamenight.ui.game_screen.GameScreen` played with BSD ``mille``'s keys.
 
-Keys (MILLE-NOTES "Prompts and keys"): ``P`` pick; ``U`` or ``D``, then ``1``-``6``
+Keys (docs/rules/mille.md 12.1 and 12.2): ``P`` pick; ``U`` or ``D``, then ``1``-``6``
 or ``P``/``0``, then Return or Space (the confirmation is required; Backspace
 re-opens the card, Escape abandons); ``O`` orders the hand; ``W`` toggles the
 score window; ``S`` saves; ``R`` / ``Ctrl+L`` redraw; ``Q`` quits after
@@ -11,13 +11,14 @@ with the same confirmation; a click on the deck picks.
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
-from gamenight.dialogs import ResultDialog, YesNoDialog
+from gamenight.dialogs import ResultDialog, ResultTable, YesNoDialog
 from gamenight.i18n import translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, Action, Interlude
-from gamenight.ui.game_screen import GameScreen
+from gamenight.ui.game_screen import GameScreen, StatusLine
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -27,6 +28,8 @@ from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
 
+ORDER_KEY = "order"
+"""The key of the ``O`` setting in the save's ``display`` table."""
 CARD_KEYS = {"p": 0, "0": 0, **{str(n): n for n in range(1, 7)}}
 """The key typed after ``U``/``D`` -> the display row of the card."""
 CONFIRM = ("enter", "space", "ctrl+j")
@@ -43,8 +46,8 @@ class MilleScreen(GameScreen):
         super().__init__(match)
         self.full_window = False
         """``W``: the full score window (with the bonus rows) instead of the small one."""
-        self.ordering = False
-        """``O``: show the hand sorted (slots 1-6; ``P`` stays)."""
+        self.ordering = bool(match.display.get(ORDER_KEY, False))
+        """``O``: show the hand sorted (slots 1-6; ``P`` stays); kept in the save."""
         self.command: str | None = None
         """``"use"`` or ``"discard"`` while a card is being chosen."""
         self.selected: int | None = None
@@ -108,11 +111,18 @@ class MilleScreen(GameScreen):
             self.call_after_refresh(self._ask_extension)
 
     def on_mount(self) -> None:
-        """As the original after a restore: the file and its time on the message line."""
+        """As the original after a restore: which save and its time on the message line."""
         super().on_mount()
         if self.save_path is not None and self.save_path.exists():
-            stamp = datetime.datetime.fromtimestamp(self.save_path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
-            self.message(f"{self.save_path.name} [{stamp}]")
+            self.message(self.resumed_label(self.save_path))
+
+    def resumed_label(self, path: Path) -> str:
+        """"Resumed “mid-hand”, saved 2026-12-01 07:14." -- or for a name the room chose, only its time."""
+        when = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        name = path.name.removesuffix(".toml")
+        if re.fullmatch(rf"{re.escape(self.match.game.id)}-\d{{8}}-\d{{6}}", name):
+            return self.t("Resumed the save of {when}.", when=when)
+        return self.t("Resumed “{name}”, saved {when}.", name=name, when=when)
 
     # -- the log --------------------------------------------------------------------
 
@@ -140,6 +150,7 @@ class MilleScreen(GameScreen):
     def on_key(self, event: events.Key) -> None:
         """The original's command keys (a small state machine for ``U``/``D``)."""
         key = event.key.lower() if len(event.key) == 1 else event.key
+        self._clear_error()  # the next command replaces the previous error
         if self.command is not None:
             event.stop()
             event.prevent_default()
@@ -147,26 +158,21 @@ class MilleScreen(GameScreen):
             return
         handled = True
         if key == "p":
-            self._reset_command()
-            self.submit("draw")
-        elif key in ("u", "d"):
-            if self._my_turn():
-                self.command = "use" if key == "u" else "discard"
-                self.selected = None
-                self.redraw()
+            self.action_pick()
+        elif key == "u":
+            self.action_use()
+        elif key == "d":
+            self.action_discard()
         elif key == "o":
-            self.ordering = not self.ordering
-            self.redraw()
+            self.action_order()
         elif key == "w":
-            self.full_window = not self.full_window
-            self.redraw()
+            self.action_window()
         elif key == "s":
             self.action_save()
         elif key in ("r", "ctrl+l"):
-            self.refresh(repaint=True, layout=True)
-            self.redraw()
+            self.action_redraw()
         elif key in ("q", "delete"):
-            self._ask_quit()
+            self.action_quit()
         elif key == "e":
             self.message(self.t("E: command not implemented"), error=True)
         elif key in CONFIRM:
@@ -179,6 +185,55 @@ class MilleScreen(GameScreen):
             event.stop()
             event.prevent_default()
 
+    # The command keys as actions: the keys above and the command palette (``GameInfo.commands``) run them.
+
+    def action_pick(self) -> None:
+        """``P``: draw a card from the deck."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._reset_command()
+        self.submit("draw")
+
+    def action_use(self) -> None:
+        """``U``: start choosing a card to play (its key and Return follow)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._start_command("use")
+
+    def action_discard(self) -> None:
+        """``D``: start choosing a card to discard (its key and Return follow)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._start_command("discard")
+
+    def action_order(self) -> None:
+        """``O``: show the hand sorted, or as dealt (kept in saves)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.ordering = not self.ordering
+        self.match.display[ORDER_KEY] = self.ordering
+        self.autosave()  # a setting of the table: resumed as it was left
+        self.redraw()
+
+    def action_window(self) -> None:
+        """``W``: the full score window (with the bonus rows) or the small one."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.full_window = not self.full_window
+        self.redraw()
+
+    def action_redraw(self) -> None:
+        """``R``: redraw the screen."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.refresh(repaint=True, layout=True)
+        self.redraw()
+
+    def action_quit(self) -> None:
+        """``Q``: leave the table after "Really?"."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._ask_quit()
+
+    def _start_command(self, command: str) -> None:
+        if self._my_turn():
+            self.command = command
+            self.selected = None
+            self.redraw()
+
     def _my_turn(self) -> bool:
         if not self.match.human_to_move():
             seat = self.match.to_move()
@@ -187,14 +242,23 @@ class MilleScreen(GameScreen):
             return False
         return True
 
+    def _clear_error(self) -> None:
+        message = self.query_one(StatusLine).query_one("#message")
+        if message.has_class("error"):
+            self.query_one(StatusLine).show("")
+
     def _command_key(self, key: str) -> None:
         if key in KILL:
             self._reset_command()
         elif self.selected is None:
             if key in CARD_KEYS:
                 self.selected = CARD_KEYS[key]
-            elif key not in CONFIRM:
-                self.app.bell()
+            elif key in ("u", "d"):
+                self.command = "use" if key == "u" else "discard"
+            else:  # "u 9", "u x", or Return before a card: say what is wanted (with the bell)
+                verb = self.t("use") if self.command == "use" else self.t("discard")
+                self.message(self.t("Which card to {verb}? Type P or 1-6 (Escape cancels).", verb=verb),
+                             error=True)
         elif key in CONFIRM:
             row = self.selected
             verb = self.command or "use"
@@ -208,7 +272,8 @@ class MilleScreen(GameScreen):
         elif key in ("u", "d"):
             self.command = "use" if key == "u" else "discard"
         else:
-            self.app.bell()
+            self.message(self.t("Return or Space to confirm, Backspace to choose again, Escape to cancel."),
+                         error=True)
         self.redraw()
 
     def _reset_command(self) -> None:
@@ -247,18 +312,21 @@ class MilleScreen(GameScreen):
         )
 
     def _ask_quit(self) -> None:
+        """``Q``: the original's "Really?", saying (as Esc's question does) what becomes of the game."""
+        if self.match.over:
+            self.app.pop_screen()
+            return
+
         def answer(really: bool | None) -> None:
             if really:
-                self.workers.cancel_group(self, "bot")
-                self.app.pop_screen()
+                self.leave_table()
 
-        self.app.push_screen(YesNoDialog(self.t("Really?")), answer)
+        self.app.push_screen(YesNoDialog(self.t("Really? {note}", note=self.leave_note())), answer)
 
     def show_interlude(self, interlude: Interlude) -> None:
         """End of hand: the full score window, then ``Another hand?`` (no: ``Save game?``)."""
         self.paused = True
         self._reset_command()
-        lines = [*interlude.lines, ("Games", tuple(self.match.wins))]
 
         def chosen(choice: str | None) -> None:
             self.paused = False
@@ -271,11 +339,17 @@ class MilleScreen(GameScreen):
         self.app.push_screen(
             ResultDialog(
                 self.t(interlude.title), self.t("Another hand?"),
-                self.result_table(lines, interlude.scores),
+                self.result_table(interlude.lines, interlude.scores),
                 [("again", self.t("Another hand"), "y"), ("leave", self.t("Leave"), "n")],
             ),
             chosen,
         )
+
+    def result_table(self, lines, scores, winners=(), totals=None) -> ResultTable:
+        """The score window's lines, then Games; no "Score" row (it would repeat Overall Total)."""
+        lines = [*lines, ("Games", tuple(self.match.wins))]
+        return ResultTable([s.name for s in self.match.seats], lines, scores, totals, winners, self.t,
+                           score_row=False)
 
     def _offer_save(self) -> None:
         def answer(save: bool | None) -> None:

@@ -1,4 +1,4 @@
-"""The Mille Bornes table's regions, laid out as BSD ``mille`` draws them (MILLE-NOTES "Screen layout").
+"""The Mille Bornes table's regions, laid out as BSD ``mille`` draws them (docs/rules/mille.md 13).
 
 * :class:`MilleBoard` -- columns 0-39, rows 0-16: the safety areas, the hand
   (``P``, ``1``...``6``), the deck and discard, the last play, battle and speed tops;
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from gamenight.linebreak import wrap
 from gamenight.ui.game_screen import pad_cells
 from rich.cells import cell_len
 from rich.text import Text
@@ -180,8 +181,7 @@ class ScoreWindow(Static):
         """Draw the small window (with the commands) or the full one (with the bonus rows)."""
         values = dict(lines)
         out: list[Text] = []
-        header = " " * 22 + _right(names[0], 9, 8) + _right(names[1], 9, 8)
-        out.append(Text(_fit(header, 40), style="bold"))
+        out.append(Text(_fit(score_header(names), 40), style="bold"))
 
         def row(label: str, pair: tuple[int, int], style: str = "") -> None:
             worth = str(VALUES[label]) if label in VALUES else ""
@@ -204,9 +204,32 @@ class ScoreWindow(Static):
         row("Overall Total", values["Overall Total"], "bold")
         row("Games", games)
         out.append(Text("─" * 40, style="dim"))
-        for entry in list(log)[-3:]:
-            out.append(Text(_fit(" " + entry, 40)))
+        out += [Text(_fit(line, 40)) for line in log_lines(log, 3)]
         self.update(Text("\n").join(out))
+
+
+def score_header(names: Sequence[str]) -> str:
+    """The score window's first line: each name right-aligned over its column of figures.
+
+    A name wider than its column (eight cells: "コンピュータ" takes twelve) is shown
+    whole, reaching left into the free space of the line, and the first name
+    moves left to keep a gap -- never cut to "コンピュ".  (Names are at most 16
+    cells, so two always fit in the 40.)
+    """
+    first, second = names[0], names[1]
+    second_start = 40 - max(cell_len(second), 8)
+    first_end = min(31, second_start - 1)
+    first = _fit(first, min(cell_len(first), first_end)).rstrip()
+    return pad_cells(" " * (first_end - cell_len(first)) + first, second_start) + _right(second, 40 - second_start, 16)
+
+
+def log_lines(log: Sequence[str], count: int) -> list[str]:
+    """The last ``count`` lines of the log, each entry wrapped at a word (or Japanese phrase), not cut."""
+    lines: list[str] = []
+    for entry in list(log)[-count:]:
+        wrapped = wrap(entry, 38) or [""]
+        lines += [" " + wrapped[0], *("   " + line for line in wrapped[1:])]
+    return lines[-count:]
 
 
 class MileageArea(Static):

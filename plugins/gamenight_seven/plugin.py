@@ -10,10 +10,13 @@ from gamenight.sdk import GameInfo, lazy_screen, read_help, read_translations
 from gamenight_seven.bots import BOTS
 from gamenight_seven.rules import SevenRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 SEAT_NAMES = ("You", "Urd", "Belldandy", "Skuld", "Marller")
-"""The original's five seats (RULES §2 Seats); the shell renames them from ``[seven] player.N``."""
+"""The original's five seats (docs/rules/seven.md 1.1); the shell renames them from ``[seven] player.N``."""
 
 
 

@@ -4,7 +4,7 @@ The expert looks ahead on deals of the cards it cannot see.  Dealt at random,
 most such deals contradict what the table has watched: a seat that drew must
 have held nothing playable, a seat that played a plain card held no matching 7,
 and so on.  This module draws deals that explain the whole log of the deal,
-assuming the other seats play like :func:`~gamenight_seven.bots.greedy_card`
+assuming the other seats play like :func:`~gamenight_seven.policies.greedy_card`
 (unless the log already shows a seat does not: ``wild``).
 
 Model.  Every card a seat ever held came into its hand through a *slot*: one of
@@ -34,8 +34,10 @@ import math
 import random
 from collections.abc import Callable
 
-from .bots import _GREEDY_ORDER, _RANK, _SUIT, StockReplay, _matching
-from .rules import HAND_SIZE, QUEEN, SEVEN, SevenView
+from .cards import QUEEN, RANK_OF, SEVEN, SUIT_OF
+from .inference import StockReplay
+from .policies import GREEDY_ORDER, matching_cards
+from .rules import HAND_SIZE, SevenView
 
 __all__ = ["Posterior"]
 
@@ -96,7 +98,7 @@ class Posterior:
             kind, seat = event.kind, event.seat
             if kind == "up":
                 up = event.card
-                suit, rank = _SUIT[up], _RANK[up]
+                suit, rank = SUIT_OF[up], RANK_OF[up]
             elif kind == "play":
                 card = event.card
                 if seat == me:
@@ -104,9 +106,9 @@ class Posterior:
                 else:
                     timeline[seat].append(("play", card, gen_of[card], suit, rank, called, penalty, event.call))
                 called = event.call
-                suit = called if called >= 0 else _SUIT[card]
-                rank = QUEEN if called >= 0 else _RANK[card]
-                penalty = penalty + 3 if _RANK[card] == SEVEN else 0
+                suit = called if called >= 0 else SUIT_OF[card]
+                rank = QUEEN if called >= 0 else RANK_OF[card]
+                penalty = penalty + 3 if RANK_OF[card] == SEVEN else 0
             elif kind == "draw" or kind == "penalty" or kind == "pass":
                 if seat != me:
                     timeline[seat].append(("none", suit, rank, called, penalty))
@@ -194,9 +196,9 @@ class Posterior:
                     if wild:
                         checks.append((1, entry[1], frozenset(), 0, -1))
                     else:
-                        checks.append((1, entry[1], _matching(entry[3], entry[4], entry[6]), entry[6], entry[7]))
+                        checks.append((1, entry[1], matching_cards(entry[3], entry[4], entry[6]), entry[6], entry[7]))
                 elif not wild:
-                    checks.append((2, _matching(entry[1], entry[2], entry[4])))
+                    checks.append((2, matching_cards(entry[1], entry[2], entry[4])))
             self.checks[seat] = checks
         # Proposal tables.  A card some seat played in a generation stays in that seat's slots.
         played = {(entry[1], entry[2]) for entries in timeline.values() for entry in entries if entry[0] == "play"}
@@ -237,9 +239,9 @@ class Posterior:
             if kind == 0:
                 card = slot_card[check[1]]
                 hand.add(card)
-                counts[_SUIT[card]] += 1
-                if _RANK[card] != QUEEN:
-                    plain[_SUIT[card]] += 1
+                counts[SUIT_OF[card]] += 1
+                if RANK_OF[card] != QUEEN:
+                    plain[SUIT_OF[card]] += 1
             elif kind == 1:
                 _kind, card, match, penalty, call = check
                 if card not in hand:
@@ -249,15 +251,15 @@ class Posterior:
                     if penalty:
                         energy += sum(1 for c in rivals if c < card)
                     else:
-                        key = (_GREEDY_ORDER[_RANK[card]], counts[_SUIT[card]])
+                        key = (GREEDY_ORDER[RANK_OF[card]], counts[SUIT_OF[card]])
                         for c in rivals:
-                            other = (_GREEDY_ORDER[_RANK[c]], counts[_SUIT[c]])
+                            other = (GREEDY_ORDER[RANK_OF[c]], counts[SUIT_OF[c]])
                             if other > key or (other == key and c < card):
                                 energy += 1
                 hand.discard(card)
-                counts[_SUIT[card]] -= 1
-                if _RANK[card] != QUEEN:
-                    plain[_SUIT[card]] -= 1
+                counts[SUIT_OF[card]] -= 1
+                if RANK_OF[card] != QUEEN:
+                    plain[SUIT_OF[card]] -= 1
                 if call >= 0:
                     best = max(plain)
                     energy += best - plain[call]

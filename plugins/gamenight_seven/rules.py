@@ -1,7 +1,8 @@
-"""The rules of SEVEN (RULES.md §2): a pure, fast engine with no UI import.
+"""The rules of SEVEN (docs/rules/seven.md): a pure, fast engine with no UI import.
 
 Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
-and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
+and ranks A 2 … 10 J Q K (``0..12``); their tables are in :mod:`gamenight_seven.cards`.
+Actions are short strings:
 
 * ``"7S"``, ``"TD"`` (the ten of diamonds), ``"AH"``: discard that card;
 * ``"QS:H"``: discard the Queen of spades and call hearts (a Queen that is the
@@ -33,6 +34,28 @@ from typing import Any, NamedTuple
 from gamenight.i18n import translator
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
 
+from .cards import (
+    ACE,
+    CARD_CODES,
+    CARD_OF_CODE,
+    QUEEN,
+    RANK_OF,
+    RANKS,
+    SEVEN,
+    SEVEN_CARDS,
+    SPECIAL_CARDS,
+    SUIT_OF,
+    SUIT_SYMBOLS,
+    SUITS,
+    card_code,
+    card_label,
+    hand_penalty,
+    parse_card,
+    penalty_of,
+    rank_of,
+    suit_of,
+)
+
 _ = translator("seven")
 
 __all__ = [
@@ -60,11 +83,6 @@ __all__ = [
     "suit_of",
 ]
 
-SUITS = "SHCD"
-SUIT_SYMBOLS = "♠♥♣♦"
-RANKS = "A23456789TJQK"
-RANK_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-ACE, SEVEN, QUEEN = 0, 6, 11
 HAND_SIZE = 5
 PENALTY_STEP = 3
 TURN_LIMIT = 500
@@ -75,13 +93,6 @@ DRY_DISCARDS = 4
 DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
 
-CARD_CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
-_CODE_TO_CARD = {code: card for card, code in enumerate(CARD_CODES)}
-_SUIT_OF = tuple(c // 13 for c in range(52))
-_RANK_OF = tuple(c % 13 for c in range(52))
-_PENALTY = tuple(10 if c % 13 == QUEEN else 5 if c % 13 == SEVEN else 1 for c in range(52))
-_SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
-_SPECIAL_UP = frozenset(c for c in range(52) if c % 13 in (ACE, SEVEN, QUEEN))
 # Every action that names a card, mapped to (card, called suit or -1).
 _PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
 _PLAYS.update(
@@ -101,18 +112,18 @@ _PENALTY_LEAD = 56
 
 def _may_play(lead: int, card: int) -> bool:
     if lead == _PENALTY_LEAD:
-        return card in _SEVENS
-    if _RANK_OF[card] == QUEEN:
+        return card in SEVEN_CARDS
+    if RANK_OF[card] == QUEEN:
         return True
     if lead >= 52:
-        return _SUIT_OF[card] == lead - 52
-    return _SUIT_OF[card] == _SUIT_OF[lead] or _RANK_OF[card] == _RANK_OF[lead]
+        return SUIT_OF[card] == lead - 52
+    return SUIT_OF[card] == SUIT_OF[lead] or RANK_OF[card] == RANK_OF[lead]
 
 
 _MAY_PLAY = tuple(tuple(_may_play(lead, card) for card in range(52)) for lead in range(57))
 _ACTIONS = tuple(
     tuple(
-        (_QUEEN_CALLS[card] if _RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
+        (_QUEEN_CALLS[card] if RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
         if _MAY_PLAY[lead][card] else ()
         for card in range(52)
     )
@@ -121,44 +132,6 @@ _ACTIONS = tuple(
 _LAST_ACTIONS = tuple(
     tuple((CARD_CODES[card],) if _MAY_PLAY[lead][card] else () for card in range(52)) for lead in range(57)
 )
-
-
-def suit_of(card: int) -> int:
-    """The suit index (0 ♠, 1 ♥, 2 ♣, 3 ♦)."""
-    return _SUIT_OF[card]
-
-
-def rank_of(card: int) -> int:
-    """The rank index (0 Ace … 6 Seven … 11 Queen, 12 King)."""
-    return _RANK_OF[card]
-
-
-def penalty_of(card: int) -> int:
-    """What the card costs a loser (RULES §2 Scoring): Queen 10, 7 5, any other 1."""
-    return _PENALTY[card]
-
-
-def hand_penalty(hand: Sequence[int]) -> int:
-    """The penalty of a whole hand."""
-    return sum(_PENALTY[c] for c in hand)
-
-
-def card_code(card: int) -> str:
-    """The two-character code used in actions: ``"7S"``, ``"TD"``."""
-    return CARD_CODES[card]
-
-
-def card_label(card: int) -> str:
-    """The card as players read it: ``"7♠"``, ``"10♦"``."""
-    return RANK_LABELS[_RANK_OF[card]] + SUIT_SYMBOLS[_SUIT_OF[card]]
-
-
-def parse_card(code: str) -> int:
-    """The card for a two-character code; ``ValueError`` if there is none."""
-    try:
-        return _CODE_TO_CARD[code.upper()]
-    except KeyError:
-        raise ValueError(f"not a card: {code!r}") from None
 
 
 _last_encoded: tuple[str, tuple[int, ...]] = ("", ())
@@ -183,7 +156,7 @@ def _decode(text: str) -> list[int] | None:
     if len(text) % 2:
         return None
     pairs = _PAIRS[: len(text) // 2] if len(text) <= 104 else [slice(i, i + 2) for i in range(0, len(text), 2)]
-    cards = list(map(_CODE_TO_CARD.get, map(text.__getitem__, pairs)))
+    cards = list(map(CARD_OF_CODE.get, map(text.__getitem__, pairs)))
     return None if None in cards else cards  # type: ignore[return-value]
 
 
@@ -270,7 +243,7 @@ _SKIP_EVENTS = tuple(_event("skip", seat) for seat in range(5))
 _DRAW_EVENTS = tuple(_event("draw", seat, -1, 1) for seat in range(5))
 # Every discard action, mapped to (card, called suit or -1, rank, its "play" event by seat).
 _PLAY_INFO = {
-    action: (card, call, _RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
+    action: (card, call, RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
     for action, (card, call) in _PLAYS.items()
 }
 
@@ -301,7 +274,7 @@ class SevenView(NamedTuple):
 
 
 class SevenRules(Rules):
-    """The SEVEN engine (RULES.md §2)."""
+    """The SEVEN engine (docs/rules/seven.md)."""
 
     # -- setup ----------------------------------------------------------------
 
@@ -362,15 +335,15 @@ class SevenRules(Rules):
         if deck is None or len(deck) != 52 or len(set(deck)) != 52:
             raise IllegalAction(_("A deal must be all 52 cards, each once."))
         n = state.seats
-        # Deal 5 each (§2 Cards); the deck's end is the top of the stock.
+        # Deal 5 each (seven.md 2.2); the deck's end is the top of the stock.
         hands = tuple([tuple(sorted(deck[start : start + HAND_SIZE])) for start in range(0, n * HAND_SIZE, HAND_SIZE)])
         stock = deck[n * HAND_SIZE :]
         events = []
         up = stock.pop()
-        # §2 Decision: a 7, Ace or Queen turned up goes back into the middle of the
+        # seven.md 2.3: a 7, Ace or Queen turned up goes back into the middle of the
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
-        while up in _SPECIAL_UP:
+        while up in SPECIAL_CARDS:
             events.append(_event("bury", -1, up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()
@@ -382,7 +355,7 @@ class SevenRules(Rules):
         cards = _decode(action[8:]) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
             raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
-        # §2 Stock empty: the discards except the top card become the new stock.
+        # seven.md 5.1: the discards except the top card become the new stock.
         s = list(state)
         s[_I_PHASE] = PLAY
         s[_I_STOCK] = tuple(cards)
@@ -400,8 +373,8 @@ class SevenRules(Rules):
             return []
         hand = state[_I_HANDS][state[_I_TURN]]
         if state[_I_PENALTY]:
-            # §2 7: only a 7 answers a pending penalty; "draw" takes it.
-            actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
+            # seven.md 4.3: only a 7 answers a pending penalty; "draw" takes it.
+            actions = [CARD_CODES[c] for c in hand if c in SEVEN_CARDS]
             actions.append("draw")
             return actions
         # A card matches the top card's suit or rank, or the called suit; a Queen goes on
@@ -431,7 +404,7 @@ class SevenRules(Rules):
             raise IllegalAction(_("The deal is over."))
         if action == "draw":
             if stock and not penalty and not owed_ends:
-                # §2 Decision (drawing): one card, and the turn goes on.  (_apply_draw
+                # seven.md 3.3: one card, and the turn goes on.  (_apply_draw
                 # gives the same state; this is its common case, made fast.)
                 hand = list(hands[seat])
                 insort(hand, stock[-1])
@@ -443,7 +416,7 @@ class SevenRules(Rules):
                     0, turns, notice, winner, blocked_from, events, dry,
                 ))
             if penalty and len(stock) >= penalty:
-                # §2 Decision: the seat that takes the penalty draws it and its turn ends (the
+                # seven.md 4.2: the seat that takes the penalty draws it and its turn ends (the
                 # common case of _apply_draw, when the stock holds the whole penalty).
                 new_hands = list(hands)
                 new_hands[seat] = tuple(sorted(hands[seat] + stock[-penalty:]))
@@ -482,21 +455,21 @@ class SevenRules(Rules):
         discards += (card,)
         played = played_by[seat]
         turns += 1
-        if not remaining:  # §2 Scoring: the first seat to empty its hand wins
+        if not remaining:  # seven.md 6.1: the first seat to empty its hand wins
             events += (played, _WIN_EVENTS[seat])
             return _new(SevenState, (
                 seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
                 0, turns, False, seat, blocked_from, events, dry,
             ))
         following = (seat + 1) % seats
-        if rank == ACE:  # §2 Ace: the next seat is skipped
+        if rank == ACE:  # seven.md 3.4: the next seat is skipped
             events += (played, _SKIP_EVENTS[following])
             following = (following + 1) % seats
         else:
             events += (played,)
         new = _new(SevenState, (
             seats, phase, hands, stock, discards, following, call,
-            penalty + PENALTY_STEP if rank == SEVEN else 0,  # §2 7: 3, 6, 9, 12
+            penalty + PENALTY_STEP if rank == SEVEN else 0,  # seven.md 4.1: 3, 6, 9, 12
             owed, owed_ends, owed_total, drawn, 0, turns, False, winner, blocked_from, events, dry,
         ))
         if turns >= TURN_LIMIT or (not stock and len(discards) <= DRY_DISCARDS):
@@ -506,23 +479,23 @@ class SevenRules(Rules):
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
         if state.penalty:
-            if card not in _SEVENS:  # §2 7: while a penalty is pending only a 7 may be played
+            if card not in SEVEN_CARDS:  # seven.md 4.3: while a penalty is pending only a 7 may be played
                 raise IllegalAction(
                     _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
                 )
             return
-        rank = _RANK_OF[card]
-        if rank == QUEEN:  # §2 Queen: on anything but a pending 7
+        rank = RANK_OF[card]
+        if rank == QUEEN:  # seven.md 3.6: on anything but a pending 7
             return
         if state.called >= 0:
-            if _SUIT_OF[card] != state.called:
+            if SUIT_OF[card] != state.called:
                 raise IllegalAction(
                     _("{card} does not follow the called suit {suit}.", card=card_label(card),
                       suit=SUIT_SYMBOLS[state.called])
                 )
             return
         top = state.discards[-1]
-        if _SUIT_OF[card] != _SUIT_OF[top] and rank != _RANK_OF[top]:
+        if SUIT_OF[card] != SUIT_OF[top] and rank != RANK_OF[top]:
             raise IllegalAction(
                 _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
                   top=card_label(top))
@@ -532,11 +505,11 @@ class SevenRules(Rules):
         """A draw in general; ``apply`` does the common cases itself, with the same result."""
         s = list(state)
         if state.penalty:
-            # §2 Decision: the seat that takes the penalty draws it and its turn ends.
+            # seven.md 4.2: the seat that takes the penalty draws it and its turn ends.
             s[_I_OWED] = s[_I_OWED_TOTAL] = state.penalty
             s[_I_OWED_ENDS] = True
         elif state.stock or len(state.discards) > 1:
-            # §2 Decision (drawing): one card, and the turn goes on.
+            # seven.md 3.3: one card, and the turn goes on.
             s[_I_OWED] = s[_I_OWED_TOTAL] = 1
         else:
             raise IllegalAction(_("Nothing is left to draw."))
@@ -560,11 +533,11 @@ class SevenRules(Rules):
             s[_I_HANDS] = tuple(hands)
             owed -= take
         if owed and len(s[_I_DISCARDS]) > 1:
-            # §2 Stock empty: a reshuffle (a chance action) before drawing on.
+            # seven.md 5.1: a reshuffle (a chance action) before drawing on.
             s[_I_PHASE] = SHUFFLE
             s[_I_OWED] = owed
             return _make(s)
-        # Otherwise stock and discards are exhausted: §2 Decision -- draw what exists, the rest is void.
+        # Otherwise stock and discards are exhausted: seven.md 5.2 -- draw what exists, the rest is void.
         drawn = s[_I_DRAWN]
         total = s[_I_OWED_TOTAL]
         s[_I_OWED] = s[_I_OWED_TOTAL] = s[_I_DRAWN] = 0
@@ -590,7 +563,7 @@ class SevenRules(Rules):
         return self._check_blocked(new)
 
     def _check_blocked(self, state: SevenState) -> SevenState:
-        # §2 Decision: every seat passing in a row blocks the deal.
+        # seven.md 5.3: every seat passing in a row blocks the deal.
         if state.passes >= state.seats:
             return self._block(state)
         return self._check_turn_limit(state)
@@ -600,7 +573,7 @@ class SevenRules(Rules):
             return self._block(state)
         if not state.stock and len(state.discards) <= DRY_DISCARDS:
             # The table has run dry: a position seen twice before is a loop (the dance of
-            # the sevens), so the deal is blocked at its third occurrence.
+            # the sevens), so the deal is blocked at its third occurrence (seven.md 5.4).
             position = (state.hands, state.discards, state.turn, state.called, state.penalty)
             seen = state.dry_positions
             if seen.count(position) >= 2:
@@ -621,7 +594,7 @@ class SevenRules(Rules):
     # -- views and results -------------------------------------------------------
 
     def view(self, state: SevenState, seat: int) -> SevenView:
-        """Own hand, others' hand sizes, the table and the public log (RULES §2 Play)."""
+        """Own hand, others' hand sizes, the table and the public log (docs/rules/seven.md 1.2)."""
         (seats, phase, hands, stock, discards, turn, called, penalty, _owed, _owed_ends, _owed_total, _drawn,
          _passes, turns, notice, winner, blocked_from, events, _dry) = state
         # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
@@ -646,7 +619,7 @@ class SevenRules(Rules):
         ))
 
     def scores(self, state: SevenState) -> tuple[int, ...]:
-        """§2 Scoring: each loser loses its hand's penalty, the winner gains their sum."""
+        """seven.md 6.2: each loser loses its hand's penalty, the winner gains their sum."""
         losses = [0 if seat == state.winner else hand_penalty(hand) for seat, hand in enumerate(state.hands)]
         total = sum(losses)
         return tuple(total if seat == state.winner else -loss for seat, loss in enumerate(losses))

@@ -1,4 +1,4 @@
-"""The SEVEN table, in the spirit of SEVEN.CMD's windows (RULES.md §2; seed 002).
+"""The SEVEN table, in the spirit of SEVEN.CMD's windows (docs/rules/seven.md 1.2, 3.3 and 5.1).
 
 A panel per other seat along the top (name, hand size, what it did last; the
 seat to move highlighted), the green table (top card, called suit, a pending
@@ -20,12 +20,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenState, SevenView, card_label, rank_of
 from .suit_dialog import SuitDialog
-from .widgets import SeatPanel, TablePanel, card_text, fit_cells, suit_text
+from .widgets import HandView, SeatPanel, TablePanel, card_text, even_rows, fit_cells, suit_text
 
 _ = translator("seven")
 
@@ -37,7 +36,8 @@ class SevenScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "draw", _("Draw")),
+        Binding("d", "draw", _("Draw"),
+                tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
     def __init__(self, match: Match) -> None:
@@ -55,12 +55,12 @@ class SevenScreen(GameScreen):
             with Horizontal(id="middle"):
                 with Vertical(id="left"):
                     yield TablePanel(id="table")
-                    yield OptionList(id="hand")
+                    yield HandView(id="hand")
                 yield Static("", id="log")
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#hand", OptionList).focus()
+        self.query_one("#hand", HandView).focus()
 
     # -- drawing -------------------------------------------------------------------
 
@@ -73,14 +73,21 @@ class SevenScreen(GameScreen):
             seat = panel.seat
             panel.display = seat != self.view_seat
             lines = [self._count_text(view.hand_sizes[seat])]
-            if over:
+            if over:  # every card shown, over as many lines as it takes
                 lines.append(" ".join(card_label(c) for c in state.hands[seat]) or self.t("out!"))
             else:
                 lines.append(self._last_deed(view.events, seat))
-            panel.show(self.seat_name(seat), lines, view.to_move == seat, over and view.winner == seat)
+            panel.show(self.seat_name(seat), lines, view.to_move == seat, over and view.winner == seat,
+                       total=self._total_text(seat), wrap_last=over)
+        even_rows(self.query(SeatPanel))
         self.query_one(TablePanel).show(self._table_lines(view))
         self._fill_hand(view)
         self.query_one("#log", Static).update(Text("\n").join(self._log_lines(view.events)[-15:]))
+
+    def _total_text(self, seat: int) -> str:
+        """The seat's running total over the deals played at this table."""
+        total = self.match.totals[seat]
+        return self.t("Total {points}", points=int(total) if float(total).is_integer() else f"{total:.1f}")
 
     def _count_text(self, count: int) -> str:
         return self.t("1 card") if count == 1 else self.t("{count} cards", count=count)
@@ -103,10 +110,11 @@ class SevenScreen(GameScreen):
         return lines
 
     def _fill_hand(self, view: SevenView) -> None:
-        menu = self.query_one("#hand", OptionList)
+        menu = self.query_one("#hand", HandView)
         mine = self.match.to_move() == self.view_seat
         legal = set(self.match.legal_actions()) if mine else set()
         menu.border_title = fit_cells(f"{self.seat_name(self.view_seat)} · {self._count_text(len(view.hand))}", 30)
+        menu.border_subtitle = self._total_text(self.view_seat)
         menu.set_class(mine, "to-move")
         if "pass" in legal:
             head = self.t("Pass (nothing to play or draw)")
@@ -117,24 +125,22 @@ class SevenScreen(GameScreen):
         else:
             head = self.t("Draw")
             head_id = "draw"
-        options = [Option(Text(head, style="bold"), id=head_id)]
+        items = [(head_id, Text(head, style="bold"))]
         playable = {action[:2] for action in legal if action not in ("draw", "pass")}
         for card in view.hand:
             code = CARD_CODES[card]
             style = "" if not mine or code in playable else "dim"
-            options.append(Option(card_text(card, style), id=code))
-        signature = tuple((option.id, str(option.prompt), mine) for option in options)
+            items.append((code, card_text(card, style)))
+        signature = tuple((item_id, text.markup, mine) for item_id, text in items)
         if self._hand_signature == signature:
             return
-        highlighted = menu.highlighted_option.id if menu.highlighted_option is not None else None
-        menu.clear_options()
-        menu.add_options(options)
+        highlighted = menu.highlighted_id
         self._hand_signature = signature
-        ids = [option.id for option in options]
+        ids = [item_id for item_id, _text in items]
         if mine and highlighted not in playable:
             playable_ids = [code for code in ids if code in playable]
             highlighted = playable_ids[0] if playable_ids else head_id
-        menu.highlighted = ids.index(highlighted) if highlighted in ids else 0
+        menu.show(items, ids.index(highlighted) if highlighted in ids else 0)
 
     def _last_deed(self, events: tuple[Event, ...], seat: int) -> str:
         t = self.t
@@ -208,9 +214,9 @@ class SevenScreen(GameScreen):
 
     # -- acting --------------------------------------------------------------------
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_hand_view_selected(self, event: HandView.Selected) -> None:
         event.stop()
-        self.choose(str(event.option.id))
+        self.choose(event.item_id)
 
     def choose(self, code: str) -> None:
         """Play the card ``code`` (asking for a Queen's suit), or draw / pass."""
@@ -234,10 +240,19 @@ class SevenScreen(GameScreen):
         self.submit("pass" if legal == ["pass"] else "draw")
 
     def on_new_game(self) -> None:
-        self.query_one("#hand", OptionList).focus()
+        self.query_one("#hand", HandView).focus()
+
+    def show_end(self) -> None:
+        """The end dialog; the table behind it shows the totals with this deal counted."""
+        super().show_end()
+        self.refresh_view()
+
+    def end_title(self) -> str:
+        """The end dialog closes a deal (the running totals go on), not the whole evening."""
+        return self.t("End of the deal")
 
     def submit(self, action: Action) -> bool:
         """Apply a move; keep the hand menu focused afterwards."""
         done = super().submit(action)
-        self.query_one("#hand", OptionList).focus()
+        self.query_one("#hand", HandView).focus()
         return done

@@ -11,6 +11,9 @@ from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read
 
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
 
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
+
 _HERE = Path(__file__).parent
 
 
@@ -64,10 +67,8 @@ GAME = GameInfo(
     translations=read_translations(_HERE),
     seat_names=("You", "Bot 1", "Bot 2", "Bot 3", "Bot 4", "Bot 5", "Bot 6", "Bot 7"),
     perfect_information=True,
-    commands=(
-        ("Roll the dice", "Roll every die that is not held", "roll"),
+    commands=(  # the table's keys (Roll, Hold, Score) are palette commands of their own
         ("Release all dice", "Hold no dice for the next roll", "release_all"),
-        ("Score the chosen box", "Write the dice in the box under the cursor", "score"),
     ),
     version="1",
 )

@@ -1,4 +1,4 @@
-"""Yatzy rules engine (RULES.md §3): pure, deterministic, no UI.
+"""Yatzy rules engine (docs/rules/yatzy.md): pure, deterministic, no UI.
 
 A turn is spelt out as actions, with chance explicit:
 
@@ -110,7 +110,7 @@ _new_state = tuple.__new__
 """Builds a :class:`YatzyState` from a tuple without the keyword-argument call (hot paths)."""
 
 
-# -- scoring (RULES.md §3 "Boxes") ------------------------------------------
+# -- scoring (docs/rules/yatzy.md 3) ----------------------------------------
 
 
 def base_scores(dice: Sequence[int]) -> tuple[int, ...]:
@@ -123,7 +123,7 @@ def base_scores(dice: Sequence[int]) -> tuple[int, ...]:
     faces = {face for face in range(1, 7) if counts[face]}
     small = any(run <= faces for run in ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}))
     large = faces in ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
-    # §3 Decision: five of a kind is not a Full House (only the joker option makes it one).
+    # yatzy.md 3.4: five of a kind is not a Full House (only the joker option makes it one).
     full_house = sorted(counts)[-2:] == [2, 3]
     return (
         *(face * counts[face] for face in range(1, 7)),
@@ -164,7 +164,7 @@ def joker_applies(sheet: Sheet, dice: Sequence[int], joker: bool) -> bool:
 def scoring_boxes(sheet: Sheet, dice: Sequence[int], joker: bool) -> tuple[int, ...]:
     """The boxes these dice may be scored in now (indices into :data:`BOXES`).
 
-    Any open box (§3), except under the joker option's forced rule: a joker
+    Any open box (yatzy.md 2.3), except under the joker option's forced rule (5.1): a joker
     Yatzy must go in its matching upper box if open; else in an open lower box;
     else (zero) in an open upper box.
     """
@@ -193,7 +193,7 @@ def preview(sheet: Sheet, dice: Dice, joker: bool = False) -> dict[int, int]:
 
 
 def earns_yatzy_bonus(sheet: Sheet, dice: Sequence[int]) -> bool:
-    """§3 Yatzy bonus: a further Yatzy while the Yatzy box holds 50 earns +100."""
+    """yatzy.md 4.1: a further Yatzy while the Yatzy box holds 50 earns +100."""
     return sheet[YATZY] == YATZY_SCORE and is_yatzy(dice)
 
 
@@ -203,7 +203,7 @@ def upper_total(sheet: Sheet) -> int:
 
 
 def upper_bonus(sheet: Sheet) -> int:
-    """§3: 35 when the six upper boxes total at least 63."""
+    """yatzy.md 3.2: 35 when the six upper boxes total at least 63."""
     return UPPER_BONUS if upper_total(sheet) >= UPPER_BONUS_THRESHOLD else 0
 
 
@@ -255,7 +255,7 @@ def _open_box_actions(sheet: Sheet, may_roll: bool) -> tuple[Action, ...]:
 
 
 class YatzyRules(Rules):
-    """The rules object of Yatzy (RULES.md §3); option ``joker`` (bool)."""
+    """The rules object of Yatzy (docs/rules/yatzy.md); option ``joker`` (bool, 5.1)."""
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> YatzyState:
         """A fresh game: every box of every seat open, seat 0 to roll."""
@@ -286,7 +286,7 @@ class YatzyRules(Rules):
         if state.held is not None or None not in state.sheets[-1]:
             return []
         if state.rolls == 0:
-            return [FIRST_ROLL]  # §3: each round starts by rolling all five dice
+            return [FIRST_ROLL]  # yatzy.md 2.1: each round starts by rolling all five dice
         sheet = state.sheets[state.seat]
         if state.joker and is_yatzy(state.dice):
             actions = [SCORE_ACTIONS[box] for box in scoring_boxes(sheet, state.dice, True)]
@@ -342,7 +342,7 @@ class YatzyRules(Rules):
             raise IllegalAction(_("The joker rule says where this Yatzy must be scored."))
         new_sheet = (*sheet[:box], box_score(sheet, state.dice, box, state.joker), *sheet[box + 1 :])
         bonuses = state.bonuses
-        if sheet[YATZY] == YATZY_SCORE and is_yatzy(state.dice):  # §3 Yatzy bonus
+        if sheet[YATZY] == YATZY_SCORE and is_yatzy(state.dice):  # yatzy.md 4.1
             bonuses = (*bonuses[:seat], bonuses[seat] + 1, *bonuses[seat + 1 :])
         sheets = (*state.sheets[:seat], new_sheet, *state.sheets[seat + 1 :])
         return YatzyState(

@@ -1,6 +1,6 @@
 """The exact expected-score-maximising solitaire Yatzy strategy (dynamic programming).
 
-Between turns a player's position is summed up by (RULES.md §3):
+Between turns a player's position is summed up by (docs/rules/yatzy.md 3 and 4):
 
 * the set of used boxes (13 bits, bit ``b`` for box ``b`` of :data:`rules.BOXES`),
 * the upper total capped at 63 (only reaching 63 matters: the 35 bonus),
@@ -236,7 +236,7 @@ def _scoring_values(flat: np.ndarray, at: Positions, joker: bool) -> np.ndarray:
             best[rows] = np.maximum(best[rows], by_count[count])
     if joker:
         _apply_forced_joker(best, at, upper_by_count, lower_after)
-    # §3 Yatzy bonus: a further Yatzy while the box holds 50 earns 100, whatever box it goes in.
+    # yatzy.md 4.1: a further Yatzy while the box holds 50 earns 100, whatever box it goes in.
     best[YATZY_ROWS] += np.where(at.flag == 1, YATZY_BONUS, 0)
     return best
 

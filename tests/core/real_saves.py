@@ -49,8 +49,11 @@ def session(game: GameInfo, seed: int = 11, options: dict | None = None) -> Matc
     """A table after one finished (and counted) game and a few moves of the next."""
     rng = random.Random(seed)
     seats = [SeatConfig(f"Player {n}") for n in range(1, game.default_seats)]
+    if game.seat_names:  # a seat under the game's default name: saved with its "default_name"
+        seats[0] = SeatConfig(game.seat_names[0])
     seats.append(SeatConfig("Bot", game.bots[0].id) if game.bots else SeatConfig("Last"))
     match = Match(game, seats, dict(options or {}), seed=seed)
+    match.display = {"order": True, "mode": "compact"}  # how the table was shown: saved, not part of the game
     play(match, rng)
     match.record_result()
     match.start_game()

@@ -231,3 +231,41 @@ def test_result_rows_may_hold_short_texts_beside_numbers():
     console.print(table.content)
     text = console.export_text()
     assert "✓" in text and "2.5" in text and "Placed the last piece" in text
+
+
+async def test_an_unexpected_error_keeps_the_game_in_the_autosave(nim_registry, config, tmp_path, monkeypatch):
+    # Issue 14.3: a crash must keep the autosave and log the traceback, never show it.
+    monkeypatch.setenv("GAMENIGHT_CRASH_LOG", str(tmp_path / "crash.log"))
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 10})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    app.saves.clear_autosave("nim")
+    shown = []
+    panic = app.panic
+    app.panic = lambda *renderables: (shown.extend(map(str, renderables)), panic(*renderables))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert not app.saves.autosave_path("nim").exists()  # nothing played yet: no autosave
+            app.call_later(lambda: 1 / 0)
+            await pilot.pause()
+    except ZeroDivisionError:
+        pass
+    assert app.return_code == 1
+    assert app.saves.autosave_path("nim").exists()
+    assert "ZeroDivisionError" in (tmp_path / "crash.log").read_text()
+    assert shown and "stopped because of an unexpected error" in shown[0] and "autosave" in shown[0]
+    assert "Traceback" not in shown[0] and "ZeroDivisionError" not in shown[0]
+
+
+async def test_ctrl_p_under_the_too_small_screen_opens_no_second_palette(nim_registry, config, tmp_path):
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.resize_terminal(40, 10)
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.press("ctrl+p")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert [screen.id for screen in app.screen_stack].count("--command-palette") == 1

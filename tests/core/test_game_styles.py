@@ -124,11 +124,20 @@ async def open_mille_end_of_hand(app, pilot):
     return match
 
 
+async def painted(pilot, app, needle: str) -> None:
+    """Wait until ``needle`` is on the screen: a loaded machine may not have painted a new dialog yet."""
+    for _ in range(200):
+        if needle in "\n".join(screen_text(app)):
+            return
+        await pilot.pause(0.05)
+
+
 async def test_mille_end_of_hand_shows_its_choices_at_80x24_and_80x40(tmp_path):
     for size in ((80, 24), (80, 40)):
         app = room(tmp_path)
         async with app.run_test(size=size) as pilot:
             await open_mille_end_of_hand(app, pilot)
+            await painted(pilot, app, "Another hand (y)")
             dialog = app.screen
             for button_id in ("#choice-again", "#choice-leave", "#board"):
                 button = dialog.query_one(button_id, Button)
@@ -149,6 +158,7 @@ async def test_the_finished_board_can_be_looked_at_and_left_from(tmp_path):
         app.open_match(match)
         await settle(pilot)
         dialog = app.screen
+        await painted(pilot, app, "Game over")
         assert isinstance(dialog, ResultDialog) and "Game over" in "\n".join(screen_text(app))
         await pilot.press("b")
         assert dialog.looking and dialog.query_one("#box").display is False

@@ -62,7 +62,7 @@ def test_running_totals_add_up_over_games():
 
 
 def test_seat_count_is_checked():
-    with pytest.raises(ValueError, match="2-3 seats"):
+    with pytest.raises(ValueError, match="nim takes 2–3 seats, not 1"):
         Match(NIM, seats(None), {})
 
 

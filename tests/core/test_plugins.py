@@ -87,3 +87,47 @@ def test_a_bot_for_another_game_brings_its_own_translations():
     load_registry(extra_plugins={"nim": NimPlugin(), "bots": Bots()}, entry_points=[])
     set_language("ja")
     assert translator("nim")("Careful") == "慎重"
+
+
+def test_a_plugin_for_another_sdk_version_is_reported_and_the_rest_load():
+    from gamenight.sdk import API_VERSION, api_mismatch
+
+    major, minor = (int(part) for part in API_VERSION.split("."))
+
+    def nim_wanting(version):
+        plugin = NimPlugin()
+        plugin.GAMENIGHT_API = version
+        return plugin
+
+    registry = load_registry(
+        extra_plugins={
+            "newer": nim_wanting(f"{major}.{minor + 1}"),
+            "next-major": nim_wanting(f"{major + 1}.0"),
+            "garbage": nim_wanting("\x1b[31m1"),
+            "current": nim_wanting(API_VERSION),
+        },
+        entry_points=[],
+    )
+    errors = {record.name: record.error for record in registry.plugins}
+    assert errors["current"] is None and "nim" in registry.games
+    assert errors["newer"] == f"not loaded: it needs gamenight SDK {major}.{minor + 1}; this room has SDK {API_VERSION}"
+    assert errors["next-major"] == f"not loaded: it needs gamenight SDK {major + 1}.0; this room has SDK {API_VERSION}"
+    assert "GAMENIGHT_API must be a string like" in errors["garbage"]
+    assert api_mismatch("1.0", have="1.2") is None and api_mismatch("1.3", have="1.2") is not None
+    assert api_mismatch("0.9", have="1.2") is not None and api_mismatch(1.0) is not None
+
+
+def test_every_built_in_plugin_names_the_sdk_version_it_is_written_for():
+    import gamenight_lits.plugin
+    import gamenight_mate.plugin
+    import gamenight_mille.plugin
+    import gamenight_seven.plugin
+    import gamenight_yatzy.plugin
+    from gamenight.sdk import API_VERSION
+
+    for module in (gamenight_lits.plugin, gamenight_mate.plugin, gamenight_mille.plugin, gamenight_seven.plugin,
+                   gamenight_yatzy.plugin):
+        assert module.GAMENIGHT_API == API_VERSION, module.__name__
+    import gamenight
+
+    assert gamenight.API_VERSION == API_VERSION

@@ -106,5 +106,5 @@ class FreshEnv:
 
     def plugins(self) -> dict[str, dict[str, Any]]:
         """``gamenight plugins --json``, by entry point name."""
-        return {record["entry_point"]: record for record in json.loads(self.run("-m", "gamenight", "plugins",
-                                                                                "--json").stdout)}
+        listed = self.run("-m", "gamenight", "plugins", "--json", check=False)  # exits 1 if a plugin failed
+        return {record["entry_point"]: record for record in json.loads(listed.stdout)}

@@ -18,9 +18,11 @@ def test_gamenight_plugins_reports_both_errors_and_the_others_load_cleanly(plugi
     assert "example" in records and len(records) >= 2
 
 
-def test_the_table_form_names_both_broken_plugins_and_exits_cleanly(plugin_env):
-    table = plugin_env.run("-m", "gamenight", "plugins").stdout
-    assert BROKEN_ON_IMPORT in table and BROKEN_IN_HOOK in table
+def test_the_table_form_names_both_broken_plugins_and_exits_1_so_scripts_notice(plugin_env):
+    for argv in (("plugins",), ("plugins", "--json")):
+        listed = plugin_env.run("-m", "gamenight", *argv, check=False)
+        assert listed.returncode == 1 and "Traceback" not in listed.stderr
+        assert BROKEN_ON_IMPORT in listed.stdout and BROKEN_IN_HOOK in listed.stdout
 
 
 def test_the_room_starts_reports_them_in_the_lobby_and_a_good_game_plays(room_report):

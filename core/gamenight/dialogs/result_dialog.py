@@ -35,7 +35,9 @@ class ResultTable(Static):
         totals: Sequence[float] | None = None,
         winners: Sequence[int] = (),
         translate=_,
+        score_row: bool = True,
     ) -> None:
+        """``score_row=False`` leaves out the "Score" row, for games whose last line already is the score."""
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", collapse_padding=True)
         table.add_column("", overflow="fold")
         for seat, name in enumerate(names):
@@ -44,7 +46,8 @@ class ResultTable(Static):
         for label, values in lines:
             table.add_row(Text(translate(label)),
                           *(Text(translate(v) if isinstance(v, str) and v else _number(v)) for v in values))
-        table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
+        if score_row:
+            table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
         if totals is not None:
             table.add_row(Text(_("Running total")), *(Text(_number(v)) for v in totals))
         self.wanted_width = Console(width=500).measure(table).maximum

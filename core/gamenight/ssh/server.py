@@ -758,6 +758,12 @@ class GameSession(asyncssh.SSHServerSession):
     def _room_exited(self, returncode: int) -> None:
         self.hub.log("session_end", conn=self.owner.id, user_id=self.owner.user_id, returncode=returncode,
                      seconds=round(time.monotonic() - self._started_at, 3), input_dropped=self.input_dropped)
+        if returncode == 1 and self.owner.user_id is not None:
+            crash_log = user_dir(self.hub.settings.data_dir, self.owner.user_id) / CRASH_LOG_NAME
+            with contextlib.suppress(OSError):
+                if time.time() - crash_log.stat().st_mtime < 60:
+                    self.hub.log("room_crashed", conn=self.owner.id, user_id=self.owner.user_id,
+                                 crash_log=str(crash_log), error=last_line(crash_log))
         if self.chan is not None and not self._ended:
             self._ended = True
             with contextlib.suppress(OSError):
@@ -780,6 +786,19 @@ class GameSession(asyncssh.SSHServerSession):
             return
         self._terminating = True
         self.hub.keep(asyncio.get_running_loop().create_task(room.terminate(self.hub.settings.grace)))
+
+
+CRASH_LOG_NAME = "crash.log"
+"""In each user's folder: the tracebacks of their room's unexpected errors (see GameNightApp)."""
+
+
+def last_line(path: Path, limit: int = 4096) -> str:
+    """The last non-empty line of a text file (its tail only), for the server's log."""
+    with path.open("rb") as file:
+        file.seek(max(0, path.stat().st_size - limit))
+        tail = file.read().decode("utf-8", "replace")
+    lines = [line for line in tail.splitlines() if line.strip() and not line.startswith("---")]
+    return lines[-1][:300] if lines else ""
 
 
 def last_used(folder: Path) -> float:
@@ -845,6 +864,8 @@ def build_environment(home: Path, term: str, depth: str, language: str | None) -
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "GAMENIGHT_CONFIG": str(home / "config.toml"),
+        "GAMENIGHT_CRASH_LOG": str(home / CRASH_LOG_NAME),  # the host reads it; the client sees no traceback
+        "GAMENIGHT_HOSTED": "1",
         "TERM": term,
         "LANG": "C.UTF-8",
         # One thread for numpy's maths library: with a thread (and its buffers) per core on a big

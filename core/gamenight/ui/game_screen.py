@@ -129,6 +129,14 @@ class GameScreen(Screen):
             return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
         return title
 
+    def palette_title(self, binding: Binding) -> str:
+        """The command-palette title of one of the table's keys (the key is added after it).
+
+        The default is the key's label in the key bar; override it where that
+        label names a group of keys ("Hold 1-5") rather than this key's deed.
+        """
+        return binding.description
+
     # -- seats and views ---------------------------------------------------
 
     @property
@@ -421,12 +429,16 @@ class GameScreen(Screen):
 
         self.app.push_screen(
             ResultDialog(
-                _("Game over"), headline,
+                self.end_title(), headline,
                 self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
                 [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")],
             ),
             chosen,
         )
+
+    def end_title(self) -> str:
+        """The end dialog's title; a game whose games are deals or hands says so."""
+        return _("Game over")
 
     def play_again(self) -> None:
         """Start a new game with the same seats; running totals carry over."""
@@ -445,14 +457,19 @@ class GameScreen(Screen):
     def _saves(self):
         return getattr(self.app, "saves", None)
 
-    def autosave(self) -> None:
-        """Keep an autosave of the game in progress (used after a crash or disconnect)."""
+    def autosave(self) -> bool:
+        """Keep an autosave of the game in progress (used after a crash or disconnect).
+
+        False (with a message) when it could not be written.
+        """
         saves = self._saves()
         if saves is not None and not self.match.over:
             try:
                 saves.autosave(self.match)
             except OSError as error:
                 self.message(_("Autosave failed: {reason}", reason=error.strerror), error=True)
+                return False
+        return True
 
     def clear_autosave(self) -> None:
         """Drop the autosave of a finished game."""
@@ -490,10 +507,12 @@ class GameScreen(Screen):
             self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self.match)), write)
 
     def action_help(self) -> None:
-        """Show the game's rules."""
-        from gamenight.screens.help_screen import HelpScreen
-
-        self.app.push_screen(HelpScreen(self.match.game))
+        """Show the game's rules (the room's help screen: the table does not import the room's screens)."""
+        open_help = getattr(self.app, "open_help", None)
+        if open_help is None:
+            self.message(_("The rules are not available here."), error=True)
+            return
+        open_help(self.match.game)
 
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""
@@ -503,14 +522,40 @@ class GameScreen(Screen):
 
         def answer(leave: bool | None) -> None:
             if leave:
-                self.workers.cancel_group(self, "bot")
-                self._bot_token += 1
-                self.app.pop_screen()
+                self.leave_table()
 
-        self.app.push_screen(
-            YesNoDialog(_("Leave this game? It stays in the autosave and can be resumed from the lobby.")),
-            answer,
-        )
+        self.app.push_screen(YesNoDialog(self.leave_question()), answer)
+
+    @property
+    def can_autosave(self) -> bool:
+        """True when this room keeps autosaves (a game left now can be resumed from the lobby)."""
+        return self._saves() is not None and not self.match.over
+
+    @property
+    def nothing_played(self) -> bool:
+        """True before the first move of the first game at this table: there is nothing to keep."""
+        return not self.match.log and not self.match.history
+
+    def leave_note(self) -> str:
+        """What becomes of the game if the person leaves now -- the truth, for every leave prompt."""
+        if self.nothing_played:
+            return _("Nothing has been played yet, so nothing is kept.")
+        if self.can_autosave:
+            return _("It stays in the autosave and can be resumed from the lobby.")
+        return _("It cannot be resumed later.")
+
+    def leave_question(self) -> str:
+        """The question asked before leaving a game in progress."""
+        return _("Leave this game? {note}", note=self.leave_note())
+
+    def leave_table(self) -> None:
+        """Write the autosave (so what :meth:`leave_question` promised holds), stop the bots and go
+        back to the lobby; if the autosave fails, stay (the reason is on the status line)."""
+        if not self.nothing_played and not self.autosave():
+            return  # the reason is on the status line; the game stays open
+        self.workers.cancel_group(self, "bot")
+        self._bot_token += 1
+        self.app.pop_screen()
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "bot")

@@ -129,6 +129,17 @@ def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytes
     assert env["COLORTERM"] == "truecolor" and env["TERM"] == "xterm-256color" and env["GAMENIGHT_LANG"] == "ja"
     assert all(env[name].startswith(str(tmp_path)) for name in env if name.startswith("XDG_"))
     assert "COLORTERM" not in server.build_environment(tmp_path, "xterm", "16", None)
+    # A crash is logged in the user's folder (visible inside the sandbox), never shown with paths.
+    assert env["GAMENIGHT_HOSTED"] == "1" and env["GAMENIGHT_CRASH_LOG"] == str(tmp_path / "crash.log")
+
+
+def test_the_servers_log_gets_the_last_line_of_a_crash_log(tmp_path: Path) -> None:
+    log = tmp_path / "crash.log"
+    log.write_text("--- gamenight crashed at now ---\nTraceback (most recent call last):\n  x\n"
+                   "ZeroDivisionError: division by zero\n\n" + "--- gamenight crashed at later ---\n")
+    assert server.last_line(log) == "ZeroDivisionError: division by zero"
+    log.write_text("y" * 10_000)
+    assert server.last_line(log) == "y" * 300
 
 
 @pytest.mark.parametrize(("term", "safe"), [("xterm-256color", "xterm-256color"), ("", "xterm"),

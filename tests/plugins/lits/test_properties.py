@@ -1,8 +1,8 @@
 """Property tests: the fast generator against a slow, straightforward reference.
 
 The reference knows nothing of bit masks: it builds every shape's forms by
-turning and flipping cell lists, and checks RULES.md §4's three rules cell by
-cell on a dict board.
+turning and flipping cell lists, and checks docs/rules/lits.md's three rules (3.2, 3.3
+and 3.4) cell by cell on a dict board.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RULES.md §4, clause by clause."""
+"""docs/rules/lits.md, clause by clause."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def mirror_cell(r: int, c: int) -> tuple[int, int]:
     return 9 - r, 9 - c
 
 
-# -- board and layouts -------------------------------------------------------------
+# -- lits.md 1: board and layouts --------------------------------------------------
 
 
 def test_there_are_at_least_four_named_layouts() -> None:
@@ -95,7 +95,7 @@ def test_layout_validity_demands_30_marks_with_distinct_mirrors() -> None:
     assert not layout_is_valid(rows ^ bit(2, 9))  # 29 marks
 
 
-# -- pieces --------------------------------------------------------------------------
+# -- lits.md 2: pieces ---------------------------------------------------------------
 
 
 def test_shapes_come_in_every_rotation_and_mirror_image() -> None:
@@ -126,7 +126,7 @@ def test_five_of_each_shape_are_shared(rules: LitsRules) -> None:
     assert rules.new_game(2, {}).remaining == (5, 5, 5, 5)
 
 
-# -- a turn: the three placement rules ---------------------------------------------------
+# -- lits.md 3: a turn, the three placement rules (3.2, 3.3, 3.4) ------------------------
 
 
 def test_the_first_piece_may_go_anywhere(rules: LitsRules) -> None:
@@ -190,7 +190,7 @@ def test_covering_marks_of_either_seat_is_allowed(rules: LitsRules) -> None:
     assert covers == {"x": True, "o": True}
 
 
-# -- the pie rule -------------------------------------------------------------------------
+# -- lits.md 4: the pie rule --------------------------------------------------------------
 
 
 def test_after_the_first_piece_the_second_seat_chooses_swap_or_keep(rules: LitsRules) -> None:
@@ -227,7 +227,7 @@ def test_scores_are_own_uncovered_marks(rules: LitsRules) -> None:
     assert rules.current_scores(state) == (30 - covered_x, 30 - covered_o)
 
 
-# -- a shape running out ------------------------------------------------------------
+# -- lits.md 2.2: "can no longer be played by anyone" -------------------------------
 
 
 def test_a_shape_that_runs_out_is_playable_by_nobody(rules: LitsRules) -> None:
@@ -257,7 +257,7 @@ def test_a_shape_that_runs_out_is_playable_by_nobody(rules: LitsRules) -> None:
     assert all(r >= 0 for r in state.remaining)
 
 
-# -- the end and the tie-break ---------------------------------------------------------
+# -- lits.md 5: the end and the tie-break ----------------------------------------------
 
 
 def test_the_game_ends_when_the_seat_to_move_cannot_place(rules: LitsRules) -> None:

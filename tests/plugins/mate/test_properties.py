@@ -10,7 +10,7 @@ RULES = MateRules()
 
 
 def expected_answers(lead: str, cards: tuple[str, ...], kings_privilege: bool, free_move: bool) -> set[str]:
-    """RULES.md §5 read literally, independently of the engine's code."""
+    """docs/rules/mate.md 2.2, 6.2 and 6.3 read literally, independently of the engine's code."""
     if kings_privilege and card_rank(lead) == "K" and any(card_rank(c) == "K" for c in cards):
         return {c for c in cards if card_rank(c) == "K"}
     suit = {c for c in cards if card_suit(c) == card_suit(lead)}

@@ -1,4 +1,4 @@
-"""RULES.md §5 (Mate), clause by clause."""
+"""docs/rules/mate.md, clause by clause."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .conftest import deal_action, dealt, finish, position, split_deck
 A_KINGS = ["AC", "10C", "KC", "QC", "7C", "KS", "QS", "7S", "KH", "KD"]
 
 
-# -- cards and deal -------------------------------------------------------------------
+# -- mate.md 1 and 2.1: cards and deal ------------------------------------------------
 
 
 def test_the_deck_is_a_10_k_q_7_of_each_suit() -> None:
@@ -74,7 +74,7 @@ def test_sampled_shuffles_are_valid_deals(rules: MateRules) -> None:
         )
 
 
-# -- play -------------------------------------------------------------------------------
+# -- mate.md 2: play --------------------------------------------------------------------
 
 
 def test_the_dealer_leads_the_first_play_and_may_lead_any_card(rules: MateRules) -> None:
@@ -134,7 +134,7 @@ def test_ten_moves_without_a_mate_are_a_draw_and_nobody_scores(rules: MateRules)
     assert state.totals == (0, 0)
 
 
-# -- score --------------------------------------------------------------------------------
+# -- mate.md 1.4, 3, 5.1, 5.4, 5.5 and 5.7: values and score ------------------------------
 
 
 @pytest.mark.parametrize(("rank", "value"), [("A", 11), ("10", 10), ("K", 4), ("Q", 3), ("7", 7)])
@@ -205,7 +205,7 @@ def test_when_both_foreplace_move_10_repeats_move_9_and_cannot_mate(rules: MateR
     assert state.results[-1] == PlayResult(None)
 
 
-# -- round and match --------------------------------------------------------------------
+# -- mate.md 4: round and match ---------------------------------------------------------
 
 
 def _finish_play(rules: MateRules, state):
@@ -277,7 +277,7 @@ def test_no_pause_after_the_fourth_play_the_match_ends(rules: MateRules) -> None
         rules.apply(state, "AC")
 
 
-# -- foreplacing ---------------------------------------------------------------------------
+# -- mate.md 5: foreplacing ----------------------------------------------------------------
 
 
 def test_foreplacing_is_decided_dealer_first_then_the_other_seat(rules: MateRules) -> None:
@@ -330,7 +330,7 @@ def test_without_the_foreplacing_option_play_starts_at_once(rules: MateRules) ->
     assert state.phase == "play" and NONE not in rules.legal_actions(state)
 
 
-# -- variants ------------------------------------------------------------------------------
+# -- mate.md 6: variants -------------------------------------------------------------------
 
 
 def test_double_deck_has_the_twenty_cards_of_the_variant() -> None:

@@ -1,4 +1,4 @@
-"""RULES.md §1 "Deck" and "Deal and turn"; MILLE-NOTES "Deck", "Hand, the P slot and the deal"."""
+"""docs/rules/mille.md 2 and 3: the deck, the deal, the P slot and the turns."""
 
 from __future__ import annotations
 

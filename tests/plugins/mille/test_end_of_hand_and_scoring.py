@@ -1,5 +1,4 @@
-"""RULES.md §1 "Extension", "End of hand", "Scoring", the game to 5000; MILLE-NOTES "Trip length",
-"End of hand / empty deck", "Scoring", "Game end"."""
+"""docs/rules/mille.md 8, 9, 10 and 11: the extension, the end of a hand, scoring, the game to 5000."""
 
 from __future__ import annotations
 

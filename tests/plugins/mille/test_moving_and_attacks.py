@@ -1,4 +1,4 @@
-"""RULES.md §1 "Moving", "Hazards", "Remedies"; MILLE-NOTES "Starting to move, remedies and hazards"."""
+"""docs/rules/mille.md 4, 5 and 6: moving (with 4.3's order of checks), hazards, remedies."""
 
 from __future__ import annotations
 

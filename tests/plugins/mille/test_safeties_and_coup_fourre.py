@@ -1,4 +1,4 @@
-"""RULES.md §1 "Safeties", "Coup fourré"; MILLE-NOTES "Safeties, extra turn, coup fourré", "Turn order"."""
+"""docs/rules/mille.md 7 (safeties, extra turn, coup fourré) and 3.3 (a safety before picking)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_a_safety_that_cancels_nothing_needs_a_pick_first(rules: MilleRules):
 
 
 def test_the_original_flag_quirk_is_not_copied_right_of_way_under_an_old_limit(rules: MilleRules):
-    # MILLE-NOTES "Quirk": old Speed Limit, fresh Flat Tire.  Right of Way only lifts the
+    # docs/rules/mille.md 7.7 (Ours): old Speed Limit, fresh Flat Tire.  Right of Way only lifts the
     # old limit, so ours scores no coup (the original would); Puncture Proof still does.
     hit = hit_by(rules, "Flat Tire", hand("Right of Way", "Puncture Proof", "75", "50", "25", "Go"),
                  speed="Speed Limit")

@@ -284,7 +284,7 @@ async def test_a_resumed_game_saves_to_its_own_file_without_asking(tmp_path):
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MilleScreen) and screen.save_path == path
-        assert status(app).startswith("resumed.toml [")  # the original shows the file and its time
+        assert status(app).startswith("Resumed “resumed”, saved ")  # as the original: the save and its time
         await pilot.press("p", "s")
         await pilot.pause()
         assert isinstance(app.screen, MilleScreen)  # no file prompt

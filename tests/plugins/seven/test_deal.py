@@ -1,4 +1,4 @@
-"""RULES.md §2 Seats and Cards: 52 cards, 5 each, the first up-card; the deal is a chance action."""
+"""docs/rules/seven.md 1 and 2: 52 cards, 5 each, the first up-card; the deal is a chance action."""
 
 from __future__ import annotations
 

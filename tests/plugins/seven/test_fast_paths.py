@@ -1,5 +1,5 @@
 """The engine's fast paths (precomputed tables, a positional one-card draw, a parse cache for
-chance actions) agree with the rules as RULES.md §2 states them, card by card."""
+chance actions) agree with the rules as docs/rules/seven.md 3 and 4 state them, card by card."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .conftest import table
 
 
 def expected_legal(hand: list[int], top: int, called: int, penalty: int, can_draw: bool) -> list[str]:
-    """§2 Play, 7 and Queen, written out plainly: the reference the tables must match."""
+    """seven.md 3.1, 3.6, 3.7 and 4.3, written out plainly: the reference the tables must match."""
     if penalty:
         return [CARD_CODES[c] for c in hand if rank_of(c) == SEVEN] + ["draw"]
     suit, rank = (called, QUEEN) if called >= 0 else (suit_of(top), rank_of(top))

@@ -1,4 +1,4 @@
-"""RULES.md §2 Play, Ace and Queen: matching, drawing, skipping, calling."""
+"""docs/rules/seven.md 3: matching, drawing, skipping, calling."""
 
 from __future__ import annotations
 

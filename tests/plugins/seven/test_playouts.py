@@ -1,4 +1,4 @@
-"""Seeded deals end and keep their invariants: 52 cards, zero-sum scores (RULES.md §2).
+"""Seeded deals end and keep their invariants: 52 cards, zero-sum scores (docs/rules/seven.md 5.4, 6.2).
 
 20,000 five-seat deals here (10,000 each with random and greedy bots); bench/bench_seven.py
 also checks the cards after every single action.

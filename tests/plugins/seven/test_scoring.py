@@ -1,4 +1,4 @@
-"""RULES.md §2 Scoring: Queen 10, 7 5, others 1 against each loser; the sum to the winner."""
+"""docs/rules/seven.md 6: Queen 10, 7 5, others 1 against each loser; the sum to the winner."""
 
 from __future__ import annotations
 

@@ -15,9 +15,8 @@ from gamenight.testing import settle
 from gamenight_seven.bots import GreedyBot
 from gamenight_seven.screen import SevenScreen
 from gamenight_seven.suit_dialog import SuitDialog
-from gamenight_seven.widgets import SeatPanel, fit_cells
+from gamenight_seven.widgets import HandView, SeatPanel, fit_cells
 from rich.cells import cell_len
-from textual.widgets import OptionList
 from textual.worker import WorkerCancelled
 
 REGISTRY = load_registry()
@@ -66,7 +65,7 @@ async def test_a_whole_deal_can_be_played_by_keys_with_a_queen_and_its_suit_choi
         await calm(pilot)
         screen = app.screen
         assert isinstance(screen, SevenScreen)
-        assert [option.id for option in screen.query_one("#hand", OptionList).options] == [
+        assert screen.query_one("#hand", HandView).ids == [
             "draw", "5S", "JS", "TH", "6C", "QD",
         ]
         await pilot.press("end", "enter")  # the Queen of diamonds: the suit dialog opens

@@ -1,4 +1,4 @@
-"""RULES.md §2 7: a penalty of 3 that stacks to 6, 9, 12 and only a 7 answers."""
+"""docs/rules/seven.md 4: a penalty of 3 that stacks to 6, 9, 12 and only a 7 answers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §2 Stock empty: the reshuffle, the exhausted piles, the blocked deal."""
+"""docs/rules/seven.md 5: the reshuffle, the exhausted piles, the blocked deal."""
 
 from __future__ import annotations
 

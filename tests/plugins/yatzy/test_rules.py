@@ -1,4 +1,4 @@
-"""RULES.md §3 (Yatzy), line by line."""
+"""docs/rules/yatzy.md, clause by clause."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def play_turn(state, dice: str, box: str):
     return RULES.apply(state, "score:" + box)
 
 
-# -- "1–8 seats (solo included)" ------------------------------------------------
+# -- yatzy.md 1.1: "1–8 seats (solo included)" ----------------------------------
 
 
 @pytest.mark.parametrize("seats", [1, 2, 8])
@@ -50,7 +50,7 @@ def test_the_game_descriptor_offers_one_to_eight_seats_and_the_joker_option():
     assert GAME.default_options() == {"joker": False}
 
 
-# -- "13 rounds; each round: roll all 5 dice" ------------------------------------
+# -- yatzy.md 2.1: "A turn starts by rolling all 5 dice" (13 rounds: 1.2) --------
 
 
 def test_a_round_starts_by_rolling_all_five_dice():
@@ -97,7 +97,7 @@ def test_seats_take_turns_and_the_game_ends_after_thirteen_rounds():
         RULES.apply(state, FIRST_ROLL)
 
 
-# -- "then up to two re-rolls of any subset" -----------------------------------------
+# -- yatzy.md 2.2: "Then up to two re-rolls of any subset" ---------------------------
 
 
 def test_any_subset_may_be_rerolled_twice_then_the_dice_must_be_scored():
@@ -125,7 +125,7 @@ def test_holding_every_die_is_not_a_roll():
         RULES.apply(rolled("12345"), "roll:11111")
 
 
-# -- "then score in one unused box (zero if it does not qualify)" --------------------
+# -- yatzy.md 2.3: "the seat scores the dice in one unused box" ----------------------
 
 
 def test_a_used_box_cannot_be_scored_again():
@@ -147,7 +147,7 @@ def test_every_open_box_may_be_chosen():
     )
 
 
-# -- "Boxes" ---------------------------------------------------------------------------
+# -- yatzy.md 3: boxes -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -228,7 +228,7 @@ def test_a_solo_game_has_no_place_line():
     assert "Place" not in dict(RULES.outcome(final(full_sheet(chance=20))).lines)
 
 
-# -- "Yatzy bonus" -------------------------------------------------------------------------
+# -- yatzy.md 4.1: "each further Yatzy rolled earns a bonus of 100" ------------------------
 
 
 def test_a_further_yatzy_earns_100_once_the_yatzy_box_holds_50_and_is_still_scored():
@@ -259,7 +259,7 @@ def test_yatzy_bonuses_add_up():
     assert state.bonuses == (2,)
 
 
-# -- "Decision: five of a kind is not a Full House, and no joker by default" -------------------
+# -- yatzy.md 3.4: "five of a kind is not a Full House" ----------------------------------------
 
 
 def test_five_of_a_kind_is_not_a_full_house():
@@ -275,7 +275,7 @@ def test_without_the_joker_option_a_yatzy_may_go_in_any_open_box():
     assert preview(state.sheets[0], state.dice)[BOXES.index("large_straight")] == 0
 
 
-# -- "Option joker: the official Hasbro joker rule" ----------------------------------------------
+# -- yatzy.md 5.1: "turns on the official Hasbro joker rule" -------------------------------------
 
 
 def test_joker_a_yatzy_must_fill_its_open_upper_box():
@@ -324,7 +324,7 @@ def test_joker_does_not_apply_while_the_yatzy_box_is_open():
     assert len([a for a in RULES.legal_actions(state) if a.startswith("score:")]) == 12
 
 
-# -- "The sheet shows, for the dice on the table, what each open box would score." ---------------
+# -- yatzy.md 2.4: "what each open box would score" ----------------------------------------------
 
 
 def test_preview_lists_what_each_open_box_would_score():

@@ -11,13 +11,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gamenight import BotSpec, GameInfo, Option, hookimpl
-from gamenight.i18n import load_catalogue_file
-from gamenight.sdk import lazy_screen, read_help
+from gamenight.sdk import lazy_screen, read_help, read_translations
 
 from . import __version__
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
+
+GAMENIGHT_API = "1.0"
+"""The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 HERE = Path(__file__).parent
 THEME_FILE = HERE / "themes" / "example-dusk.toml"
@@ -43,7 +45,7 @@ GAME = GameInfo(
     ),
     screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
     help=read_help(HERE),
-    translations={"ja": load_catalogue_file(HERE / "locale" / "ja.toml")},
+    translations=read_translations(HERE),  # locale/<lang>.toml, each read when its language is first wanted
     seat_names=("North", "East", "South", "West"),
     version=__version__,
     perfect_information=False,
@@ -52,8 +54,9 @@ GAME = GameInfo(
 CAUTIOUS_YATZY = BotSpec(
     "cautious", "Cautious (example plugin)", make_cautious, 1,
     "Banks any made hand at once; otherwise keeps its most common face.",
-    # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue.
-    translations={"ja": load_catalogue_file(HERE / "locale" / "yatzy.ja.toml")},
+    # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue
+    # (yatzy_texts/locale/<lang>.toml: a folder of their own, or they would count as a language here).
+    translations=read_translations(HERE / "yatzy_texts"),
 )
 
 

@@ -1,0 +1,100 @@
+"""The command line prints outside text (plugin errors, arguments) as plain text, never as markup or escapes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gamenight.cli import main
+from gamenight.plugins import PluginRecord, load_registry
+
+from tests.core.nim import NimPlugin
+
+HOSTILE_ERROR = "failed to load: RuntimeError: \x1b]0;PWNED\x07\x1b[31mred [/red] [bold]boom (evil.py:3)"
+
+
+@pytest.fixture
+def broken_registry(monkeypatch):
+    """Nim, and a plugin whose error holds terminal escapes and Rich markup."""
+
+    def registry():
+        found = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+        found.plugins.append(PluginRecord(name="evil[/red]", distribution="gamenight-evil", version="0.1",
+                                          errors=[HOSTILE_ERROR]))
+        return found
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", registry)
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def test_plugins_prints_a_hostile_error_as_plain_text_and_exits_1(broken_registry, capsys):
+    assert main(["plugins"]) == 1
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out and "\x07" not in out and "Traceback" not in err
+    assert "evil[/red]: failed to load: RuntimeError:" in out and "red [/red] [bold]boom" in out
+
+
+def test_plugins_json_exits_1_when_a_plugin_failed(broken_registry, capsys):
+    assert main(["plugins", "--json"]) == 1
+    records = json.loads(capsys.readouterr().out)
+    assert [record["error"] for record in records] == [None, HOSTILE_ERROR]
+
+
+def test_plugins_exits_0_when_every_plugin_loaded(monkeypatch, nim_registry, capsys):
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    assert main(["plugins"]) == 0
+    assert main(["plugins", "--json"]) == 0
+
+
+def test_plugins_at_80_columns_splits_no_word(broken_registry, capsys):
+    assert main(["plugins"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    words = {word for line in lines for word in line.replace("│", " ").replace("┃", " ").split()}
+    assert {"Plugin", "Distribution", "Version", "Games", "Bots", "Themes", "Status"} <= words
+    assert {"failed", "ok", "gamenight-evil"} <= words
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["arena", "[/red]", "--seats", "first,first"], "no game '[/red]'"),
+    (["arena", "nim", "--seats", "first,[/red]"], "no bot '[/red]'"),
+    (["arena", "nim", "--seats", "first,first", "--option", "[/x]"], "--option takes K=V, not '[/x]'"),
+    (["arena", "nim", "--seats", "first,first", "--option", "[/x]=1"], "no option '[/x]'"),
+    (["arena", "nim", "--seats", "first,first", "--option", "sticks=[/x]"], "not '[/x]'"),
+    (["arena", "nim", "--seats", "first,first", "--option", "sticks=\x1b]0;PWNED\x07"], "not '"),
+])
+def test_arena_refuses_markup_and_escapes_in_arguments_with_a_message_and_code_2(
+        argv, shown, monkeypatch, nim_registry, capsys):
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gamenight arena: ") and shown in err
+    assert "\x1b" not in err and "\x07" not in err and "Traceback" not in err
+
+
+def test_arena_says_how_many_seats_a_game_takes_naturally(monkeypatch, capsys):
+    assert main(["arena", "lits", "--seats", "random,random,random", "--games", "1"]) == 2
+    assert "lits takes 2 seats, not 3" in capsys.readouterr().err
+    assert main(["arena", "seven", "--seats", "random", "--games", "1"]) == 2
+    assert "seven takes 2–5 seats, not 1" in capsys.readouterr().err
+
+
+def test_arena_table_shows_a_plugin_bot_id_as_plain_text(monkeypatch, capsys):
+    from gamenight.sdk import BotSpec
+
+    from tests.core.nim import FirstBot
+
+    def registry():
+        class Bots:
+            from gamenight import hookimpl
+
+            @hookimpl
+            def register_bots(self, register):
+                register("nim", BotSpec("[/b]", "Odd", lambda r, s, o: FirstBot()))
+
+        return load_registry(extra_plugins={"nim": NimPlugin(), "bots": Bots()}, entry_points=[])
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", registry)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["arena", "nim", "--seats", "[/b],first", "--games", "2"]) == 0
+    assert "[/b]" in capsys.readouterr().out

@@ -1,0 +1,45 @@
+"""The architecture holds: import-linter's contracts in pyproject.toml ([tool.importlinter]).
+
+- the room's core never imports a game; the built-in games never import each other;
+- rules, bots and the headless core never import Textual (rules are pure and fast);
+- no import cycle between the modules of any package.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint(cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def test_the_projects_import_contracts_hold():
+    result = lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 4 kept, 0 broken." in result.stdout
+
+
+def test_a_cycle_and_a_textual_import_break_the_same_kinds_of_contract(tmp_path: Path):
+    package = tmp_path / "toy"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "rules.py").write_text("import textual\n")
+    (package / "a.py").write_text("from toy import b\n")
+    (package / "b.py").write_text("def f():\n    from toy import a\n")  # a lazy import is a cycle too
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = toy\ninclude_external_packages = True\n\n"
+        "[importlinter:contract:pure]\nname = pure\ntype = forbidden\nsource_modules = toy.rules\n"
+        "forbidden_modules = textual\n\n"
+        "[importlinter:contract:acyclic]\nname = acyclic\ntype = acyclic_siblings\nancestors = toy\n"
+    )
+    result = lint(tmp_path, env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 1
+    assert "pure BROKEN" in result.stdout and "acyclic BROKEN" in result.stdout

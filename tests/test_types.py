@@ -1,0 +1,56 @@
+"""The public SDK is fully typed: `mypy --strict` passes on gamenight.sdk, and its generics bite.
+
+A plugin written as ``class MyRules(Rules[MyState, MyView])`` has its states and views
+checked by a type checker; the second test shows mypy catching a wrong state type.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mypy-cache")  # shared: the second run reuses the SDK's analysis
+
+
+def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MYPYPATH": str(ROOT / "core")}
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
+         "--cache-dir", str(cache), *targets],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
+    )
+
+
+def test_the_sdk_passes_mypy_strict(cache: Path):
+    result = mypy(cache, str(ROOT / "core" / "gamenight" / "sdk.py"))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_plugins_state_type_is_checked_through_the_generic_rules(cache: Path, tmp_path: Path):
+    plugin = tmp_path / "typed_plugin.py"
+    plugin.write_text(
+        "from collections.abc import Mapping\n"
+        "from typing import Any\n"
+        "from gamenight.sdk import Action, Rules\n\n"
+        "class Counting(Rules[int, str]):\n"
+        "    def new_game(self, seats: int, options: Mapping[str, Any]) -> int:\n"
+        "        return 0\n"
+        "    def apply(self, state: int, action: Action) -> int:\n"
+        "        return state + 1\n"
+        "    def view(self, state: int, seat: int) -> str:\n"
+        "        return str(state)\n\n"
+        "def first_view(rules: Counting) -> int:\n"
+        "    return rules.view(rules.new_game(2, {}), 0)\n"  # a str, not an int: mypy must say so
+    )
+    result = mypy(cache, str(plugin))
+    assert result.returncode == 1
+    assert 'Incompatible return value type (got "str", expected "int")' in result.stdout, result.stdout

@@ -74,13 +74,16 @@ RESIZE_INTERVAL = 0.25
 (a storm of 7,004 resizes in 20 s cost a room 59% of a core at one per 50 ms)."""
 EXPIRY_CHECK = 3600.0
 """Seconds between two sweeps of idle guest folders."""
-INPUT_RATE = 2048
+INPUT_RATE = 1024
 """Bytes of input per second a room is given on average.  Textual turns every byte into a queued
 event and never stops reading its terminal, so input faster than a room can handle would pile up
-in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second).
-2 KiB/s is about 100 times a fast typist."""
-INPUT_BURST = 8 * 1024
+in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second), and
+each key costs the room about 0.15 ms of CPU.  1 KiB/s is about 50 times a fast typist and more
+than a moving mouse reports; a flooding client can take about 15% of a core."""
+INPUT_BURST = 4 * 1024
 """Bytes of input a room is given at once (a paste); beyond the rate and this, input is dropped."""
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+"""The brackets of a pasted text (bracketed paste mode)."""
 ROOM_MEMORY = 1024
 """Default cap on each room's address space in MiB (``RLIMIT_AS``); an idle room uses about 200."""
 
@@ -342,8 +345,11 @@ class Connection(asyncssh.SSHServer):
                            asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
 
         def global_answered(result: Any) -> None:
+            # Only requests asyncssh knows and the server refused (forwardings); an unknown one
+            # may be an OpenSSH client's keepalive@openssh.com (ServerAliveInterval).
+            known = conn._global_request_queue and callable(conn._global_request_queue[0][0])
             global_response(result)
-            if result is False:
+            if result is False and known:
                 self.count_refused()
 
         conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
@@ -561,11 +567,14 @@ class GameChannel(asyncssh.SSHServerChannel):
         request = self._request_queue[0][0] if self._request_queue else ""
         super()._report_response(result)
         session = self._session
-        if not result and request != "env" and isinstance(session, GameSession):
+        if not result and request not in HARMLESS_REQUESTS and isinstance(session, GameSession):
             session.owner.count_refused()
 
 
 _ENV_NAMES_BYTES = frozenset(name.encode() for name in ENV_NAMES)
+HARMLESS_REQUESTS = frozenset({"env", "eow@openssh.com", "keepalive@openssh.com", "break", "signal", "xon-xoff",
+                               "window-change"})
+"""Channel requests an ordinary client sends on its own; refusing them does not count against it."""
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -586,6 +595,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._utf8 = codecs.getincrementaldecoder("utf-8")("ignore")
         self._input = TokenBucket(INPUT_RATE, INPUT_BURST)
         self.input_dropped = 0
+        self._in_paste = False
+        """Whether the room has been sent the start of a bracketed paste but not its end."""
         self._resize_handle: asyncio.TimerHandle | None = None
         self._resized_at = float("-inf")
         self._ended = False
@@ -697,7 +708,15 @@ class GameSession(asyncssh.SSHServerSession):
                 self.hub.log("limit", kind="input", conn=self.owner.id, peer=self.owner.peer,
                              user_id=self.owner.user_id, limit=INPUT_RATE)
             self.input_dropped += len(data)
+            if self._in_paste:  # the end of a paste was dropped: end it, or every later key joins the paste
+                self._in_paste = False
+                if self.room is not None:
+                    self.room.write(PASTE_END)
             return
+        if b"\x1b[20" in data:
+            start, end = data.rfind(PASTE_START), data.rfind(PASTE_END)
+            if start != end:
+                self._in_paste = start > end
         # The room reads UTF-8 (and Textual's input thread dies on anything else): drop invalid
         # bytes; a character split across two packets is kept until it is complete.
         data = self._utf8.decode(data).encode("utf-8")

@@ -24,7 +24,18 @@ def lint(cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 def test_the_projects_import_contracts_hold():
     result = lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 4 kept, 0 broken." in result.stdout
+    assert "Contracts: 5 kept, 0 broken." in result.stdout
+
+
+def test_every_private_module_of_the_room_is_closed_to_the_built_in_games():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (public_only,) = [c for c in contracts if c["name"].startswith("Built-in games use only the public SDK")]
+    core = ROOT / "core" / "gamenight"
+    modules = {f"gamenight.{path.stem}" for path in core.glob("*.py") if path.stem not in {"__init__", "__main__"}}
+    modules |= {f"gamenight.{path.name}" for path in core.iterdir() if (path / "__init__.py").exists()}
+    assert set(public_only["forbidden_modules"]) == modules - {"gamenight.sdk"}
 
 
 def test_a_cycle_and_a_textual_import_break_the_same_kinds_of_contract(tmp_path: Path):

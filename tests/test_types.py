@@ -31,7 +31,7 @@ def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_sdk_passes_mypy_strict(cache: Path):
-    result = mypy(cache, str(ROOT / "core" / "gamenight" / "sdk.py"))
+    result = mypy(cache, str(ROOT / "core" / "gamenight" / "sdk" / "__init__.py"))
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -297,11 +297,11 @@ class GameNightApp(App):
         screen.save_path = save_path
         self.push_screen(screen)
 
-    def open_help(self, game: GameInfo) -> None:
-        """Show ``game``'s rules and keys."""
+    def open_help(self, game: GameInfo, extra: str = "") -> None:
+        """Show ``game``'s rules and keys (and ``extra`` Markdown after them)."""
         from gamenight.screens.help_screen import HelpScreen
 
-        self.push_screen(HelpScreen(game))
+        self.push_screen(HelpScreen(game, extra=extra))
 
     def open_settings(self) -> None:
         """Show the settings screen."""

@@ -10,10 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.i18n import translator
-from gamenight.match import Match
-from gamenight.sdk import Action
-from gamenight.ui.game_screen import GameScreen, pad_cells
+from gamenight.sdk import Action, GameScreen, Match, pad_cells, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight.i18n import translator
-from gamenight.sdk import Action, BotContext, Rules
+from gamenight.sdk import Action, BotContext, Rules, translator
 
 from .rules import NONE, MateRules, MateState, Variant, answers, pretty, score_for, strength, stronger
 from .solver import Line, Solver

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight.hookspecs import hookimpl
-from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_screen, read_help, read_translations
 
 from .rules import MateRules
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.i18n import translator
-from gamenight.sdk import Action, Interlude
-from gamenight.ui.game_screen import GameScreen
+from gamenight.sdk import Action, GameScreen, Interlude, translator
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -299,11 +297,9 @@ class MateScreen(GameScreen):
 
     def _show_explanation(self, state: MateState, text: str, for_help: bool) -> None:
         if for_help:
-            from gamenight.screens.help_screen import HelpScreen
-
             sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
             extra = f"## {_('This play')}\n\n{sentence}" if text else ""
-            self.app.push_screen(HelpScreen(self.match.game, extra=extra))
+            self.show_help(extra)
         elif state is self.match.state:  # still the position it was asked for
             self.hint = text or _("Nothing to solve now.")
             self.refresh_view()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamenight.i18n import translator
+from gamenight.sdk import translator
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamenight.i18n import translator
-from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
+from gamenight.sdk import Action, BotContext, BotSpec, plain_factory, translator
 
 from gamenight_mille.rules import (
     ACCIDENT,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamenight.hookspecs import hookimpl
-from gamenight.sdk import GameInfo, Option, lazy_screen, read_help, read_translations
+from gamenight.sdk import GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
 
 from gamenight_mille.bots import BOTS
 from gamenight_mille.rules import GAME_TARGET, MilleRules

@@ -14,11 +14,18 @@ import datetime
 import re
 from pathlib import Path
 
-from gamenight.dialogs import ResultDialog, ResultTable, YesNoDialog
-from gamenight.i18n import translator
-from gamenight.match import Match
-from gamenight.sdk import CHANCE, Action, Interlude
-from gamenight.ui.game_screen import GameScreen, StatusLine
+from gamenight.sdk import (
+    CHANCE,
+    Action,
+    GameScreen,
+    Interlude,
+    Match,
+    ResultDialog,
+    ResultTable,
+    StatusLine,
+    YesNoDialog,
+    translator,
+)
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal

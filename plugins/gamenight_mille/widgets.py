@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gamenight.linebreak import wrap
-from gamenight.ui.game_screen import pad_cells
+from gamenight.sdk import pad_cells, wrap
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamenight.hookspecs import hookimpl
-from gamenight.sdk import GameInfo, lazy_screen, read_help, read_translations
+from gamenight.sdk import GameInfo, hookimpl, lazy_screen, read_help, read_translations
 
 from gamenight_seven.bots import BOTS
 from gamenight_seven.rules import SevenRules

@@ -31,8 +31,7 @@ from bisect import insort
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token, translator
 
 from .cards import (
     ACE,

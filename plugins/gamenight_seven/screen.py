@@ -12,10 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.i18n import translator
-from gamenight.match import Match
-from gamenight.sdk import Action
-from gamenight.ui.game_screen import GameScreen
+from gamenight.sdk import Action, GameScreen, Match, translator
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType

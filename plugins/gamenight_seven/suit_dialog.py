@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from gamenight.i18n import translator
+from gamenight.sdk import translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical

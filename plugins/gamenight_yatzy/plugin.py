@@ -6,8 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gamenight.hookspecs import hookimpl
-from gamenight.sdk import BotSpec, GameInfo, Option, lazy_bot, lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_screen, read_help, read_translations
 
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
 

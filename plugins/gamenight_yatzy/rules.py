@@ -19,8 +19,7 @@ from functools import partial
 from itertools import compress
 from typing import Any, NamedTuple
 
-from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, translator
 
 _ = translator("yatzy")
 

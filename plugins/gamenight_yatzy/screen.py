@@ -13,11 +13,7 @@ from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, Action
-from gamenight.ui.game_screen import GameScreen
-from gamenight.widgets.dice import DiceRow
-from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
+from gamenight.sdk import CHANCE, Action, DiceRow, GameScreen, ScoreCell, ScoreRow, ScoreTable, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll

@@ -72,3 +72,17 @@ def test_lazy_bot_imports_the_bots_module_only_when_a_bot_is_made(tmp_path, monk
     assert "heavy_bots_for_test" not in sys.modules
     assert factory(None, 3, {}).seat == 3
     assert "heavy_bots_for_test" in sys.modules
+
+
+def test_every_public_name_of_the_sdk_resolves_and_rules_pay_no_textual():
+    import subprocess
+    import sys
+
+    import gamenight.sdk as sdk
+
+    for name in sdk.__all__:
+        assert getattr(sdk, name) is not None, name
+    # A rules module's `from gamenight.sdk import Rules` must not import Textual (it is lazy).
+    code = "import sys, gamenight.sdk; from gamenight.sdk import Rules, translator; print('textual' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"

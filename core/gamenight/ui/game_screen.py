@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from rich.cells import cell_len
 from textual import work
@@ -38,7 +38,33 @@ from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
-__all__ = ["GameScreen", "StatusLine", "pad_cells"]
+if TYPE_CHECKING:
+    from gamenight.save_store import SaveStore
+    from gamenight.sdk import GameInfo
+
+__all__ = ["GameScreen", "Room", "StatusLine", "pad_cells"]
+
+
+@runtime_checkable
+class Room(Protocol):
+    """What a game's table may use of the room it runs in (:attr:`GameScreen.room`).
+
+    The room (``gamenight``'s app) provides all of it; a test harness or another
+    host may provide it too. Beyond this, a table uses only Textual's own ``App``
+    API (``push_screen``, ``pop_screen``, ``notify``, ``bell``, ``call_from_thread``).
+    """
+
+    bot_delay: float
+    """Seconds a bot's move stays visible before the next one."""
+
+    @property
+    def saves(self) -> SaveStore:
+        """Where games are saved and autosaved."""
+        ...
+
+    def open_help(self, game: GameInfo, extra: str = "") -> None:
+        """Show ``game``'s rules and keys, with ``extra`` Markdown at the end."""
+        ...
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -91,6 +117,12 @@ class GameScreen(Screen):
             self.token = token
             self.action = action
             self.error = error
+
+    @property
+    def room(self) -> Room | None:
+        """The room this table runs in, or None when the app is not a gamenight room."""
+        app = self.app
+        return app if isinstance(app, Room) else None
 
     def __init__(self, match: Match) -> None:
         super().__init__()
@@ -330,7 +362,8 @@ class GameScreen(Screen):
     @property
     def bot_delay(self) -> float:
         """Seconds a bot's move is held back so people can follow it."""
-        return float(getattr(self.app, "bot_delay", 0.5))
+        room = self.room
+        return float(room.bot_delay) if room is not None else 0.5
 
     def _start_bot(self) -> None:
         self._bot_token += 1
@@ -454,8 +487,9 @@ class GameScreen(Screen):
 
     # -- saving, help, leaving -------------------------------------------------
 
-    def _saves(self):
-        return getattr(self.app, "saves", None)
+    def _saves(self) -> SaveStore | None:
+        room = self.room
+        return room.saves if room is not None else None
 
     def autosave(self) -> bool:
         """Keep an autosave of the game in progress (used after a crash or disconnect).
@@ -508,11 +542,15 @@ class GameScreen(Screen):
 
     def action_help(self) -> None:
         """Show the game's rules (the room's help screen: the table does not import the room's screens)."""
-        open_help = getattr(self.app, "open_help", None)
-        if open_help is None:
+        self.show_help()
+
+    def show_help(self, extra: str = "") -> None:
+        """The game's rules and keys, with ``extra`` Markdown after them (e.g. advice for this position)."""
+        room = self.room
+        if room is None:
             self.message(_("The rules are not available here."), error=True)
             return
-        open_help(self.match.game)
+        room.open_help(self.match.game, extra)
 
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""

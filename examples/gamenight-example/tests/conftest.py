@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from gamenight.config import Config
-from gamenight.i18n import set_language
-from gamenight.plugins import Registry, load_registry
+from gamenight.sdk.testing import Registry, load_registry, set_language
 
 
 @pytest.fixture(autouse=True)
@@ -30,9 +26,3 @@ def game(registry):
     if "goofspiel" not in registry.games:
         pytest.fail("gamenight-example is not installed here: pip install -e examples/gamenight-example first")
     return registry.game("goofspiel")
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
-    """A config of its own (no user settings leak in)."""
-    return Config.load(tmp_path / "config.toml")

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from gamenight.match import SeatConfig, play_headless
-from gamenight.testing import (
+from gamenight.sdk import SeatConfig, play_headless
+from gamenight.sdk.testing import (
     check_bot_legality,
     check_save_round_trip,
     check_screen_mounts,

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from gamenight.app import GameNightApp
-from gamenight.dialogs import MessageDialog, ResultDialog
-from gamenight.match import Match, SeatConfig
-from gamenight.testing import wait_for_bots
+from gamenight.sdk import Match, MessageDialog, ResultDialog, SeatConfig
+from gamenight.sdk.testing import make_room, wait_for_bots
 
 from gamenight_example.screen import GoofspielScreen
 
 
-def make_app(registry, config, tmp_path, **kwargs) -> GameNightApp:
-    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+def make_app(registry, tmp_path, **kwargs):
+    return make_room(registry, tmp_path, **kwargs)
 
 
-async def test_keys_and_clicks_bid_and_a_spent_card_is_refused_with_a_message(registry, config, tmp_path):
+async def test_keys_and_clicks_bid_and_a_spent_card_is_refused_with_a_message(registry, tmp_path):
     match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {}, seed=2)
-    app = make_app(registry, config, tmp_path, start_match=match)
+    app = make_app(registry, tmp_path, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_bots(pilot)
         screen = app.screen
@@ -37,9 +35,9 @@ async def test_keys_and_clicks_bid_and_a_spent_card_is_refused_with_a_message(re
         assert match.state.history[1].bids[0] == 5
 
 
-async def test_hot_seat_hides_the_table_between_bids(registry, config, tmp_path):
+async def test_hot_seat_hides_the_table_between_bids(registry, tmp_path):
     match = Match(registry.game("goofspiel"), [SeatConfig("Ann"), SeatConfig("Ben")], {}, seed=1)
-    app = make_app(registry, config, tmp_path, start_match=match)
+    app = make_app(registry, tmp_path, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_bots(pilot)
         await pilot.press("j")
@@ -53,9 +51,9 @@ async def test_hot_seat_hides_the_table_between_bids(registry, config, tmp_path)
         assert "J" not in str(screen.query_one("#seats").render())
 
 
-async def test_a_short_game_ends_in_the_result_dialog(registry, config, tmp_path):
+async def test_a_short_game_ends_in_the_result_dialog(registry, tmp_path):
     match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {"cards": 5})
-    app = make_app(registry, config, tmp_path, start_match=match)
+    app = make_app(registry, tmp_path, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
         for key in "12345":
             await wait_for_bots(pilot)
@@ -64,8 +62,8 @@ async def test_a_short_game_ends_in_the_result_dialog(registry, config, tmp_path
         assert isinstance(app.screen, ResultDialog)
 
 
-async def test_the_plugins_theme_is_offered_by_the_room(registry, config, tmp_path):
-    app = make_app(registry, config, tmp_path, theme_name="example-dusk")
+async def test_the_plugins_theme_is_offered_by_the_room(registry, tmp_path):
+    app = make_app(registry, tmp_path, theme_name="example-dusk")
     async with app.run_test(size=(80, 24)):
         assert app.theme == "example-dusk"
         assert app.theme_variables["table-felt"].lower() == "#3b2458"

@@ -56,7 +56,14 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
     from textual.screen import Screen
 
-    from gamenight.match import Match
+    from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
+    from gamenight.hookspecs import hookimpl
+    from gamenight.i18n import translator
+    from gamenight.linebreak import wrap
+    from gamenight.match import Match, SeatConfig, play_headless
+    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, pad_cells
+    from gamenight.widgets.dice import DiceRow
+    from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
 __all__ = [
     "API_VERSION",
@@ -66,21 +73,40 @@ __all__ = [
     "Bot",
     "BotContext",
     "BotSpec",
+    "DiceRow",
     "GameInfo",
+    "GameScreen",
     "IllegalAction",
     "Interlude",
+    "Match",
+    "MessageDialog",
     "Option",
     "Outcome",
+    "ResultDialog",
+    "ResultTable",
+    "Room",
     "Rules",
+    "ScoreCell",
+    "ScoreRow",
+    "ScoreTable",
+    "SeatConfig",
+    "StatusLine",
+    "TextPrompt",
     "View",
+    "YesNoDialog",
     "api_mismatch",
     "fill_seat_names",
+    "hookimpl",
     "lazy_bot",
     "lazy_screen",
+    "pad_cells",
     "plain_factory",
+    "play_headless",
     "read_help",
     "read_translations",
     "seat_token",
+    "translator",
+    "wrap",
 ]
 
 API_VERSION = "1.0"
@@ -554,3 +580,50 @@ def plain_factory(make: Callable[[], Bot]) -> Callable[[Rules[Any, Any], int, Ma
         return make()
 
     return factory
+
+
+# -- the rest of the public surface, imported on first use ---------------------------------
+#
+# A rules module that does ``from gamenight.sdk import Rules`` must not pay for Textual, so the
+# screen kit, the match and the registration marker are looked up only when a plugin asks for
+# them by name (``from gamenight.sdk import GameScreen`` works as any import does).
+
+_LAZY: dict[str, str] = {
+    # registering
+    "hookimpl": "gamenight.hookspecs",
+    # texts
+    "translator": "gamenight.i18n",
+    # a game in progress (what a screen is given)
+    "Match": "gamenight.match",
+    "SeatConfig": "gamenight.match",
+    "play_headless": "gamenight.match",
+    # the screen kit: a table's base class and the widgets and dialogs meant for games
+    "GameScreen": "gamenight.ui.game_screen",
+    "StatusLine": "gamenight.ui.game_screen",
+    "wrap": "gamenight.linebreak",
+    "Room": "gamenight.ui.game_screen",
+    "pad_cells": "gamenight.ui.game_screen",
+    "MessageDialog": "gamenight.dialogs",
+    "ResultDialog": "gamenight.dialogs",
+    "ResultTable": "gamenight.dialogs",
+    "YesNoDialog": "gamenight.dialogs",
+    "TextPrompt": "gamenight.dialogs",
+    "DiceRow": "gamenight.widgets.dice",
+    "ScoreCell": "gamenight.widgets.score_table",
+    "ScoreRow": "gamenight.widgets.score_table",
+    "ScoreTable": "gamenight.widgets.score_table",
+}
+"""Public names that live elsewhere in the room, by the module that defines them."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'gamenight.sdk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

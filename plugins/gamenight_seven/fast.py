@@ -28,6 +28,7 @@ from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
 from .rules import (
     ACE,
     CARD_CODES,
+    CARD_OF_CODE,
     DEAL,
     DRY_DISCARDS,
     HAND_SIZE,
@@ -51,7 +52,6 @@ _ = translator("seven")
 
 __all__ = ["FastSevenRules"]
 
-_CODE_TO_CARD = {code: card for card, code in enumerate(CARD_CODES)}
 _SUIT_OF = tuple(c // 13 for c in range(52))
 _RANK_OF = tuple(c % 13 for c in range(52))
 _SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
@@ -111,7 +111,7 @@ def _decode(text: str) -> list[int] | None:
     if len(text) % 2:
         return None
     pairs = _PAIRS[: len(text) // 2] if len(text) <= 104 else [slice(i, i + 2) for i in range(0, len(text), 2)]
-    cards = list(map(_CODE_TO_CARD.get, map(text.__getitem__, pairs)))
+    cards = list(map(CARD_OF_CODE.get, map(text.__getitem__, pairs)))
     return None if None in cards else cards  # type: ignore[return-value]
 
 

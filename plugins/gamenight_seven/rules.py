@@ -80,6 +80,7 @@ DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
 
 CARD_CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
+CARD_OF_CODE: dict[str, int] = {code: card for card, code in enumerate(CARD_CODES)}
 SPECIAL_UP = frozenset(c for c in range(52) if c % 13 in (ACE, SEVEN, QUEEN))
 """The cards that may not start the discard pile (docs/rules/seven.md 2.3)."""
 PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
@@ -124,8 +125,8 @@ def card_label(card: int) -> str:
 def parse_card(code: str) -> int:
     """The card for a two-character code; ``ValueError`` if there is none."""
     try:
-        return CARD_CODES.index(code.upper())
-    except ValueError:
+        return CARD_OF_CODE[code.upper()]
+    except KeyError:
         raise ValueError(f"not a card: {code!r}") from None
 
 
@@ -137,9 +138,9 @@ def _encode(cards: Sequence[int]) -> str:
 def _decode(text: str) -> list[int] | None:
     """The cards :func:`_encode` wrote, or None if ``text`` is not a run of card codes."""
     codes = [text[i : i + 2] for i in range(0, len(text), 2)]
-    if any(code not in CARD_CODES for code in codes):
+    if any(code not in CARD_OF_CODE for code in codes):
         return None
-    return [CARD_CODES.index(code) for code in codes]
+    return [CARD_OF_CODE[code] for code in codes]
 
 
 class Event(NamedTuple):

@@ -3,8 +3,9 @@
 :mod:`gamenight_mille.rules` states the rules plainly (docs/rules/mille.md); this module gives
 the same results faster, for the room, the arena and the bench.  Its tricks: states and seats
 built positionally (``tuple.__new__``, skipping the keyword handling of ``NamedTuple``), the
-legality checks of ``legal_actions`` hoisted out of the loop over the hand, and a picked card
-moved straight into the slot just emptied.  :class:`FastMilleRules` is a
+legality checks of ``legal_actions`` (and of the end of a hand once the deck is out) inlined
+and hoisted out of the loop over the hand, and a picked card moved straight into the slot just
+emptied.  :class:`FastMilleRules` is a
 :class:`~gamenight_mille.rules.MilleRules`: what it does not override (deals, safeties,
 extensions, the end of a hand, scoring, refusals, texts) is the readable code.
 
@@ -214,6 +215,17 @@ class FastMilleRules(MilleRules):
         me = _new_tuple(Seat, (me.hand, battle, speed, me.mileage, me.two_hundreds, me.safeties, me.coups,
                                False, False, (*me.table, card)))
         return self._pass_turn(state, _put(seats, turn, me), state.discards)
+
+    def _check_deck_out(self, state: MilleState) -> MilleState:
+        if state.deck:
+            return state
+        trip = state.trip
+        first, second = state.seats
+        for me, opponent in ((first, second), (second, first)):
+            for card in me.hand:
+                if card != EMPTY and _usable(me, opponent, trip, card):
+                    return state
+        return self._end_hand(state)
 
     def _pass_turn(self, state: MilleState, seats: tuple[Seat, Seat], discards: tuple[int, ...]) -> MilleState:
         turn = state.turn

@@ -4,8 +4,8 @@
 the same results faster, for the room, the arena and the bench.  Its tricks: states and seats
 built positionally (``tuple.__new__``, skipping the keyword handling of ``NamedTuple``), the
 legality checks of ``legal_actions`` (and of the end of a hand once the deck is out) inlined
-and hoisted out of the loop over the hand, and a picked card moved straight into the slot just
-emptied.  :class:`FastMilleRules` is a
+and hoisted out of the loop over the hand, a picked card moved straight into the slot just
+emptied, and a deal's letters looked up in a table.  :class:`FastMilleRules` is a
 :class:`~gamenight_mille.rules.MilleRules`: what it does not override (deals, safeties,
 extensions, the end of a hand, scoring, refusals, texts) is the readable code.
 
@@ -22,16 +22,21 @@ from gamenight.i18n import translator
 from gamenight.sdk import Action, IllegalAction
 
 from .rules import (
+    CODES,
     D50,
     D75,
     D100,
     D200,
+    DEAL,
+    DECK_COUNTS,
+    DECK_SIZE,
     EMPTY,
     END_OF_LIMIT,
     EXTENSION,
     EXTRA_TANK,
     GO,
     GO_ALLOWED_ON,
+    HAND_OVER,
     HAZARD_FOR_REMEDY,
     PLAY,
     REPAIRS,
@@ -84,6 +89,20 @@ def _usable(me: Seat, opponent: Seat, trip: int, card: int) -> bool:
     return True
 
 
+_CODE_SET = frozenset(CODES)
+_CODE_INDEX = {code: card for card, code in enumerate(CODES)}
+
+
+def _parse_deal(action: str) -> tuple[int, ...]:
+    """:func:`gamenight_mille.rules.parse_deal` with the letters looked up in a table."""
+    letters = action[5:]
+    if len(letters) != DECK_SIZE or not set(letters) <= _CODE_SET:
+        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+    if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
+        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+    return tuple(map(_CODE_INDEX.__getitem__, letters))
+
+
 def _with_hand(seat: Seat, hand: tuple[int, ...]) -> Seat:
     """``seat`` with a new hand and its coup fourré flags cleared (a draw or the end of its turn)."""
     return _new_tuple(Seat, (hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties,
@@ -109,6 +128,14 @@ def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:
 
 class FastMilleRules(MilleRules):
     """:class:`~gamenight_mille.rules.MilleRules` with fast hot paths (same results)."""
+
+    def apply(self, state: MilleState, action: Action) -> MilleState:
+        phase = state.phase
+        if phase == PLAY:
+            return self._play(state, action)
+        if (phase == DEAL or phase == HAND_OVER) and action.startswith("deal:"):
+            return self._deal(state, _parse_deal(action))
+        return super().apply(state, action)
 
     def legal_actions(self, state: MilleState) -> list[Action]:
         phase = state.phase

@@ -56,7 +56,9 @@ def test_the_kernel_gives_the_readable_rules_states_in_seeded_random_games(polic
                 break
             if mover == CHANCE:
                 action = readable.sample_chance(state, rng)
-                assert outcome_of(fast, state, action) == outcome_of(readable, state, action)
+                miscounted = action[:-1] + ("a" if action[-1] != "a" else "b")
+                for attempt in (action, miscounted, action[:-1] + "z", action + "a", action.upper()):
+                    assert outcome_of(fast, state, attempt) == outcome_of(readable, state, attempt)
             else:
                 safeties = [a for a in legal if a.startswith("use:")
                             and state.seats[mover].hand[SLOT_INDEX[a[4:]]] >= EXTRA_TANK]

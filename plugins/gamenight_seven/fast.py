@@ -313,6 +313,18 @@ class FastSevenRules(SevenRules):
             return self._check_turn_limit(new)
         return new
 
+    def _apply_draw(self, state: SevenState) -> SevenState:
+        s = list(state)
+        if state.penalty:
+            s[_I_OWED] = s[_I_OWED_TOTAL] = state.penalty
+            s[_I_OWED_ENDS] = True
+        elif state.stock or len(state.discards) > 1:
+            s[_I_OWED] = s[_I_OWED_TOTAL] = 1
+        else:
+            raise IllegalAction(_("Nothing is left to draw."))
+        s[_I_DRAWN] = 0
+        return self._settle_fields(s)
+
     def _settle(self, state: SevenState) -> SevenState:
         return self._settle_fields(list(state))
 

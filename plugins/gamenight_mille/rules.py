@@ -225,7 +225,7 @@ class _Refusal(NamedTuple):
 
 
 def _refuse(message: str, **values: object) -> _Refusal:
-    return _Refusal(message, values)
+    return _Refusal(message=message, values=values)
 
 
 def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:

@@ -13,14 +13,21 @@ import pytest
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 GAMES = ("seven", "mille", "yatzy")
 RECORDS = {"SevenState", "SevenView", "Event", "MilleState", "MilleView", "Seat", "YatzyState"}
-"""The named tuples and dataclasses of the three rules modules."""
+"""The records of the three rules modules (besides, any NamedTuple or dataclass a module defines)."""
 STATE_NAMES = {"state", "s", "after", "new", "played", "done", "owing", "shuffled", "over"}
 
 
 def tricks(source: str) -> list[str]:
     """Every construct of the kind issue 15.3 moved out of the reference rules, with its line."""
     found = []
-    records = RECORDS & {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ClassDef)}
+    records = {
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef)
+        and (any(isinstance(base, ast.Name) and base.id == "NamedTuple" for base in node.bases)
+             or any("dataclass" in ast.unparse(decorator) for decorator in node.decorator_list)
+             or node.name in RECORDS)
+    }
     for node in ast.walk(ast.parse(source)):
         where = f"line {getattr(node, 'lineno', '?')}"
         if isinstance(node, ast.Attribute) and node.attr == "__new__":
@@ -46,12 +53,14 @@ def test_the_rules_module_builds_and_reads_its_states_by_name(game):
 def test_the_check_finds_each_kind_of_trick():
     source = """
 class SevenState(tuple): ...
+class Note(NamedTuple):
+    text: str
 _I_PHASE = 1
 def f(state, cache):
     global cache
-    return tuple.__new__(SevenState, (*state[5:17], state[_I_PHASE])), SevenState(1, 2)
+    return tuple.__new__(SevenState, (*state[5:17], state[_I_PHASE])), SevenState(1, 2), Note("x")
 """
     found = "\n".join(tricks(source))
     for kind in ("a __new__ construction", "index constant _I_PHASE", "global cache", "state[...]",
-                 "SevenState(...) built positionally"):
+                 "SevenState(...) built positionally", "Note(...) built positionally"):
         assert kind in found

@@ -7,6 +7,7 @@ Run from the repository root (each part can be run on its own)::
     .venv/bin/python bench/bench_seven.py ceiling --knows hands,stock,next,short --deals 400
     .venv/bin/python bench/bench_seven.py ceiling --knows voids,suits,specials,plain,suits+specials --deals 400
     .venv/bin/python bench/bench_seven.py speed --seconds 40
+    .venv/bin/python bench/bench_seven.py decisions --deals 20 --every 4
     .venv/bin/python bench/bench_seven.py invariants --deals 20000
 
 * ``strength``: ``expert`` in one seat against four ``greedy`` or four
@@ -16,7 +17,8 @@ Run from the repository root (each part can be run on its own)::
   intervals (fair share: 20% and 0 points), and the expert's decision time
   (median and 99th percentile).  ``--bot greedy``,
   ``random`` or ``keeper`` (the expert's playout policy alone) put a baseline
-  in the same seat on the same deals; the expert's settings (``--samples``,
+  in the same seat on the same deals; the expert's settings (an
+  :class:`~gamenight_seven.bots.ExpertSettings` built from ``--samples``,
   ``--horizon``, ``--no-posterior`` for the plain sampler, the posterior
   chain's ``--burn``/``--thin``/``--beta`` ...) can be varied, and
   ``--outcomes FILE`` keeps every deal's result for paired comparisons.
@@ -33,8 +35,15 @@ Run from the repository root (each part can be run on its own)::
   open_spiel``; not a project dependency) driven by random legal actions from
   Python.  All are timed in alternating rounds so machine load hits each alike;
   deals per CPU second of this process are given beside wall clock.
+* ``decisions``: the room's expert on fixed positions (real choices of seeded
+  greedy deals), CPU time per decision: the same search on the same
+  positions, so two versions compare whatever the machine's load.
 * ``invariants``: seeded 5-seat deals with random bots; after every action the
   52 cards are conserved; every deal ends; every deal's scores sum to zero.
+
+The bounded check before and after a change to the expert (a few minutes of CPU, ~10 of
+wall clock on the shared box): ``strength --deals 400 --seed 0 --outcomes FILE`` (pair the
+two files deal by deal) and ``decisions --deals 20 --every 4``.
 """
 
 from __future__ import annotations
@@ -45,12 +54,13 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "plugins")]
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
-from gamenight_seven.bots import ExpertBot, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.bots import ExpertBot, ExpertSettings, GreedyBot, RandomBot  # noqa: E402
 from gamenight_seven.plugin import GAME  # noqa: E402
 from gamenight_seven.policies import action_for, keeper_card  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
@@ -82,8 +92,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, bool]] | None = None):
-    """One deal; ``timed`` is the seat whose decision times (and whether it had a choice) go into ``times``."""
+def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, bool, float]] | None = None):
+    """One deal; ``timed`` is the seat whose decision times go into ``times``.
+
+    Each as (wall seconds, whether it had a real choice, CPU seconds of this process: load-proof).
+    """
     rng = random.Random(seed)
     state = RULES.new_game(len(bots), {})
     while True:
@@ -96,22 +109,22 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
             view, legal = RULES.view(state, seat), RULES.legal_actions(state)
             ctx = BotContext(seat, random.Random(rng.getrandbits(32)))
             if seat == timed and times is not None:
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 action = bots[seat].choose(view, legal, ctx)
-                spent = time.perf_counter() - started
-                times.append((spent, len(CHOICES.candidates(view, legal)) > 1))
+                spent, cpu = time.perf_counter() - started, time.process_time() - cpu
+                times.append((spent, len(CHOICES.candidates(view, legal)) > 1, cpu))
             else:
                 action = bots[seat].choose(view, legal, ctx)
         state = RULES.apply(state, action)
 
 
-def expert_options(args: argparse.Namespace) -> dict:
-    """The expert's settings from the command line."""
-    return dict(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
-                greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                all_calls=not args.best_call_only, track=not args.no_track,
-                adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
-                beta=args.beta)
+def expert_settings(args: argparse.Namespace) -> ExpertSettings:
+    """The expert's settings from the command line (the room's where not given)."""
+    return ExpertSettings(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
+                          greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
+                          all_calls=not args.best_call_only, track=not args.no_track,
+                          adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
+                          beta=args.beta)
 
 
 class _KeeperBot:
@@ -125,7 +138,7 @@ class _KeeperBot:
 def strength(args: argparse.Namespace) -> str:
     opponent = {"greedy": GreedyBot, "random": RandomBot, "expert": ExpertBot}[args.opponent]
     if args.bot == "expert":
-        expert = ExpertBot(**expert_options(args))
+        expert = ExpertBot(settings=expert_settings(args))
     else:  # a baseline: the same seat played by a plain bot
         expert = {"greedy": GreedyBot, "random": RandomBot, "keeper": _KeeperBot}[args.bot]()
     wins, points, times, turns, limit_hits = 0, [], [], [], 0
@@ -146,11 +159,12 @@ def strength(args: argparse.Namespace) -> str:
         Path(args.outcomes).write_text("\n".join(outcomes) + "\n")
     low, high = wilson(wins, args.deals)
     mean, half = mean_ci(points)
-    choices = [spent for spent, chose in times if chose]
-    every = [spent for spent, _chose in times]
+    choices = [spent for spent, chose, _cpu in times if chose]
+    every = [spent for spent, _chose, _cpu in times]
+    choices_cpu = [cpu for _spent, chose, cpu in times if chose]
     return "\n".join([
         f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
-        + (f", {expert_options(args)})" if args.bot == "expert" else ")"),
+        + (f", {asdict(expert_settings(args))})" if args.bot == "expert" else ")"),
         "",
         "| measure | value |",
         "|---|---|",
@@ -161,6 +175,8 @@ def strength(args: argparse.Namespace) -> str:
         f"| decision time, the {len(choices)} with a real choice: median / p99 / max | "
         f"{statistics.median(choices) * 1e3:.1f} ms / {percentile(choices, 0.99) * 1e3:.1f} ms / "
         f"{max(choices) * 1e3:.1f} ms |",
+        f"| CPU time of those decisions: median / p99 / total | {statistics.median(choices_cpu) * 1e3:.1f} ms / "
+        f"{percentile(choices_cpu, 0.99) * 1e3:.1f} ms / {sum(choices_cpu):.1f} s |",
         f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
         f"| deals ended by the 500-turn guard | {limit_hits} |",
         f"| wall time | {elapsed:.0f} s |",
@@ -180,13 +196,18 @@ class _Oracle(ExpertBot):
     and which of them matter.
     """
 
-    def __init__(self, knows: str, **options) -> None:
-        super().__init__(**options)
+    def __init__(self, knows: str, settings: ExpertSettings) -> None:
+        super().__init__(settings=settings)
         self.knows = knows
         self.state = None
 
-    def _sample(self, view, unseen, knowledge, table, rng):
-        hands, stock = super()._sample(view, unseen, knowledge, table, rng)
+    def deals(self, view, rng, stop):
+        """The expert's plain deals, each then corrected by what the oracle knows."""
+        unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+        for hands, stock in super().deals(view, rng, stop):
+            yield self._correct(view, hands, stock, unseen, rng)
+
+    def _correct(self, view, hands, stock, unseen, rng):
         true = self.state.hands
         if self.knows in ("suits", "voids", "specials", "plain", "suits+specials"):
             return self._reveal(view, unseen, rng)
@@ -269,11 +290,11 @@ KNOWS = {
 
 def ceiling(args: argparse.Namespace) -> str:
     # The oracles replace the dealt hidden cards, so they deal them the plain way (no posterior chain).
-    options = expert_options(args) | {"posterior": False}
+    options = replace(expert_settings(args), posterior=False)
     lines = [f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
-             f"vs four greedy, {options})", "", "| knows | win rate | mean points |", "|---|---|---|"]
+             f"vs four greedy, {asdict(options)})", "", "| knows | win rate | mean points |", "|---|---|---|"]
     for knows in args.knows.split(","):
-        oracle = _Oracle(knows, **options)
+        oracle = _Oracle(knows, options)
         wins, points = 0, []
         for deal in range(args.deals):
             seat = deal % 5
@@ -459,8 +480,51 @@ def invariants(args: argparse.Namespace) -> str:
     ])
 
 
+def decisions(args: argparse.Namespace) -> str:
+    """The room's expert deciding on fixed positions: CPU time per decision (load-proof, comparable across versions).
+
+    The positions are every ``--every``-th real choice of any seat in seeded deals of five
+    greedy bots; the expert gets a fresh RNG per position and an unlimited time budget, so
+    each version does the same search on the same positions.
+    """
+    positions = []
+    for seed in range(args.seed, args.seed + args.deals):
+        rng = random.Random(seed)
+        greedy = GreedyBot()
+        state = RULES.new_game(5, {})
+        while (mover := RULES.to_move(state)) != TERMINAL:
+            if mover == CHANCE:
+                action = RULES.sample_chance(state, rng)
+            else:
+                view, legal = RULES.view(state, mover), RULES.legal_actions(state)
+                if len(CHOICES.candidates(view, legal)) > 1:
+                    positions.append((view, legal))
+                action = greedy.choose(view, legal, BotContext(mover, rng))
+            state = RULES.apply(state, action)
+    positions = positions[:: args.every]
+    times = []
+    for index, (view, legal) in enumerate(positions):
+        bot = ExpertBot()
+        ctx = BotContext(view.seat, random.Random(index), time_budget=3600.0)
+        started = time.process_time()
+        bot.choose(view, legal, ctx)
+        times.append(time.process_time() - started)
+    quartiles = statistics.quantiles(times, n=4)
+    return "\n".join([
+        f"### the room's expert on {len(positions)} fixed positions (seeds {args.seed}-{args.seed + args.deals - 1}, "
+        f"every {args.every}th real choice)",
+        "",
+        "| CPU time per decision | value |",
+        "|---|---|",
+        f"| median (IQR) | {statistics.median(times) * 1e3:.1f} ms "
+        f"({quartiles[0] * 1e3:.1f} – {quartiles[2] * 1e3:.1f}) |",
+        f"| p90 / max | {percentile(times, 0.9) * 1e3:.1f} ms / {max(times) * 1e3:.1f} ms |",
+        f"| total | {sum(times):.2f} s |",
+    ])
+
+
 def add_expert_options(p: argparse.ArgumentParser) -> None:
-    default = ExpertBot()
+    default = ExpertSettings()
     p.add_argument("--samples", type=int, default=default.samples)
     p.add_argument("--horizon", type=int, default=default.horizon, help="turns per playout (0: to the end)")
     p.add_argument("--win-bonus", type=float, default=default.win_bonus)
@@ -497,11 +561,15 @@ def main() -> None:
     add_expert_options(p)
     p = sub.add_parser("speed")
     p.add_argument("--seconds", type=float, default=20.0)
+    p = sub.add_parser("decisions")
+    p.add_argument("--deals", type=int, default=20)
+    p.add_argument("--every", type=int, default=2, help="take every n-th real choice")
+    p.add_argument("--seed", type=int, default=0)
     p = sub.add_parser("invariants")
     p.add_argument("--deals", type=int, default=20000)
     p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    parts = {"strength": strength, "ceiling": ceiling, "speed": speed, "invariants": invariants}
+    parts = {"strength": strength, "ceiling": ceiling, "speed": speed, "decisions": decisions, "invariants": invariants}
     print(parts[args.part](args))
 
 

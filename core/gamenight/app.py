@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import platformdirs
+from rich.terminal_theme import TerminalTheme
 from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from gamenight import linebreak
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
@@ -36,10 +38,12 @@ __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp", "crash_log_path"]
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
+linebreak.install()  # Japanese breaks between phrases, never before "、。）」" (every widget of the room)
+
 THEME_VARIABLE_DEFAULTS = {
-    "table-felt": "#1f5e3a",
+    "table-felt": "#15422a",
     "card-face": "#f4f1e8",
-    "card-red": "#c8102e",
+    "card-red": "#960a22",
     "card-black": "#1a1a1a",
     "card-back": "#2a4d8f",
     "mark-x": "#ff7a59",
@@ -55,6 +59,17 @@ THEME_VARIABLE_DEFAULTS = {
     "highlight": "#f0b429",
 }
 """CSS variables every theme provides (a theme's ``[variables]`` overrides them)."""
+
+ANSI_ON_DARK = TerminalTheme(
+    (12, 12, 12), (217, 217, 217),
+    [(26, 26, 26), (255, 128, 128), (152, 224, 36), (253, 151, 31), (157, 101, 255), (255, 128, 200),
+     (88, 209, 235), (196, 197, 181)],
+    [(98, 94, 76), (255, 150, 150), (166, 226, 46), (230, 219, 116), (174, 129, 255), (255, 150, 210),
+     (102, 217, 239), (246, 246, 239)],
+)
+"""How a dark truecolour theme draws the 16 ANSI colours that games use in Rich text ("red" cards,
+"yellow" notes): Textual's Monokai, with red and magenta lightened (Monokai's #f4005f was under
+3:1 on the card tables) -- see tests/core/test_contrast.py."""
 
 CRASH_LOG_LIMIT = 256 * 1024
 """The crash log is started afresh when it grows past this many bytes."""
@@ -94,6 +109,7 @@ class GameNightApp(App):
         self.config = config if config is not None else Config.load()
         if config is None:
             set_language(detect_language(self.config.language))
+            self.config = Config.load(self.config.path)  # its messages in the language just chosen
         if registry is None and (start_game or start_save or start_match):
             from gamenight.plugins import load_registry
 
@@ -102,6 +118,7 @@ class GameNightApp(App):
         """False while the plugins are still being looked for (see :meth:`on_mount`)."""
         self.registry = registry if registry is not None else Registry()
         super().__init__()
+        self.ansi_theme_dark = ANSI_ON_DARK
         if saves_dir is None:
             from gamenight.paths import default_saves_dir
 
@@ -118,8 +135,11 @@ class GameNightApp(App):
         user_themes = Path(platformdirs.user_config_dir("gamenight")) / "themes"
         loaded = load_themes(self.registry.themes, self.config.path.parent / "themes")
         if self.config.path.parent / "themes" != user_themes:
-            loaded.errors.extend(load_themes([], user_themes).errors)
+            more = load_themes([], user_themes)
+            loaded.errors.extend(more.errors)
+            loaded.broken = more.broken | loaded.broken
         self.theme_errors = loaded.errors
+        self._broken_themes = loaded.broken
         for theme in loaded.themes.values():
             self.register_theme(theme)
         self._wanted_theme = theme_name or self.config.theme or DEFAULT_THEME
@@ -131,6 +151,10 @@ class GameNightApp(App):
                 self.startup_messages.append(self._unknown_theme_text())
 
     def _unknown_theme_text(self) -> str:
+        problem = self._broken_themes.get(self._wanted_theme)
+        if problem is not None:
+            return _("The theme {name!r} could not be loaded; using {default}. {problem}", name=self._wanted_theme,
+                     default=DEFAULT_THEME, problem=problem)
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
@@ -215,6 +239,7 @@ class GameNightApp(App):
         if registry.themes:
             loaded = load_themes(registry.themes)
             self.theme_errors.extend(loaded.errors)
+            self._broken_themes = loaded.broken | self._broken_themes
             for theme in loaded.themes.values():
                 if theme.name not in self.available_themes:
                     self.register_theme(theme)

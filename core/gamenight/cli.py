@@ -192,6 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))
+    config = Config.load(args.config)  # again, so its messages are in the language just chosen
+    for message in filter(None, [config.error, *config.warnings]):
+        print(safe_text(message, 1000), file=sys.stderr)  # stays readable after the room's screen is gone
     from gamenight.app import GameNightApp
 
     app = GameNightApp(

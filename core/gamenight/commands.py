@@ -1,8 +1,16 @@
 """Command-palette entries: the room's own and the current game's.
 
-A game lists its commands in ``GameInfo.commands`` as ``(label, help,
-action)``; the action runs on the game's screen (``"toggle_scores"`` calls
-``action_toggle_scores``).
+A game's palette commands come from two places, so that a third-party game
+gets them without writing any palette code:
+
+* every key of its table -- each binding of the game's screen that the key
+  bar shows (``show=True``), and every hidden one that has a ``tooltip`` --
+  becomes a command titled with the key's label and the key itself
+  ("Draw (d)"); the binding's ``tooltip`` is its help line.  Running it does
+  exactly what pressing the key does (the same action on the same node);
+* ``GameInfo.commands``, ``(label, help, action)`` triples, for a game whose
+  keys are not bindings (Mille reads its keys itself); the action runs on the
+  game's screen (``"toggle_scores"`` calls ``action_toggle_scores``).
 """
 
 from __future__ import annotations
@@ -14,7 +22,10 @@ from textual.screen import Screen
 
 from gamenight.i18n import _, translator
 
-__all__ = ["system_commands"]
+__all__ = ["game_key_commands", "system_commands"]
+
+_BASE_ACTIONS = frozenset({"help", "save", "leave"})
+"""The game screen's own keys, which the room lists as Rules, Save game and Leave game."""
 
 
 def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
@@ -33,3 +44,28 @@ def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
                 await screen.run_action(action)
 
             yield SystemCommand(t(label), t(help_text), run)
+        yield from game_key_commands(app, screen)
+
+
+def game_key_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
+    """A palette command for every game key of ``screen`` (see the module's docstring)."""
+    from gamenight.ui.game_screen import GameScreen
+
+    if not isinstance(screen, GameScreen):
+        return
+    seen = set(_BASE_ACTIONS) | {action for _label, _help, action in screen.match.game.commands}
+    for key, active in screen.active_bindings.items():
+        node, binding = active.node, active.binding
+        if node is app or key == app.COMMAND_PALETTE_BINDING or not binding.description:
+            continue  # the room's own keys (Quit, the palette) are Textual's commands already
+        if not (binding.show or binding.tooltip) or (node, binding.action) in seen or binding.action in seen:
+            continue
+        seen.add((node, binding.action))
+        shown_key = app.get_key_display(binding)
+        title = f"{screen.palette_title(binding)} ({shown_key})"
+        help_text = binding.tooltip or _("The same as pressing {key} at the table", key=shown_key)
+
+        async def run(action: str = binding.action, namespace=node) -> None:
+            await app.run_action(action, namespace)
+
+        yield SystemCommand(title, help_text, run)

@@ -1,25 +1,63 @@
 """Themes: TOML files holding the arguments of ``textual.theme.Theme``.
 
 Sources, in order: the built-in ``themes/`` folder, themes registered by
-plugins, then the user's ``<config dir>/themes/*.toml``.  A broken file is
-reported and skipped; it never stops the app.
+plugins, then the user's ``<config dir>/themes/*.toml``.  Every theme is held
+to a schema (:func:`theme_from_mapping`): the file at most 64 KiB and nested
+at most 8 levels, only ``Theme``'s keys, each of its type and range, every
+colour parsed, and every ``[variables]`` value parsed by Textual's own CSS
+parser as the kind of value it stands for.  A theme that fails is reported
+(file and key) and skipped; it never stops the app, and selecting it falls
+back to the default theme with that message.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from textual.color import Color
 from textual.theme import Theme
 
-__all__ = ["ThemeSet", "builtin_theme_dir", "load_themes", "theme_from_mapping"]
+from gamenight.i18n import _
+from gamenight.text import safe_text
+from gamenight.tomlfile import TomlFileError, nesting_depth, read_toml
+
+__all__ = [
+    "MAX_THEME_BYTES",
+    "ThemeSet",
+    "builtin_theme_dir",
+    "check_variables",
+    "load_themes",
+    "theme_from_mapping",
+]
 
 DEFAULT_THEME = "gamenight"
 SIXTEEN_COLOUR_THEME = "gamenight-16"
+
+MAX_THEME_BYTES = 64 * 1024
+"""A larger theme file is refused (the shipped ones are under 2 KiB)."""
+
+MAX_THEME_FILES = 100
+"""User theme files read (sorted by name); more are reported, not read."""
+
+MAX_VARIABLES = 200
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+"""A theme name: it becomes a CSS class (``-theme-NAME``) and a choice in the settings."""
+
+_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
+
+_VARIABLE_VALUE = re.compile(r"[A-Za-z0-9_#%.,() -]{1,64}")
+"""What a colour or a text style can be written with: nothing that could end a CSS rule."""
+
+_COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
+                "surface", "panel", "boost")
+_THEME_KEYS = frozenset(f.name for f in fields(Theme))
 
 
 def builtin_theme_dir() -> Path:
@@ -30,22 +68,85 @@ def builtin_theme_dir() -> Path:
     return Path(sys.prefix) / "share" / "gamenight" / "themes"
 
 
-def theme_from_mapping(data: Mapping[str, Any], origin: str) -> Theme:
-    """Build a Theme; raises ``ValueError`` naming ``origin`` and the problem."""
-    if not isinstance(data.get("name"), str) or not data["name"]:
-        raise ValueError(f"{origin}: a theme needs a 'name'")
+def _is_style_variable(name: str) -> bool:
+    return name.endswith("-style") or name.endswith("-text-style")
+
+
+def check_variables(variables: Mapping[str, str]) -> str | None:
+    """Why one of ``variables`` would break the stylesheet (naming it), or ``None``.
+
+    Each value goes through Textual's CSS parser in a rule of the kind it is
+    used in (``text-style`` for ``*-style`` names, a colour otherwise).
+    """
+    from textual.css.stylesheet import Stylesheet
+
+    for name, value in variables.items():
+        prop = "text-style" if _is_style_variable(name) else "color"
+        sheet = Stylesheet(variables={"v": value})
+        sheet.add_source(f"Screen {{ {prop}: $v; }}", read_from=("theme", ""))
+        try:
+            sheet.parse()
+        except Exception:
+            kind = _("a text style") if prop == "text-style" else _("a colour")
+            return _("variables.{name}: {value!r} is not {kind}", name=name, value=value, kind=kind)
+    return None
+
+
+def _problem(data: Mapping[str, Any]) -> str | None:
+    """Why ``data`` is not a usable theme (naming the key), or ``None``."""
+    unknown = sorted(str(key) for key in data if key not in _THEME_KEYS)
+    if unknown:
+        return _("unknown key {key!r}", key=safe_text(unknown[0], 40))
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return _("name: a theme needs a 'name' of letters, digits, '-' and '_' (at most 64)")
     if not isinstance(data.get("primary"), str):
-        raise ValueError(f"{origin}: a theme needs a 'primary' colour")
+        return _("primary: a theme needs a 'primary' colour")
+    for key in _COLOUR_KEYS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or len(value) > 64:
+            return _("{key}: must be a colour, as text", key=key)
+        try:
+            Color.parse(value)
+        except Exception:
+            return _("{key}: {value!r} is not a colour", key=key, value=safe_text(value, 64))
+    for key in ("dark", "ansi"):
+        if key in data and not isinstance(data[key], bool):
+            return _("{key}: must be true or false", key=key)
+    for key in ("luminosity_spread", "text_alpha"):
+        value = data.get(key, 0.5)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+                or not 0 <= value <= 1:
+            return _("{key}: must be a number from 0 to 1", key=key)
     variables = data.get("variables", {})
-    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
-        raise ValueError(f"{origin}: 'variables' must be a table of colour strings")
+    if not isinstance(variables, Mapping):
+        return _("variables: must be a table of colour strings")
+    if len(variables) > MAX_VARIABLES:
+        return _("variables: more than {count} entries", count=MAX_VARIABLES)
+    for key, value in variables.items():
+        if not isinstance(key, str) or not _VARIABLE_NAME.fullmatch(key):
+            return _("variables: {key!r} is not a variable name (a-z, 0-9 and '-')", key=safe_text(key, 40))
+        if not isinstance(value, str) or not _VARIABLE_VALUE.fullmatch(value):
+            return _("variables.{key}: must be a colour or a text style, as text", key=key)
+    return check_variables(variables)
+
+
+def theme_from_mapping(data: Mapping[str, Any], origin: str) -> Theme:
+    """Build a Theme; raises ``ValueError`` naming ``origin``, the key and the problem."""
+    if not isinstance(data, Mapping):
+        raise ValueError(_("{origin}: a theme must be a table", origin=origin))
+    if nesting_depth(data) > 3:
+        raise ValueError(_("{origin}: it is nested too deeply", origin=origin))
+    problem = _problem(data)
+    if problem is not None:
+        raise ValueError(f"{origin}: {problem}")
     try:
         theme = Theme(**dict(data))
-        theme.to_color_system()  # parses every colour now, not at first use
-    except TypeError as error:
-        raise ValueError(f"{origin}: unknown or missing theme key ({error})") from None
+        theme.to_color_system().generate()  # parses every colour now, not at first use
     except Exception as error:
-        raise ValueError(f"{origin}: {error}") from None
+        raise ValueError(f"{origin}: {safe_text(error)}") from None
     return theme
 
 
@@ -55,11 +156,23 @@ class ThemeSet:
 
     themes: dict[str, Theme] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    broken: dict[str, str] = field(default_factory=dict)
+    """The problem of each theme that did not load, by its name (or its file's stem)."""
 
 
 def _read(path: Path) -> Mapping[str, Any]:
-    with path.open("rb") as handle:
-        return tomllib.load(handle)
+    try:
+        return read_toml(path, MAX_THEME_BYTES)[1]
+    except TomlFileError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _name_of(source: Path | str | Mapping[str, Any], data: Any) -> str:
+    if isinstance(data, Mapping) and isinstance(data.get("name"), str):
+        return safe_text(data["name"], 64)
+    if isinstance(source, Mapping):
+        return "<plugin theme>"
+    return Path(source).stem
 
 
 def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Path | None = None) -> ThemeSet:
@@ -68,14 +181,22 @@ def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Pat
     ordered: list[Path | str | Mapping[str, Any]] = sorted(builtin_theme_dir().glob("*.toml"))
     ordered.extend(sources)
     if user_dir is not None and user_dir.is_dir():
-        ordered.extend(sorted(user_dir.glob("*.toml")))
+        user_files = sorted(user_dir.glob("*.toml"))
+        if len(user_files) > MAX_THEME_FILES:
+            result.errors.append(_("{folder}: only the first {count} theme files are read",
+                                   folder=user_dir, count=MAX_THEME_FILES))
+        ordered.extend(user_files[:MAX_THEME_FILES])
     for source in ordered:
-        origin = str(source.get("name", "<plugin theme>")) if isinstance(source, Mapping) else str(source)
+        origin = safe_text(source.get("name", "<plugin theme>"), 64) if isinstance(source, Mapping) else str(source)
+        data: Any = None
         try:
             data = source if isinstance(source, Mapping) else _read(Path(source))
             theme = theme_from_mapping(data, origin)
-        except (OSError, tomllib.TOMLDecodeError, ValueError) as error:
-            result.errors.append(str(error) if isinstance(error, ValueError) else f"{origin}: {error}")
+        except (OSError, ValueError) as error:
+            message = safe_text(error) if isinstance(error, ValueError) else f"{origin}: {safe_text(error)}"
+            result.errors.append(message)
+            result.broken.setdefault(_name_of(source, data), message)
             continue
         result.themes[theme.name] = theme
+        result.broken.pop(theme.name, None)
     return result

@@ -109,16 +109,29 @@ def describe_line(line: Line, seat: int) -> str:
     )
 
 
-def explain_best_play(state: MateState, seat: int, solver: Solver | None = None) -> str:
-    """How the current play ends under best play, told to ``seat`` (for the screen and help).
+def describe_move(state: MateState, action: Action) -> str:
+    """The move ``action`` in words: "play A♣", "set K♠ aside" or "keep all cards"."""
+    if state.phase == "foreplace":
+        return _("keep all cards") if action == NONE else _("set {card} aside", card=pretty(action))
+    return _("play {card}", card=pretty(action))
 
+
+def explain_best_play(state: MateState, seat: int, solver: Solver | None = None) -> str:
+    """The move to make and how the current play ends under best play, told to ``seat`` (screen and help).
+
+    When ``seat`` is to act, the move comes first ("best move: play A♣; with
+    best play: mate on move 7 with A♣, 77 to you"); otherwise only the outcome.
     Empty while a deal is pending or after the play has ended.
     """
     current = _RULES.current(state)
     if current.phase not in ("foreplace", "play"):
         return ""
     solver = solver or Solver(current.variant)
-    return describe_line(solver.best_line(current, seat), seat)
+    outcome = describe_line(solver.best_line(current, seat), seat)
+    if _RULES.to_move(current) != seat:
+        return outcome
+    action, _value = solver.best_action(current, seat)
+    return _("best move: {move}; {outcome}", move=describe_move(current, action), outcome=outcome)
 
 
 def make_random(rules: Rules, seat: int, options: Mapping[str, Any]) -> RandomBot:

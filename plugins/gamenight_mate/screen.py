@@ -46,9 +46,11 @@ class MateScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", _("Card ←"), show=False),
         Binding("right", "cursor(1)", _("Card →"), show=False),
-        Binding("enter,space", "play", _("Play")),
-        Binding("n", "keep_all", _("Keep all")),
-        Binding("e", "explain", _("Best play")),
+        Binding("enter,space", "play", _("Play"),
+                tooltip=_("Play the card under the cursor (or set it aside when foreplacing)")),
+        Binding("n", "keep_all", _("Keep all"), tooltip=_("Set no card aside this play")),
+        Binding("e", "explain", _("Best play"),
+                tooltip=_("The move to make now with best play by both, and its outcome")),
         Binding("c", "continue", _("Continue"), show=False),
     ]
 
@@ -299,7 +301,8 @@ class MateScreen(GameScreen):
         if for_help:
             from gamenight.screens.help_screen import HelpScreen
 
-            extra = f"## {_('This play')}\n\n{text[:1].upper()}{text[1:]}." if text else ""
+            sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
+            extra = f"## {_('This play')}\n\n{sentence}" if text else ""
             self.app.push_screen(HelpScreen(self.match.game, extra=extra))
         elif state is self.match.state:  # still the position it was asked for
             self.hint = text or _("Nothing to solve now.")

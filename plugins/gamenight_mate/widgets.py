@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamenight.i18n import translator
-from rich.cells import set_cell_size
-from rich.table import Table
+from rich.cells import cell_len, set_cell_size
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
@@ -69,6 +69,17 @@ def leaders_of(state: MateState) -> list[int]:
     return leaders
 
 
+NAME_CELLS = 11
+"""The widest seat name the move table shows whole (its ten moves take 40 of the felt's 52 cells)."""
+
+
+def fit_name(name: str, cells: int) -> str:
+    """``name`` whole if it fits in ``cells``, else cut and ended with "…"."""
+    if cell_len(name) <= cells:
+        return name
+    return set_cell_size(name, cells - 1).rstrip() + "…"
+
+
 class MoveTable(Static):
     """Each seat's played cards in order, one column per move; leads underlined."""
 
@@ -77,48 +88,71 @@ class MoveTable(Static):
         leaders = leaders_of(state)
         current = len(leaders) - 1 if state.lead is not None else -1
         text = Text(no_wrap=True, overflow="crop")
-        text.append(set_cell_size(_("move"), 7), style="dim")
+        # the names column is as wide as the longer name (up to NAME_CELLS; a longer one ends in "…")
+        label = max(7, min(NAME_CELLS, max(cell_len(names[seat]) for seat in seats)) + 1)
+        text.append(set_cell_size(_("move"), label), style="dim")
         for move in range(1, MOVES + 1):
             style = "bold" if move == state.move and state.phase == "play" else "dim"
             text.append(f"{move:>4}", style=style)
         for seat in seats:
             text.append("\n")
-            text.append(set_cell_size(names[seat][:6], 7))
+            text.append(set_cell_size(fit_name(names[seat], label - 1), label))
             for move in range(MOVES):
                 if move >= len(state.played[seat]):
                     text.append(f"{'·':>4}", style="dim")
                     continue
                 card = state.played[seat][move]
-                style = "red" if card_suit(card) in "HD" else ""
+                # Bright red: plain red was 2.7:1 on the felt and 3.6:1 on a 16-colour black (a Style:
+                # Textual does not read the string "bright_red").
+                style = Style(color="bright_red") if card_suit(card) in "HD" else Style()
                 if leaders[move] == seat:
-                    style += " underline"
+                    style += Style(underline=True)
                 if move == current:
-                    style += " reverse bold"
+                    style += Style(reverse=True, bold=True)
                 text.append(" " * (4 - len(pretty(card))))
-                text.append(pretty(card), style=style.strip())
+                text.append(pretty(card), style=style)
         self.update(text)
 
 
 class MatchSheet(Static):
     """The four plays of the match: who leads, the points of each seat, the totals."""
 
+    WIDTH = 24
+    """Cells inside the side panel: "プレイ カペレン サクソン" fits whole; longer names end in "…"."""
+
     def show(self, state: MateState, names: Sequence[str]) -> None:
         """Draw the sheet for ``state``'s finished plays."""
-        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, title=_("Match sheet"))
-        table.add_column(_("Play"), no_wrap=True)
-        for name in names:
-            table.add_column(name[:6], justify="right", no_wrap=True)
         results: list[PlayResult] = list(state.results)
+        rows: list[tuple[str, list[str], str]] = []
         for play in range(PLAYS):
             label = f"{play + 1} {'AB'[LEADERS[play]]}"
-            if play < len(results):
-                points = results[play].points()
-                row = [str(points[0]), str(points[1])]
-            else:
-                row = ["·", "·"]
-            style = "bold" if play == state.play and state.phase != "ended" else None
-            table.add_row(label, *row, style=style)
-        table.add_section()
+            points = [str(p) for p in results[play].points()] if play < len(results) else ["·", "·"]
+            rows.append((label, points, "bold" if play == state.play and state.phase != "ended" else ""))
         totals = state.totals
-        table.add_row(_("Total"), str(totals[0]), str(totals[1]), style="bold")
-        self.update(table)
+        rows.append((_("Total"), [str(totals[0]), str(totals[1])], "bold"))
+        head = _("Play")
+        label_cells = max(cell_len(head), *(cell_len(label) for label, _points, _style in rows))
+        room = max(self.WIDTH - label_cells - len(names), 2 * len(names))
+        widths = [max(cell_len(name), 4) for name in names]
+        while sum(widths) > room:  # narrow the widest name until the columns fit
+            widest = widths.index(max(widths))
+            widths[widest] -= 1
+        text = Text(no_wrap=True, overflow="crop")
+        text.append(_("Match sheet").center(label_cells + sum(widths) + len(names)).rstrip() + "\n", style="italic")
+        text.append(pad_right(head, label_cells))
+        for name, width in zip(names, widths, strict=True):
+            shown = fit_name(name, width)
+            text.append(" " * (1 + width - cell_len(shown)) + shown)
+        for index, (label, points, style) in enumerate(rows):
+            text.append("\n")
+            if index == PLAYS:
+                text.append("─" * (label_cells + sum(widths) + len(names)) + "\n", style="dim")
+            line = pad_right(label, label_cells) + "".join(" " + point.rjust(width)
+                                                           for point, width in zip(points, widths, strict=True))
+            text.append(line, style=style)
+        self.update(text)
+
+
+def pad_right(text: str, cells: int) -> str:
+    """``text`` padded with spaces to ``cells`` terminal cells."""
+    return text + " " * max(0, cells - cell_len(text))

@@ -42,6 +42,15 @@ GAME = GameInfo(
     help=read_help(_HERE),
     translations=read_translations(_HERE),
     seat_names=("You", "Computer"),
+    commands=(  # Mille reads its keys itself (as BSD mille): the palette gets them from here
+        ("Pick a card (P)", "Draw the top card of the deck", "pick"),
+        ("Use a card (U)", "Choose a card to play: its key (P, 1-6), then Return", "use"),
+        ("Discard a card (D)", "Choose a card to throw away: its key (P, 1-6), then Return", "discard"),
+        ("Order the hand (O)", "Show the hand sorted by card, or as dealt", "order"),
+        ("Toggle the score window (W)", "The full score window with the bonus rows, or the small one", "window"),
+        ("Redraw (R)", "Draw the whole screen again", "redraw"),
+        ("Quit (Q)", "Leave the table after \"Really?\"", "quit"),
+    ),
     version="1",
 )
 

@@ -158,28 +158,21 @@ class MilleScreen(GameScreen):
             return
         handled = True
         if key == "p":
-            self._reset_command()
-            self.submit("draw")
-        elif key in ("u", "d"):
-            if self._my_turn():
-                self.command = "use" if key == "u" else "discard"
-                self.selected = None
-                self.redraw()
+            self.action_pick()
+        elif key == "u":
+            self.action_use()
+        elif key == "d":
+            self.action_discard()
         elif key == "o":
-            self.ordering = not self.ordering
-            self.match.display[ORDER_KEY] = self.ordering
-            self.autosave()  # a setting of the table: resumed as it was left
-            self.redraw()
+            self.action_order()
         elif key == "w":
-            self.full_window = not self.full_window
-            self.redraw()
+            self.action_window()
         elif key == "s":
             self.action_save()
         elif key in ("r", "ctrl+l"):
-            self.refresh(repaint=True, layout=True)
-            self.redraw()
+            self.action_redraw()
         elif key in ("q", "delete"):
-            self._ask_quit()
+            self.action_quit()
         elif key == "e":
             self.message(self.t("E: command not implemented"), error=True)
         elif key in CONFIRM:
@@ -191,6 +184,55 @@ class MilleScreen(GameScreen):
         if handled:
             event.stop()
             event.prevent_default()
+
+    # The command keys as actions: the keys above and the command palette (``GameInfo.commands``) run them.
+
+    def action_pick(self) -> None:
+        """``P``: draw a card from the deck."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._reset_command()
+        self.submit("draw")
+
+    def action_use(self) -> None:
+        """``U``: start choosing a card to play (its key and Return follow)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._start_command("use")
+
+    def action_discard(self) -> None:
+        """``D``: start choosing a card to discard (its key and Return follow)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._start_command("discard")
+
+    def action_order(self) -> None:
+        """``O``: show the hand sorted, or as dealt (kept in saves)."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.ordering = not self.ordering
+        self.match.display[ORDER_KEY] = self.ordering
+        self.autosave()  # a setting of the table: resumed as it was left
+        self.redraw()
+
+    def action_window(self) -> None:
+        """``W``: the full score window (with the bonus rows) or the small one."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.full_window = not self.full_window
+        self.redraw()
+
+    def action_redraw(self) -> None:
+        """``R``: redraw the screen."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self.refresh(repaint=True, layout=True)
+        self.redraw()
+
+    def action_quit(self) -> None:
+        """``Q``: leave the table after "Really?"."""
+        self._clear_error()  # as a key does: the next command replaces the previous error
+        self._ask_quit()
+
+    def _start_command(self, command: str) -> None:
+        if self._my_turn():
+            self.command = command
+            self.selected = None
+            self.redraw()
 
     def _my_turn(self) -> bool:
         if not self.match.human_to_move():

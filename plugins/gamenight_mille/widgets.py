@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from gamenight.linebreak import wrap
 from gamenight.ui.game_screen import pad_cells
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
@@ -53,11 +55,15 @@ def _right(text: str, width: int, cut: int) -> str:
     return " " * (width - cell_len(text)) + text
 
 
-def _card_style(card: int) -> str:
+HAZARD = Style(color="bright_red", bold=True)
+"""Bright red: plain red was 3.6:1 on a 16-colour black (a Style: Textual does not read "bright_red")."""
+
+
+def _card_style(card: int) -> str | Style:
     if card == EMPTY:
         return ""
     if OUT_OF_GAS <= card <= SPEED_LIMIT:
-        return "bold red"
+        return HAZARD
     if card == GO or card == END_OF_LIMIT:
         return "bold green"
     if card >= SAFETIES[0]:
@@ -95,10 +101,10 @@ class MilleBoard(Static):
         me, them = view.me, view.opponent
         rows: list[tuple[Text, Text]] = [(Text(" " * HALF), Text(" " * HALF)) for _row in range(17)]
 
-        def left(row: int, text: str, style: str = "") -> None:
+        def left(row: int, text: str, style: str | Style = "") -> None:
             rows[row] = (Text(_fit(text, HALF), style=style), rows[row][1])
 
-        def right(row: int, text: str, style: str = "") -> None:
+        def right(row: int, text: str, style: str | Style = "") -> None:
             rows[row] = (rows[row][0], Text(_fit(text, HALF), style=style))
 
         for index, safety in enumerate(SAFETIES):
@@ -115,7 +121,7 @@ class MilleBoard(Static):
             card = me.hand[slot]
             style = _card_style(card)
             if selected == row:
-                style = (style + " reverse").strip()
+                style = (style + " reverse").strip() if isinstance(style, str) else style + Style(reverse=True)
             rows[HAND_ROW + row] = (
                 Text(SLOT_LABELS[row] + " ", style="bold") + Text(_fit(card_name(card), HALF - 2), style=style),
                 rows[HAND_ROW + row][1],
@@ -180,8 +186,7 @@ class ScoreWindow(Static):
         """Draw the small window (with the commands) or the full one (with the bonus rows)."""
         values = dict(lines)
         out: list[Text] = []
-        header = " " * 22 + _right(names[0], 9, 8) + _right(names[1], 9, 8)
-        out.append(Text(_fit(header, 40), style="bold"))
+        out.append(Text(_fit(score_header(names), 40), style="bold"))
 
         def row(label: str, pair: tuple[int, int], style: str = "") -> None:
             worth = str(VALUES[label]) if label in VALUES else ""
@@ -204,9 +209,32 @@ class ScoreWindow(Static):
         row("Overall Total", values["Overall Total"], "bold")
         row("Games", games)
         out.append(Text("─" * 40, style="dim"))
-        for entry in list(log)[-3:]:
-            out.append(Text(_fit(" " + entry, 40)))
+        out += [Text(_fit(line, 40)) for line in log_lines(log, 3)]
         self.update(Text("\n").join(out))
+
+
+def score_header(names: Sequence[str]) -> str:
+    """The score window's first line: each name right-aligned over its column of figures.
+
+    A name wider than its column (eight cells: "コンピュータ" takes twelve) is shown
+    whole, reaching left into the free space of the line, and the first name
+    moves left to keep a gap -- never cut to "コンピュ".  (Names are at most 16
+    cells, so two always fit in the 40.)
+    """
+    first, second = names[0], names[1]
+    second_start = 40 - max(cell_len(second), 8)
+    first_end = min(31, second_start - 1)
+    first = _fit(first, min(cell_len(first), first_end)).rstrip()
+    return pad_cells(" " * (first_end - cell_len(first)) + first, second_start) + _right(second, 40 - second_start, 16)
+
+
+def log_lines(log: Sequence[str], count: int) -> list[str]:
+    """The last ``count`` lines of the log, each entry wrapped at a word (or Japanese phrase), not cut."""
+    lines: list[str] = []
+    for entry in list(log)[-count:]:
+        wrapped = wrap(entry, 38) or [""]
+        lines += [" " + wrapped[0], *("   " + line for line in wrapped[1:])]
+    return lines[-count:]
 
 
 class MileageArea(Static):

@@ -7,7 +7,7 @@ can peek at a hidden card.
 ``expert`` plays by *determinization* (perfect-information Monte Carlo): it
 deals the cards it cannot see into the other hands (by their known sizes) and
 the stock, plays each candidate move on for a few turns -- the other seats by
-the greedy policy, itself by :func:`keeper_card`, which holds its 7s for
+the greedy policy, itself by :func:`~gamenight_seven.policies.keeper_card`, which holds its 7s for
 defence -- scores the position, and picks the move with the best mean over the
 samples.  Every suit a Queen could call is a candidate of its own.  The samples
 are shared by all candidates (common random numbers), so the comparison is
@@ -19,10 +19,15 @@ Its deals explain the public log of the deal: a Markov chain
 has received so that the seat's every move -- what it played, what it called,
 that it had to draw -- is the move a greedy player holding those cards makes,
 and every card it played sat in its hand (a seat whose plays already show it
-plays otherwise, :func:`ungreedy_seats`, is held to the last rule only).
-Should the log not read into that model it falls back to dealing at random
-bent by what the log plainly tells: what each seat is known to lack
-(:func:`infer_knowledge`) and what is known of the stock (:func:`track_table`).
+plays otherwise, :func:`~gamenight_seven.inference.ungreedy_seats`, is held
+to the last rule only).  Should the log not read into that model it falls back
+to dealing at random bent by what the log plainly tells: what each seat is
+known to lack (:func:`~gamenight_seven.inference.infer_knowledge`) and what is
+known of the stock (:func:`~gamenight_seven.inference.track_table`).  The
+playouts run in :class:`~gamenight_seven.simulator.Simulator`.
+
+The room builds the expert with its defaults (:class:`ExpertSettings`); the
+bench varies them by handing it other settings.
 
 How far this gets, and why not further (the moves that matter turn on all four
 hidden hands at once), is measured in bench/results/seven.md.
@@ -32,34 +37,23 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from gamenight.sdk import Action, BotContext, BotSpec, plain_factory
+from gamenight.sdk import Action, BotContext, BotSpec, Rules, plain_factory
 
-from .inference import Knowledge, StockReplay, Table, determinize, infer_knowledge, track_table, ungreedy_seats
-from .policies import ACE, PENALTY_OF, RANK_OF, SHEDDING, action_for, best_call, card_of, greedy_card, keeper_card
-from .rules import QUEEN, SEVEN, SUITS, TURN_LIMIT, SevenView, parse_card
+from .cards import SUITS, parse_card
+from .inference import determinize, infer_knowledge, track_table, ungreedy_seats
+from .policies import action_for, card_of, greedy_card, keeper_card
+from .posterior import Posterior
+from .rules import TURN_LIMIT, SevenView
+from .simulator import Simulator, passes_in_a_row
 
-if TYPE_CHECKING:
-    from .posterior import Posterior
+__all__ = ["BOTS", "ExpertBot", "ExpertSettings", "GreedyBot", "RandomBot", "make_expert"]
 
-__all__ = [
-    "BOTS",
-    "ExpertBot",
-    "GreedyBot",
-    "Knowledge",
-    "RandomBot",
-    "StockReplay",
-    "Table",
-    "best_call",
-    "determinize",
-    "greedy_card",
-    "infer_knowledge",
-    "keeper_card",
-    "track_table",
-    "ungreedy_seats",
-]
+Deal = tuple[list[list[int]], list[int]]
+"""The hidden cards placed: every hand (the bot's own as it is) and the stock, top card last."""
 
 
 class RandomBot:
@@ -90,174 +84,71 @@ class GreedyBot:
         return action_for(card, view.hand, legal)
 
 
-class _Deal:
-    """A determinized deal as mutable lists, played out fast (greedy seats, the expert's own policy).
+@dataclass(frozen=True)
+class ExpertSettings:
+    """How the expert searches.  The defaults are the room's; the bench measures others.
 
-    It follows docs/rules/seven.md like the engine (matching, Queens, 7 penalties, the
-    Ace skip, reshuffles, the exhausted case, blocking, the turn limit) but
-    keeps no log and checks nothing: it only ever plays the moves it picks.
+    ``samples`` is how many deals of the unseen cards it tries per decision
+    (fewer when the time budget runs out).  Each playout runs ``horizon``
+    turns (0: to the end of the deal) and is then scored by
+    :meth:`~gamenight_seven.simulator.Simulator.estimate`; a win counts
+    ``win_bonus`` on top of its points, so the bot plays to win first and for
+    points among equally good moves.  (Playing to the end measured no better, at
+    twice the time.)
+
+    The deals come from the posterior chain (``posterior``): ``burn`` moves
+    before the first, ``thin`` between two, its energy weight ``beta``.
+
+    The rest exist for the bench's comparisons: ``keeper`` (its own playouts
+    hold 7s; else greedy), ``all_calls`` (a Queen with every call; else
+    :func:`~gamenight_seven.policies.best_call`), ``adapt`` (stop reading a seat
+    by the greedy model once it shows it plays otherwise), and, for the plain
+    sampler (``posterior`` off), ``track`` (use
+    :func:`~gamenight_seven.inference.track_table`) and ``greedy_model`` (see
+    :func:`~gamenight_seven.inference.infer_knowledge`).
     """
 
-    __slots__ = ("called", "discards", "hands", "penalty", "rng", "seats", "stock", "turn", "turns")
-
-    def __init__(
-        self, hands: list[list[int]], stock: list[int], discards: list[int], view: SevenView, rng: random.Random
-    ) -> None:
-        self.hands = hands
-        self.stock = stock
-        self.discards = discards
-        self.seats = view.seats
-        self.turn = view.turn
-        self.called = view.called
-        self.penalty = view.penalty
-        self.turns = view.turns
-        self.rng = rng
-
-    def _draw(self, seat: int, count: int) -> int:
-        hand = self.hands[seat]
-        drawn = 0
-        while drawn < count:
-            if not self.stock:
-                if len(self.discards) < 2:
-                    break
-                self.stock = self.discards[:-1]
-                self.rng.shuffle(self.stock)
-                del self.discards[:-1]
-            hand.append(self.stock.pop())
-            drawn += 1
-        return drawn
-
-    def play(self, seat: int, card: int, call: int) -> int:
-        """Discard ``card``; return the winner if the hand is now empty, else -1."""
-        hand = self.hands[seat]
-        hand.remove(card)
-        self.discards.append(card)
-        self.turns += 1
-        if not hand:
-            return seat
-        rank = RANK_OF[card]
-        self.called = call if rank == QUEEN else -1
-        self.penalty = self.penalty + 3 if rank == SEVEN else 0
-        self.turn = (seat + (2 if rank == ACE else 1)) % self.seats
-        return -1
-
-    def playout(
-        self, horizon: int = TURN_LIMIT, me: int = -1,
-        policy: Callable[[Sequence[int], int, int, int], int] = greedy_card,
-    ) -> int:
-        """Play to the end of the deal (or ``horizon`` more turns); return the winner or -1.
-
-        Every seat follows :func:`greedy_card`, except ``me``, which follows ``policy``.
-        """
-        passes = 0
-        seats = self.seats
-        stop = min(TURN_LIMIT, self.turns + horizon)
-        while self.turns < stop:
-            seat = self.turn
-            hand = self.hands[seat]
-            choose = policy if seat == me else greedy_card
-            card = choose(hand, self.discards[-1], self.called, self.penalty)
-            if card < 0 and self.penalty:
-                drawn = self._draw(seat, self.penalty)
-                self.penalty = 0
-                self.turn = (seat + 1) % seats
-                self.turns += 1
-                passes = 0 if drawn else passes + 1
-                if passes >= seats:
-                    break
-                continue
-            drew = False
-            while card < 0:
-                if not self._draw(seat, 1):
-                    break
-                drew = True
-                card = choose(hand, self.discards[-1], self.called, self.penalty)
-            if card < 0:  # nothing to play, nothing to draw: pass
-                self.turn = (seat + 1) % seats
-                self.turns += 1
-                passes = 1 if drew else passes + 1
-                if passes >= seats:
-                    break
-                continue
-            passes = 0
-            winner = self.play(seat, card, best_call([c for c in hand if c != card]))
-            if winner >= 0:
-                return winner
-        if self.turns < TURN_LIMIT and passes < seats:
-            return -1
-        # Blocked (or the turn limit): the lowest penalty wins, ties from the seat to move.
-        order = [(self.turn + k) % seats for k in range(seats)]
-        return min(order, key=lambda s: sum(PENALTY_OF[c] for c in self.hands[s]))
-
-    def score(self, seat: int, winner: int, win_bonus: float = 0.0) -> float:
-        """``seat``'s points for the deal (docs/rules/seven.md 6.2) plus ``win_bonus`` if it won.
-
-        With no winner yet (``-1``) it is :meth:`estimate`.
-        """
-        if winner < 0:
-            return self.estimate(seat, win_bonus)
-        if seat == winner:
-            return win_bonus + sum(sum(PENALTY_OF[c] for c in hand) for s, hand in enumerate(self.hands) if s != winner)
-        return -sum(PENALTY_OF[c] for c in self.hands[seat])
-
-    def estimate(self, seat: int, win_bonus: float = 0.0) -> float:
-        """Expected :meth:`score` for ``seat`` in an unfinished deal, from hand sizes and penalties.
-
-        Each seat's chance to go out first is taken as proportional to
-        ``SHEDDING ** -cards``; the winner collects the others' penalties.
-        """
-        weights = [SHEDDING ** -len(hand) for hand in self.hands]
-        penalties = [sum(PENALTY_OF[c] for c in hand) for hand in self.hands]
-        total_weight = sum(weights)
-        total_penalty = sum(penalties)
-        value = 0.0
-        for winner, weight in enumerate(weights):
-            if winner == seat:
-                value += weight * (win_bonus + total_penalty - penalties[seat])
-            else:
-                value -= weight * penalties[seat]
-        return value / total_weight
+    samples: int = 32
+    horizon: int = 20
+    win_bonus: float = 1000.0
+    greedy_model: bool = True
+    keeper: bool = True
+    all_calls: bool = True
+    track: bool = True
+    adapt: bool = True
+    posterior: bool = True
+    burn: int = 2000
+    thin: int = 25
+    beta: float = 4.0
 
 
 class ExpertBot:
     """Determinized look-ahead over playouts (see the module docstring).
 
-    ``samples`` is how many deals of the unseen cards it tries per decision;
-    it also stops early when ``ctx.should_stop()`` or the time budget says so.
-    Each playout runs ``horizon`` turns (0: to the end of the deal) and is then
-    scored by :meth:`_Deal.estimate`; a win counts ``win_bonus`` on top of its
-    points, so the bot plays to win first and for points among equally good
-    moves.  (Playing to the end measured no better, at twice the time.)
-
-    The deals come from the posterior chain (``posterior``): ``burn`` moves
-    before the first, ``thin`` between two, its energy weight ``beta``.
-
-    The other settings exist for the bench's comparisons: ``keeper`` (its own
-    playouts hold 7s; else greedy), ``all_calls`` (a Queen with every call; else
-    :func:`best_call`), ``adapt`` (stop reading a seat by the greedy model once
-    it shows it plays otherwise), and, for the plain sampler (``posterior``
-    off), ``track`` (use :func:`track_table`) and ``greedy_model`` (see
-    :func:`infer_knowledge`).
+    Built like any player's bot: for ``seat`` (None: whichever seat it is
+    asked for), the game's ``options``, and a ``time_budget`` in seconds (None:
+    the runner's ``ctx.time_budget``); it answers within 80% of the budget or as
+    soon as ``ctx.should_stop()``.  ``settings`` are the room's unless the bench
+    hands it others.
     """
 
     def __init__(
-        self, samples: int = 32, horizon: int = 20, win_bonus: float = 1000.0, greedy_model: bool = True,
-        keeper: bool = True, all_calls: bool = True, track: bool = True,
-        adapt: bool = True, posterior: bool = True, burn: int = 2000, thin: int = 25, beta: float = 4.0,
+        self,
+        seat: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        time_budget: float | None = None,
+        *,
+        settings: ExpertSettings | None = None,
     ) -> None:
-        self.adapt = adapt
-        self.posterior = posterior
-        self.burn, self.thin, self.beta = burn, thin, beta
-        self.track = track
+        self.seat = seat
+        self.options = dict(options or {})
+        self.time_budget = time_budget
+        self.settings = settings if settings is not None else ExpertSettings()
+        self.horizon = self.settings.horizon or TURN_LIMIT
+        self.policy = keeper_card if self.settings.keeper else greedy_card
         self.chain_stats = [0, 0, 0, 0]
-        """Decisions that ran a posterior chain, of which fell back to :meth:`_sample`; its deals, of
+        """Decisions that ran a posterior chain, of which fell back to the plain sampler; its deals, of
         which it had not yet made explain the whole log."""
-        self.samples = samples
-        self.greedy_model = greedy_model
-        self.horizon = horizon or TURN_LIMIT
-        self.win_bonus = win_bonus
-        self.policy = keeper_card if keeper else greedy_card
-        self.all_calls = all_calls
 
     def candidates(self, view: SevenView, legal: Sequence[Action]) -> list[Action]:
         """The moves worth comparing: each playable card once (a Queen with each call, or its best).
@@ -271,7 +162,7 @@ class ExpertBot:
         for action in legal:
             if action in ("draw", "pass"):
                 continue
-            if self.all_calls and ":" in action:
+            if self.settings.all_calls and ":" in action:
                 actions.append(action)
                 continue
             code = action[:2]
@@ -284,77 +175,82 @@ class ExpertBot:
 
     def choose(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> Action:
         """The candidate with the best mean score over the sampled deals."""
+        if self.seat is not None and view.seat != self.seat:
+            raise ValueError(f"the expert of seat {self.seat} was shown seat {view.seat}'s view")
         candidates = self.candidates(view, legal)
         if len(candidates) == 1:
             return candidates[0]
-        deadline = time.monotonic() + ctx.time_budget * 0.8
+        budget = self.time_budget if self.time_budget is not None else ctx.time_budget
+        deadline = time.monotonic() + budget * 0.8
 
         def out_of_time() -> bool:
             return ctx.should_stop() or time.monotonic() > deadline
 
-        wild = ungreedy_seats(view) if self.adapt else frozenset()
-        chain = self._chain(view, wild, ctx.rng, out_of_time)
-        if chain is None:  # what the plain sampler needs
-            unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
-            knowledge = infer_knowledge(view, self.greedy_model, wild)
-            table = track_table(view) if self.track else None
+        moves = [_move(action) for action in candidates]
+        passes = passes_in_a_row(view)
         totals = [0.0] * len(candidates)
-        for sample in range(self.samples):
+        deals = self.deals(view, ctx.rng, out_of_time)
+        for sample in range(self.settings.samples):
             if sample and out_of_time():
                 break
-            if chain is not None:
-                chain.step(self.thin)
-                hands, stock = chain.deal()
-                self.chain_stats[2] += 1
-                self.chain_stats[3] += chain.total_energy() > 0
-            else:
-                hands, stock = self._sample(view, unseen, knowledge, table, ctx.rng)
+            hands, stock = next(deals)
             seed = ctx.rng.getrandbits(32)
-            for index, action in enumerate(candidates):
-                deal = _Deal([list(hand) for hand in hands], list(stock), list(view.played), view, random.Random(seed))
-                totals[index] += self._evaluate(deal, view, action)
+            for index, move in enumerate(moves):
+                deal = Simulator.from_view(
+                    view, [list(hand) for hand in hands], list(stock), random.Random(seed), passes
+                )
+                totals[index] += self.evaluate(deal, view.seat, move)
         return candidates[totals.index(max(totals))]
 
-    def _chain(
-        self, view: SevenView, wild: frozenset[int], rng: random.Random, stop: Callable[[], bool]
-    ) -> Posterior | None:
-        """A :class:`~gamenight_seven.posterior.Posterior` chain run in, or None to deal as :meth:`_sample` does."""
-        if not self.posterior:
-            return None
-        from .posterior import Posterior
+    def deals(self, view: SevenView, rng: random.Random, stop: Callable[[], bool]) -> Iterator[Deal]:
+        """Deals of the cards ``view`` does not show, as many as asked for, each explaining the log.
 
-        chain = Posterior(view, random.Random(rng.getrandbits(32)), self.beta, wild)
-        self.chain_stats[0] += 1
-        if not chain.ok:
+        The posterior chain is run in first (until ``stop``: then its first deal
+        is what it has); if the log does not read into its model, the plain
+        sampler deals them at random as far as the log allows.
+        """
+        settings = self.settings
+        wild = ungreedy_seats(view) if settings.adapt else frozenset()
+        if settings.posterior:
+            chain = Posterior(view, random.Random(rng.getrandbits(32)), settings.beta, wild)
+            self.chain_stats[0] += 1
+            if chain.ok:
+                chain.step(settings.burn, beta_from=0.5, stop=stop)
+                while True:
+                    chain.step(settings.thin)
+                    self.chain_stats[2] += 1
+                    self.chain_stats[3] += chain.total_energy() > 0
+                    yield chain.deal()
             self.chain_stats[1] += 1
-            return None
-        chain.step(self.burn, beta_from=0.5, stop=stop)  # out of time: the first deal is what it has
-        return chain
+        unseen = sorted(set(range(52)) - set(view.hand) - set(view.played))
+        knowledge = infer_knowledge(view, settings.greedy_model, wild)
+        table = track_table(view) if settings.track else None
+        while True:
+            rng.shuffle(unseen)
+            yield determinize(view, unseen, knowledge, table, rng)
 
-    def _sample(
-        self,
-        view: SevenView,
-        unseen: list[int],
-        knowledge: Mapping[int, Knowledge],
-        table: Table | None,
-        rng: random.Random,
-    ) -> tuple[list[list[int]], list[int]]:
-        """The plain sampler: the unseen cards dealt at random, as far as ``knowledge`` and ``table`` allow."""
-        rng.shuffle(unseen)
-        return determinize(view, unseen, knowledge, table, rng)
-
-    def _evaluate(self, deal: _Deal, view: SevenView, action: Action) -> float:
-        me = view.seat
-        if action == "draw" and view.penalty:  # take the pending 7 penalty
-            deal._draw(me, view.penalty)
-            deal.penalty = 0
-            deal.turn = (me + 1) % view.seats
-            deal.turns += 1
+    def evaluate(self, deal: Simulator, me: int, move: tuple[int, int]) -> float:
+        """``move`` (see :func:`_move`) played in ``deal``, then the deal played on: ``me``'s expected score."""
+        card, call = move
+        if card < 0:
+            deal.take_penalty()
         else:
-            winner = deal.play(me, card_of(action), SUITS.index(action[3]) if ":" in action else -1)
-            if winner >= 0:
-                return deal.score(me, winner, self.win_bonus)
-        return deal.score(me, deal.playout(self.horizon, me, self.policy), self.win_bonus)
+            deal.play(card, call)
+        if deal.winner < 0:
+            deal.playout(self.horizon, me, self.policy)
+        return deal.score(me, deal.winner, self.settings.win_bonus)
+
+
+def _move(action: Action) -> tuple[int, int]:
+    """A candidate as (card, called suit or -1), or (-1, -1) to take the pending 7 penalty."""
+    if action == "draw":
+        return -1, -1
+    return card_of(action), SUITS.index(action[3]) if ":" in action else -1
+
+
+def make_expert(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> ExpertBot:
+    """The room's expert for ``seat`` (``BotSpec.factory``): the default settings, the runner's time budget."""
+    return ExpertBot(seat, options)
 
 
 BOTS = (
@@ -363,7 +259,7 @@ BOTS = (
     BotSpec(
         "expert",
         "Expert",
-        plain_factory(ExpertBot),
+        make_expert,
         2,
         "Works out from every play what each seat may hold, and plays each choice out on such deals.",
     ),

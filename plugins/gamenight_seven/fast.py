@@ -25,10 +25,19 @@ from typing import Any
 from gamenight.i18n import translator
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
 
-from .rules import (
+from .cards import (
     ACE,
     CARD_CODES,
     CARD_OF_CODE,
+    QUEEN,
+    SEVEN,
+    SEVEN_CARDS,
+    SPECIAL_CARDS,
+    card_label,
+)
+from .cards import RANK_OF as _RANK_OF
+from .cards import SUIT_OF as _SUIT_OF
+from .rules import (
     DEAL,
     DRY_DISCARDS,
     HAND_SIZE,
@@ -36,25 +45,19 @@ from .rules import (
     PENALTY_STEP,
     PLAY,
     PLAYS,
-    QUEEN,
-    SEVEN,
     SHUFFLE,
-    SPECIAL_UP,
     TURN_LIMIT,
     Event,
     SevenRules,
     SevenState,
     SevenView,
-    card_label,
 )
 
 _ = translator("seven")
 
 __all__ = ["FastSevenRules"]
 
-_SUIT_OF = tuple(c // 13 for c in range(52))
-_RANK_OF = tuple(c % 13 for c in range(52))
-_SEVENS = frozenset(s * 13 + SEVEN for s in range(4))
+_SEVENS = SEVEN_CARDS
 _QUEEN_CALLS = tuple(
     tuple(f"{CARD_CODES[c]}:{suit}" for suit in "SHCD") if c % 13 == QUEEN else () for c in range(52)
 )
@@ -185,7 +188,7 @@ class FastSevenRules(SevenRules):
         stock = deck[n * HAND_SIZE :]
         events = []
         up = stock.pop()
-        while up in SPECIAL_UP:
+        while up in SPECIAL_CARDS:
             events.append(_event("bury", -1, up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()

@@ -10,8 +10,9 @@ import random
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from .policies import ACE, GREEDY_ORDER, RANK_OF, SEVEN_CARDS, SUIT_OF, matching_cards
-from .rules import HAND_SIZE, QUEEN, SEVEN, Event, SevenView
+from .cards import ACE, QUEEN, RANK_OF, SEVEN, SEVEN_CARDS, SUIT_OF
+from .policies import GREEDY_ORDER, matching_cards
+from .rules import HAND_SIZE, Event, SevenView
 
 __all__ = ["Knowledge", "StockReplay", "Table", "determinize", "infer_knowledge", "track_table", "ungreedy_seats"]
 

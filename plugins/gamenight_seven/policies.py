@@ -1,6 +1,7 @@
-"""SEVEN's card tables and the simple policies every SEVEN bot builds on.
+"""The simple policies every SEVEN bot builds on.
 
-Cards are the integers 0-51 of :mod:`gamenight_seven.rules` (suit * 13 + rank).
+Cards are the integers 0-51 of :mod:`gamenight_seven.cards` (suit * 13 + rank),
+whose tables the rules use too.
 The greedy policy is what ``greedy`` plays and what the expert assumes of the
 other seats; the keeper policy is the expert's own in its playouts.
 """
@@ -12,17 +13,12 @@ from functools import cache
 
 from gamenight.sdk import Action
 
-from .rules import CARD_CODES, QUEEN, SEVEN, SUITS, parse_card
+from .cards import ACE, CARD_CODES, QUEEN, RANK_OF, SEVEN, SEVEN_CARDS, SUIT_OF, SUITS, parse_card
 
 __all__ = [
-    "ACE",
     "GREEDY_ORDER",
     "KEEPER_ORDER",
-    "PENALTY_OF",
-    "RANK_OF",
-    "SEVEN_CARDS",
     "SHEDDING",
-    "SUIT_OF",
     "action_for",
     "best_call",
     "card_of",
@@ -32,11 +28,6 @@ __all__ = [
     "ranked_card",
 ]
 
-ACE = 0
-SUIT_OF = tuple(c // 13 for c in range(52))
-RANK_OF = tuple(c % 13 for c in range(52))
-PENALTY_OF = tuple(10 if c % 13 == QUEEN else 5 if c % 13 == SEVEN else 1 for c in range(52))
-SEVEN_CARDS = frozenset(s * 13 + SEVEN for s in range(4))
 SHEDDING = 2.0
 """How much likelier to go out first a hand is for each card fewer (the expert's estimate)."""
 GREEDY_ORDER = tuple(3 if r == SEVEN else 2 if r == ACE else 0 if r == QUEEN else 1 for r in range(13))

@@ -4,7 +4,7 @@ The expert looks ahead on deals of the cards it cannot see.  Dealt at random,
 most such deals contradict what the table has watched: a seat that drew must
 have held nothing playable, a seat that played a plain card held no matching 7,
 and so on.  This module draws deals that explain the whole log of the deal,
-assuming the other seats play like :func:`~gamenight_seven.bots.greedy_card`
+assuming the other seats play like :func:`~gamenight_seven.policies.greedy_card`
 (unless the log already shows a seat does not: ``wild``).
 
 Model.  Every card a seat ever held came into its hand through a *slot*: one of
@@ -34,9 +34,10 @@ import math
 import random
 from collections.abc import Callable
 
+from .cards import QUEEN, RANK_OF, SEVEN, SUIT_OF
 from .inference import StockReplay
-from .policies import GREEDY_ORDER, RANK_OF, SUIT_OF, matching_cards
-from .rules import HAND_SIZE, QUEEN, SEVEN, SevenView
+from .policies import GREEDY_ORDER, matching_cards
+from .rules import HAND_SIZE, SevenView
 
 __all__ = ["Posterior"]
 

@@ -1,7 +1,8 @@
 """The rules of SEVEN (docs/rules/seven.md), stated plainly: a pure engine with no UI import.
 
 Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
-and ranks A 2 … 10 J Q K (``0..12``).  Actions are short strings:
+and ranks A 2 … 10 J Q K (``0..12``); their tables are in :mod:`gamenight_seven.cards`.
+Actions are short strings:
 
 * ``"7S"``, ``"TD"`` (the ten of diamonds), ``"AH"``: discard that card;
 * ``"QS:H"``: discard the Queen of spades and call hearts (a Queen that is the
@@ -37,6 +38,25 @@ from typing import Any, NamedTuple
 from gamenight.i18n import translator
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token
 
+from .cards import (
+    ACE,
+    CARD_CODES,
+    CARD_OF_CODE,
+    QUEEN,
+    RANKS,
+    SEVEN,
+    SPECIAL_CARDS,
+    SUIT_SYMBOLS,
+    SUITS,
+    card_code,
+    card_label,
+    hand_penalty,
+    parse_card,
+    penalty_of,
+    rank_of,
+    suit_of,
+)
+
 _ = translator("seven")
 
 __all__ = [
@@ -64,11 +84,6 @@ __all__ = [
     "suit_of",
 ]
 
-SUITS = "SHCD"
-SUIT_SYMBOLS = "♠♥♣♦"
-RANKS = "A23456789TJQK"
-RANK_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-ACE, SEVEN, QUEEN = 0, 6, 11
 HAND_SIZE = 5
 PENALTY_STEP = 3
 TURN_LIMIT = 500
@@ -79,55 +94,12 @@ DRY_DISCARDS = 4
 DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
 
-CARD_CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
-CARD_OF_CODE: dict[str, int] = {code: card for card, code in enumerate(CARD_CODES)}
-SPECIAL_UP = frozenset(c for c in range(52) if c % 13 in (ACE, SEVEN, QUEEN))
-"""The cards that may not start the discard pile (docs/rules/seven.md 2.3)."""
 PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
 PLAYS.update(
     {f"{CARD_CODES[s * 13 + QUEEN]}:{SUITS[call]}": (s * 13 + QUEEN, call) for s in range(4) for call in range(4)}
 )
 """Every action that names a card, mapped to (card, called suit or -1)."""
 _PLAYS = PLAYS  # the name the bots and tests knew
-
-
-def suit_of(card: int) -> int:
-    """The suit index (0 ♠, 1 ♥, 2 ♣, 3 ♦)."""
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    """The rank index (0 Ace … 6 Seven … 11 Queen, 12 King)."""
-    return card % 13
-
-
-def penalty_of(card: int) -> int:
-    """What the card costs a loser (docs/rules/seven.md 6.2): Queen 10, 7 5, any other 1."""
-    rank = rank_of(card)
-    return 10 if rank == QUEEN else 5 if rank == SEVEN else 1
-
-
-def hand_penalty(hand: Sequence[int]) -> int:
-    """The penalty of a whole hand."""
-    return sum(penalty_of(card) for card in hand)
-
-
-def card_code(card: int) -> str:
-    """The two-character code used in actions: ``"7S"``, ``"TD"``."""
-    return CARD_CODES[card]
-
-
-def card_label(card: int) -> str:
-    """The card as players read it: ``"7♠"``, ``"10♦"``."""
-    return RANK_LABELS[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
-
-
-def parse_card(code: str) -> int:
-    """The card for a two-character code; ``ValueError`` if there is none."""
-    try:
-        return CARD_OF_CODE[code.upper()]
-    except KeyError:
-        raise ValueError(f"not a card: {code!r}") from None
 
 
 def _encode(cards: Sequence[int]) -> str:
@@ -288,7 +260,7 @@ class SevenRules(Rules):
         # seven.md 2.3: a 7, Ace or Queen turned up goes back into the middle of the
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
-        while up in SPECIAL_UP:
+        while up in SPECIAL_CARDS:  # the 7s, Aces and Queens
             events.append(Event(kind="bury", card=up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()

@@ -36,7 +36,8 @@ class SevenScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "draw", _("Draw")),
+        Binding("d", "draw", _("Draw"),
+                tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
     def __init__(self, match: Match) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -20,15 +21,21 @@ __all__ = ["HandView", "SeatPanel", "TablePanel", "card_text", "even_rows", "fit
 RED_SUITS = (1, 3)
 
 
+RED = Style(color="bright_red", bold=True)
+"""Hearts and diamonds: ANSI bright red, 4.5:1 or more on the blue windows, the table and black in every
+theme (plain red was 1.2-3.6:1).  A Style, not the string "bright_red", which Textual does not read."""
+BLACK = Style(bold=True)
+
+
 def card_text(card: int, style: str = "") -> Text:
     """A card as coloured text: hearts and diamonds red."""
-    colour = "bold red" if suit_of(card) in RED_SUITS else "bold"
-    return Text(card_label(card), style=f"{colour} {style}".strip())
+    colour = RED if suit_of(card) in RED_SUITS else BLACK
+    return Text(card_label(card), style=colour + Style.parse(style) if style else colour)
 
 
 def suit_text(suit: int) -> Text:
     """A suit symbol, red for hearts and diamonds."""
-    return Text(SUIT_SYMBOLS[suit], style="bold red" if suit in RED_SUITS else "bold")
+    return Text(SUIT_SYMBOLS[suit], style=RED if suit in RED_SUITS else BLACK)
 
 
 def fit_cells(text: str, width: int) -> str:

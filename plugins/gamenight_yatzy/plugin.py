@@ -68,10 +68,8 @@ GAME = GameInfo(
     translations=read_translations(_HERE),
     seat_names=("You", "Bot 1", "Bot 2", "Bot 3", "Bot 4", "Bot 5", "Bot 6", "Bot 7"),
     perfect_information=True,
-    commands=(
-        ("Roll the dice", "Roll every die that is not held", "roll"),
+    commands=(  # the table's keys (Roll, Hold, Score) are palette commands of their own
         ("Release all dice", "Hold no dice for the next roll", "release_all"),
-        ("Score the chosen box", "Write the dice in the box under the cursor", "score"),
     ),
     version="1",
 )

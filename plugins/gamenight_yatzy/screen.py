@@ -43,6 +43,9 @@ _ = translator("yatzy")
 
 # Sheet rows: the 13 boxes interleaved with the upper section's progress and bonus.
 _UPPER_PROGRESS, _UPPER_BONUS_ROW, _YATZY_BONUS_ROW, _TOTAL_ROW = "upper", "bonus", "yatzy-bonus", "total"
+BOX_KEYS = "abcdefghijklm"
+"""The key of each box, in :data:`BOXES` order: shown before the box's name on the sheet."""
+
 SHEET_ROWS: tuple[int | str, ...] = (
     0, 1, 2, 3, 4, 5, _UPPER_PROGRESS, _UPPER_BONUS_ROW, 6, 7, 8, 9, 10, 11, 12, _YATZY_BONUS_ROW, _TOTAL_ROW,
 )  # fmt: skip
@@ -64,12 +67,15 @@ class YatzyScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "roll", _("Roll")),
-        Binding("1", "hold(0)", _("Hold 1-5")),
-        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False) for key in range(2, 6)),
+        Binding("space", "roll", _("Roll"), tooltip=_("Roll every die that is not held")),
+        Binding("1", "hold(0)", _("Hold 1-5"), tooltip=_("Hold or release this die for the next roll")),
+        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False,
+                  tooltip=_("Hold or release this die for the next roll")) for key in range(2, 6)),
         Binding("up", "cursor(-1)", _("Box ↑"), show=False),
         Binding("down", "cursor(1)", _("Box ↓"), show=False),
-        Binding("enter", "score", _("Score")),
+        Binding("enter", "score", _("Score"), tooltip=_("Write the dice in the box under the cursor")),
+        *(Binding(key, f"score_box({box})", _("Score"), show=False, tooltip=_("Write the dice in this box"))
+          for box, key in enumerate(BOX_KEYS)),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -85,7 +91,7 @@ class YatzyScreen(GameScreen):
     def compose_table(self) -> ComposeResult:
         with Horizontal(id="yatzy-table"):
             with ScrollableContainer(id="sheet-scroll"):
-                yield ScoreTable(label_width=17, id="sheet")
+                yield ScoreTable(label_width=18, id="sheet")
             with Vertical(id="side"):
                 yield Static("", id="turn-line")
                 yield DiceRow(hold_label=_("HOLD"), id="dice")
@@ -142,7 +148,7 @@ class YatzyScreen(GameScreen):
         for seat, sheet in enumerate(state.sheets):
             cells.append(self._cell(kind, seat, sheet, state.bonuses[seat], suggestions if seat == active else {}))
         if isinstance(kind, int):
-            label = _(BOX_LABELS[kind])
+            label = f"{BOX_KEYS[kind]} {_(BOX_LABELS[kind])}"
             return ScoreRow(label, tuple(cells), selectable=kind in suggestions and not over, rule_above=kind == 6)
         labels = {
             _UPPER_PROGRESS: _("Upper total"),
@@ -150,7 +156,7 @@ class YatzyScreen(GameScreen):
             _YATZY_BONUS_ROW: _("Yatzy bonuses"),
             _TOTAL_ROW: _("Total"),
         }
-        return ScoreRow(labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)
+        return ScoreRow("  " + labels[kind], tuple(cells), rule_above=kind == _UPPER_PROGRESS)
 
     def _cell(
         self, kind: int | str, seat: int, sheet: tuple[int | None, ...], bonuses: int, suggestions: dict[int, int]
@@ -235,6 +241,14 @@ class YatzyScreen(GameScreen):
             self.message(_("Wait: {name} is playing.", name=self.match.seats[seat].name), error=True)
         return False
 
+    def palette_title(self, binding: Binding) -> str:
+        """Each hold key is a command of its own ("Hold die 3"), not the key bar's "Hold 1-5"."""
+        if binding.action.startswith("hold("):
+            return self.t("Hold die {number}", number=int(binding.action[5:-1]) + 1)
+        if binding.action.startswith("score_box("):
+            return self.t("Score in {box}", box=self.t(BOX_LABELS[int(binding.action[10:-1])]))
+        return super().palette_title(binding)
+
     def action_roll(self) -> None:
         """Roll: all five dice first, then every die not held."""
         if not self._may_act():
@@ -290,6 +304,18 @@ class YatzyScreen(GameScreen):
             return
         if self.cursor is not None:
             self._score(self.cursor)
+
+    def action_score_box(self, box: int) -> None:
+        """Score the dice in ``box`` (its letter key, as a click on its row)."""
+        if not self._may_act():
+            return
+        if self.state.rolls == 0:
+            self.message(_("Roll first (Space)."), error=True)
+            return
+        state = self.state
+        if box in preview(state.sheets[state.seat], state.dice, state.joker):
+            self.cursor = box
+        self._score(box)  # a filled box is refused by the rules, with the reason
 
     def _score(self, box: int) -> None:
         self.submit("score:" + BOXES[box])

@@ -23,9 +23,9 @@ async def test_settings_save_japanese_names_as_dotted_player_keys(nim_registry, 
         app.screen.query_one("#player-1").value = "ベルダンディー"
         await pilot.press("ctrl+s")
         await pilot.pause()
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert data["nim"]["player"] == {"1": "Ann", "2": "ベルダンディー", "3": "Cid"}
-    assert data["general"]["theme"] == "gamenight"
+    text = path.read_text(encoding="utf-8")
+    assert tomllib.loads(text) == {"nim": {"player": {"2": "ベルダンディー"}}}  # only what was changed
+    assert text == '[nim]\nplayer.2 = "ベルダンディー"\n'
 
 
 async def test_settings_refuse_a_bad_name_with_a_message(nim_registry, tmp_path):
@@ -76,3 +76,133 @@ async def test_unknown_game_on_the_command_line_is_a_message_not_a_crash(nim_reg
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert type(app.screen).__name__ == "LobbyScreen"
+
+
+async def test_bad_config_names_are_notified_once_in_the_room_and_setup_uses_defaults(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[nim]\nplayer.2 = "Bo\\u0007b"\nplayer.3 = "' + "C" * 26 + '"\n', encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for _ in range(2):
+            await pilot.press("enter")  # the lobby's first game: Nim's setup
+            await pilot.pause()
+            assert isinstance(app.screen, SetupScreen)
+            assert [app.screen.query_one(f"#name-{seat}").value for seat in range(3)] == ["Ann", "Bob", "Cid"]
+            await pilot.press("escape")
+            await pilot.pause()
+        shown = [notification.message for notification in app._notifications]
+        assert sum("[nim] player.2" in m and "control characters" in m for m in shown) == 1
+        assert sum("[nim] player.3" in m and "16 cells" in m for m in shown) == 1
+
+
+HAND_WRITTEN = """\
+# My gamenight settings -- keep these comments!
+[nim]   # the sticks game
+player.3 = "Ci\\u0007d"     # a bad name, not touched in the dialog
+player.1 = 'Kei'          # odd order, literal string
+player.2 = "Bob"
+
+[general]
+bot_delay = 0.25          # slow, please
+saves = "~/my saves"
+"""
+
+
+async def _retype(pilot, app, selector, text):
+    field = app.screen.query_one(selector)
+    field.focus()
+    await pilot.press("end", *["backspace"] * len(field.value), *text)
+
+
+async def test_settings_save_changes_only_the_edited_line_byte_for_byte(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(HAND_WRITTEN.encode())
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        assert isinstance(app.screen, SettingsScreen)
+        assert app.screen.query_one("#player-2").value == "Cid"  # the bad one: the default shows
+        await _retype(pilot, app, "#player-1", "Urd")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        message = str(app.screen.query_one("#settings-message").render())
+        assert message == f"Settings saved to {path}."
+        assert any(f"Settings saved to {path}." == n.message for n in app._notifications)
+    before, after = HAND_WRITTEN.splitlines(keepends=True), path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(before) == len(after)
+    assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] == [4]
+    assert after[4] == 'player.2 = "Urd"\n'
+
+
+async def test_settings_never_write_command_line_values_nor_unchosen_language_or_names(nim_registry, tmp_path):
+    from gamenight.i18n import set_language
+
+    path = tmp_path / "config.toml"
+    path.write_text('[general]\nlanguage = "en"\ntheme = "gamenight"\n', encoding="utf-8")
+    set_language("ja")  # as `--lang ja`
+    app = GameNightApp(registry=nim_registry, config=Config.load(path), saves_dir=tmp_path / "saves",
+                       theme_name="gamenight-16", bot_delay=0)  # as `--theme gamenight-16 --bot-delay 0`
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        assert isinstance(app.screen, SettingsScreen)
+        await pilot.press("ctrl+s")  # nothing changed: nothing written
+        await pilot.pause()
+        assert path.read_text(encoding="utf-8") == '[general]\nlanguage = "en"\ntheme = "gamenight"\n'
+        await _retype(pilot, app, "#player-0", "Kei")  # one name changed
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    text = path.read_text(encoding="utf-8")
+    # no --lang ja, --theme gamenight-16 or --bot-delay 0; no default name Bob/Cid
+    assert text == '[general]\nlanguage = "en"\ntheme = "gamenight"\n\n[nim]\nplayer.1 = "Kei"\n'
+
+
+async def test_settings_write_a_setting_the_person_changed(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("# mine\n[general]\nbot_delay = 0.5  # seconds\n", encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await _retype(pilot, app, "#bot-delay", "1.5")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.bot_delay == 1.5
+    assert path.read_text(encoding="utf-8") == "# mine\n[general]\nbot_delay = 1.5  # seconds\n"
+
+
+async def test_settings_keep_names_typed_for_each_game_and_write_no_defaults(tmp_path):
+    from gamenight.plugins import load_registry
+    from textual.widgets import Select
+
+    path = tmp_path / "config.toml"
+    app = make_app(load_registry(), Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        box = app.screen.query_one("#names-game", Select)
+        assert box.value == "lits"
+        await _retype(pilot, app, "#player-1", "Kei")  # lits seat 2
+        box.focus()
+        await pilot.press("enter", "down", "down", "down", "enter")  # lits -> mate -> mille -> seven
+        await pilot.pause()
+        assert box.value == "seven"
+        await _retype(pilot, app, "#player-4", "Skuld")  # seven seat 5
+        box.focus()
+        await pilot.press("enter", "up", "up", "up", "enter")  # back to lits: the typed name is still there
+        await pilot.pause()
+        assert app.screen.query_one("#player-1").value == "Kei"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert path.read_text(encoding="utf-8") == '[lits]\nplayer.2 = "Kei"\n\n[seven]\nplayer.5 = "Skuld"\n'
+
+
+async def test_settings_leave_an_untouched_name_with_spaces_as_it_is(nim_registry, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[nim]\nplayer.1 = " Kei "\n', encoding="utf-8")
+    app = make_app(nim_registry, Config.load(path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await _retype(pilot, app, "#player-1", "Urd")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert path.read_text(encoding="utf-8") == '[nim]\nplayer.1 = " Kei "\nplayer.2 = "Urd"\n'

@@ -31,6 +31,8 @@ def join_wide_lines(markdown: str) -> str:
     source lines came out as ragged short lines with stray gaps.  Joined, the
     text flows to the full width.  Headings, tables, list markers, quotes and
     code blocks are left alone; lines broken beside a Latin word stay broken.
+    A list item's indented continuation line joins it too ("障害が" + "  乗っていない"
+    used to read "障害が 乗っていない"), as does a line ending or starting in bold.
     """
     lines: list[str] = []
     fenced = False
@@ -40,15 +42,17 @@ def join_wide_lines(markdown: str) -> str:
             lines.append(line)
             continue
         previous = lines[-1] if lines else ""
+        tail = previous.rstrip("*_")
+        head = line.lstrip(" ").lstrip("*_")
         if (
             not fenced
-            and previous
-            and line
-            and cell_len(previous[-1]) == 2
-            and cell_len(line[0]) == 2
+            and tail
+            and head
+            and cell_len(tail[-1]) == 2
+            and cell_len(head[0]) == 2
             and not previous.lstrip().startswith(("#", "|"))
         ):
-            lines[-1] = previous + line
+            lines[-1] = previous + line.lstrip(" ")
         else:
             lines.append(line)
     return "\n".join(lines)
@@ -62,8 +66,9 @@ class HelpScreen(Screen):
     ]
 
     DEFAULT_CSS = """
-    HelpScreen #help-title { dock: top; height: 1; background: $primary; padding: 0 1; }
+    HelpScreen #help-title { dock: top; height: 1; background: $primary; color: $text; padding: 0 1; }
     HelpScreen MarkdownViewer { height: 1fr; }
+    HelpScreen MarkdownTableContent > .header { color: $markdown-h3-color; }  /* Textual's $primary: too dark */
     """
 
     def __init__(self, game: GameInfo, extra: str = "") -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +22,10 @@ from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from gamenight.sdk import GameInfo
+
+
+LIST_TEXT = 30
+"""Cells of text in a line of the games list (its 34 columns less the border and the option's padding)."""
 
 
 def seats_text(game: GameInfo) -> str:
@@ -43,9 +48,11 @@ class LobbyScreen(Screen):
     AUTO_FOCUS = ""  # the list takes focus when the games are in (on_mount / show_games)
 
     DEFAULT_CSS = """
-    LobbyScreen #lobby-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    LobbyScreen #lobby-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
     LobbyScreen #lobby-body { height: 1fr; }
-    LobbyScreen #games { width: 32; height: 1fr; border: round $primary; border-title-color: $text; }
+    LobbyScreen #games { width: 34; height: 1fr; border: round $primary; border-title-color: $text; }
     LobbyScreen #about { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
     LobbyScreen #notices { height: auto; max-height: 3; padding: 0 1; color: $text-warning; }
     """
@@ -76,11 +83,18 @@ class LobbyScreen(Screen):
         if not self.app.registry_loaded:
             return [Option(_("Looking for games…"), id="", disabled=True)]
         options = []
-        for game in self.games:
-            t = translator(game.id)
-            title = Text(safe_text(t(game.title)), style="bold")
-            title.truncate(18, overflow="ellipsis", pad=True)
-            options.append(Option(Text.assemble(title, " ", (seats_text(game), "dim")), id=game.id))
+        games = self.games
+        titles = [safe_text(translator(game.id)(game.title)) for game in games]
+        seats = [seats_text(game) for game in games]
+        # The title column is as wide as the longest title ("バトル・オブ・リッツ" takes 20 cells) while
+        # the seat counts still fit in the list's LIST_TEXT cells; a longer title ends in "…".
+        room = LIST_TEXT - 1 - max((cell_len(text) for text in seats), default=0)
+        width = min(max((cell_len(text) for text in titles), default=0), room)
+        for game, title_text, seats_line in zip(games, titles, seats, strict=True):
+            title = Text(title_text, style="bold")
+            title.truncate(width, overflow="ellipsis", pad=True)
+            # Not dim: dim text on the highlighted row was below WCAG AA in every theme.
+            options.append(Option(Text.assemble(title, " ", seats_line), id=game.id))
         if not options:
             options.append(Option(_("No games are installed."), id="", disabled=True))
         return options

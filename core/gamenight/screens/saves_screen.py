@@ -23,7 +23,7 @@ class SavesScreen(Screen):
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back"))]
 
     DEFAULT_CSS = """
-    SavesScreen #saves-title { dock: top; height: 1; background: $primary; padding: 0 1; }
+    SavesScreen #saves-title { dock: top; height: 1; background: $primary; color: $text; padding: 0 1; }
     SavesScreen OptionList { height: 1fr; border: round $primary; }
     """
 

@@ -10,6 +10,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
+from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -20,7 +21,9 @@ class SettingsScreen(Screen):
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back")), Binding("ctrl+s", "save", _("Save"))]
 
     DEFAULT_CSS = """
-    SettingsScreen #settings-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    SettingsScreen #settings-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
     SettingsScreen VerticalScroll { padding: 0 1; }
     SettingsScreen .row { height: 3; }
     SettingsScreen .row Label { width: 16; padding: 1 1 0 0; }
@@ -62,13 +65,24 @@ class SettingsScreen(Screen):
                     with Horizontal(classes="row name-row", id=f"name-row-{seat}"):
                         yield Label(f"player.{seat + 1}")
                         yield Input("", id=f"player-{seat}", max_length=32)
-            yield Static("", id="settings-message")
+            yield Static("", id="settings-message", markup=False)
             with Horizontal(id="settings-buttons"):
                 yield Button(_("Save"), id="save", variant="primary")
                 yield Button(_("Back"), id="back")
         yield KeyBar()
 
     def on_mount(self) -> None:
+        # What the dialog showed at first: only what the person changes from this is saved, so a
+        # value given on the command line (--lang, --theme, --bot-delay), a default name or a bad
+        # name in the file that the person never touched is not written.
+        self._shown = {
+            "language": str(self.query_one("#language", Select).value),
+            "theme": str(self.query_one("#theme", Select).value),
+            "bot_delay": self.query_one("#bot-delay", Input).value.strip(),
+        }
+        self._shown_names: dict[str, list[str]] = {}
+        self._typed_names: dict[str, list[str]] = {}
+        self._names_game: str | None = None
         self._load_names()
 
     def _game(self):
@@ -76,16 +90,28 @@ class SettingsScreen(Screen):
             return None
         return self.app.registry.games.get(str(self.query_one("#names-game", Select).value))
 
+    def _keep_typed_names(self) -> None:
+        """Remember the names typed for the game the inputs show (before they show another)."""
+        if self._names_game is not None:
+            count = len(self._shown_names[self._names_game])
+            self._typed_names[self._names_game] = [self.query_one(f"#player-{seat}", Input).value
+                                                   for seat in range(count)]
+
     def _load_names(self) -> None:
         game = self._game()
-        if game is None:
+        if game is None or game.id == self._names_game:
             return
+        self._keep_typed_names()
         t = translator(game.id)
-        names = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names], game.max_seats)
+        if game.id not in self._shown_names:
+            self._shown_names[game.id] = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names],
+                                                                    game.max_seats)
+        names = self._typed_names.get(game.id, self._shown_names[game.id])
         for seat, row in enumerate(self.query(".name-row")):
             row.display = seat < game.max_seats
             if seat < game.max_seats:
                 self.query_one(f"#player-{seat}", Input).value = names[seat]
+        self._names_game = game.id
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "names-game":
@@ -107,36 +133,62 @@ class SettingsScreen(Screen):
         if error:
             self.app.bell()
 
+    def _changed_names(self) -> dict[tuple[str, int], str] | None:
+        """Every name the person changed, by (game, seat); ``None`` after saying why one is refused."""
+        self._keep_typed_names()
+        changed = {}
+        for game_id, typed in self._typed_names.items():
+            for seat, (typed_name, shown) in enumerate(zip(typed, self._shown_names[game_id], strict=True)):
+                name = typed_name.strip()
+                if shown in (typed_name, name):
+                    continue
+                problem = validate_name(name)
+                if problem is not None:
+                    self._say(f"[{game_id}] player.{seat + 1}: {problem}", error=True)
+                    return None
+                changed[game_id, seat] = name
+        return changed
+
     def action_save(self) -> None:
         config = self.app.config
         language = str(self.query_one("#language", Select).value)
-        try:
-            delay = float(self.query_one("#bot-delay", Input).value)
-        except ValueError:
-            delay = -1.0
-        if not 0 <= delay <= 5:
-            self._say(_("Bot delay must be a number of seconds from 0 to 5."), error=True)
+        theme = str(self.query_one("#theme", Select).value)
+        delay_text = self.query_one("#bot-delay", Input).value.strip()
+        delay = None
+        if delay_text != self._shown["bot_delay"]:
+            try:
+                delay = float(delay_text)
+            except ValueError:
+                delay = -1.0
+            if not 0 <= delay <= 5:
+                self._say(_("Bot delay must be a number of seconds from 0 to 5."), error=True)
+                return
+        names = self._changed_names()
+        if names is None:
             return
-        game = self._game()
-        names = []
-        if game is not None:
-            for seat in range(game.max_seats):
-                name = self.query_one(f"#player-{seat}", Input).value.strip()
-                problem = validate_name(name)
-                if problem is not None:
-                    self._say(f"player.{seat + 1}: {problem}", error=True)
-                    return
-                names.append(name)
-        config.set_general("language", language)
-        config.set_general("theme", self.app.theme)
-        config.set_general("bot_delay", delay)
-        if game is not None:
-            for seat, name in enumerate(names):
-                config.set_name(game.id, seat, name)
+        if language != self._shown["language"]:
+            config.set_general("language", language)
+        if theme != self._shown["theme"]:
+            config.set_general("theme", theme)
+        if delay is not None:
+            config.set_general("bot_delay", delay)
+        for (game_id, seat), name in names.items():
+            config.set_name(game_id, seat, name)
+        if not config.unsaved and config.error is None:
+            self._say(_("Nothing to save: no setting was changed."))
+            return
         try:
             config.save()
         except (ConfigError, OSError) as error:
-            self._say(str(error), error=True)
+            self._say(safe_text(error), error=True)
             return
-        self.app.bot_delay = delay
-        self._say(_("Saved to {path}. A new language applies from the next start.", path=config.path))
+        if delay is not None:
+            self.app.bot_delay = delay
+        text = _("Settings saved to {path}.", path=config.path)
+        if language != self._shown["language"]:
+            text += " " + _("A new language applies from the next start.")
+        self._shown.update(language=language, theme=theme, bot_delay=delay_text)
+        for (game_id, seat), name in names.items():
+            self._shown_names[game_id][seat] = name
+        self._say(text)
+        self.app.notify(text, markup=False)

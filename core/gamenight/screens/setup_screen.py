@@ -30,7 +30,9 @@ class SetupScreen(Screen):
     ]
 
     DEFAULT_CSS = """
-    SetupScreen #setup-title { dock: top; height: 1; background: $primary; padding: 0 1; text-style: bold; }
+    SetupScreen #setup-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
     SetupScreen VerticalScroll { height: 1fr; padding: 0 1; }
     SetupScreen .row { height: 3; }
     SetupScreen .row Label { width: 12; padding: 1 1 0 0; }

@@ -38,6 +38,13 @@ def clamp_size(cols: int, rows: int) -> tuple[int, int]:
     return min(cols, MAX_COLS), min(rows, MAX_ROWS)
 
 
+def _ignore_hangup() -> None:
+    """In the child before exec: SIGHUP and SIGTERM ignored (kept across exec).  For the sandbox's
+    ``unshare``, which would otherwise die at once and SIGKILL the room it waits for."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
@@ -46,8 +53,10 @@ class RoomProcess:
     """A child process on a fresh pty, with output delivered to ``on_output``.
 
     ``on_input_blocked(True/False)`` tells the owner to pause/resume reading
-    the client; ``on_exit(returncode)`` is called once the child has exited and
-    all of its output has been delivered.
+    the client; ``hangup_ignored`` starts the child with SIGHUP and SIGTERM
+    ignored (the sandbox's first stages; the room restores them);
+    ``on_exit(returncode)`` is called once the child has exited and all of
+    its output has been delivered.
     """
 
     def __init__(
@@ -60,6 +69,7 @@ class RoomProcess:
         on_exit: Callable[[int], None],
         on_input_blocked: Callable[[bool], None],
         new_session: bool = True,
+        hangup_ignored: bool = False,
     ) -> None:
         self._argv = list(argv)
         self._env = dict(env)
@@ -69,6 +79,7 @@ class RoomProcess:
         self._on_exit = on_exit
         self._on_input_blocked = on_input_blocked
         self._new_session = new_session
+        self._hangup_ignored = hangup_ignored
         self._loop = asyncio.get_running_loop()
         self._master = -1
         self._process: asyncio.subprocess.Process | None = None
@@ -99,6 +110,7 @@ class RoomProcess:
                 env=self._env,
                 cwd=self._cwd,
                 start_new_session=self._new_session,
+                preexec_fn=_ignore_hangup if self._hangup_ignored else None,
             )
         except BaseException:
             os.close(master)

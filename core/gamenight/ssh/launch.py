@@ -9,7 +9,16 @@
   key, every other user's folder) with an empty read-only tmpfs and put back
   only ``HOME``, the user's own folder, at its usual path.  With its own
   ``/proc`` the room cannot reach other rooms through ``/proc/PID/cwd`` either.
-  ``--probe`` only checks that this works here.
+  ``--probe`` only checks that this works here.  There this process is
+  PID 1 of its namespace, which the kernel shields from every signal it has no
+  handler for: so it does not ``exec`` the room but starts it as its child
+  (signals back at their defaults) and waits for it, ignoring SIGHUP and
+  SIGTERM itself.  The room, in the same process group, gets the server's
+  SIGHUP/SIGTERM directly and ends (or saves, then ends) as it would without
+  the sandbox; when it is gone, so is this process and the whole namespace.
+* ``--memory BYTES``: cap the room's address space (``RLIMIT_AS``, inherited by
+  whatever it starts), so a room that keeps allocating gets ``MemoryError``
+  instead of taking the machine's memory.
 
 then ``exec``\\s ``ARGV``.  Standard library only; it must not import gamenight.
 """
@@ -19,6 +28,8 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import resource
+import signal
 import sys
 import termios
 
@@ -60,10 +71,13 @@ def hide(data_dir: str, home: str) -> None:
 
 def main(argv: list[str]) -> int:
     if "--" not in argv:
-        print("usage: launch.py [--ctty] [--hide DATA_DIR HOME [--probe]] -- ARGV", file=sys.stderr)
+        print("usage: launch.py [--ctty] [--memory BYTES] [--hide DATA_DIR HOME [--probe]] -- ARGV", file=sys.stderr)
         return 2
     split = argv.index("--")
     options, command = argv[:split], argv[split + 1:]
+    if "--memory" in options:
+        limit = int(options[options.index("--memory") + 1])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     if "--ctty" in options:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     if "--hide" in options:
@@ -77,8 +91,34 @@ def main(argv: list[str]) -> int:
         if "--probe" in options:
             visible = os.listdir(data_dir) == [os.path.relpath(home, data_dir).split(os.sep)[0]]
             return 0 if visible and os.getpid() == 1 else 1
+        if os.getpid() == 1:
+            return run_as_init(command)
     os.execvp(command[0], command)
     return 127  # not reached
+
+
+def run_as_init(command: list[str]) -> int:
+    """Start ``command`` as the only child of this PID 1, reap whatever ends, and exit with its status."""
+    room = os.fork()
+    if room == 0:
+        try:
+            for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+                signal.signal(signum, signal.SIG_DFL)
+            os.execvp(command[0], command)
+        finally:
+            os._exit(127)
+    for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_IGN)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return 1
+        except InterruptedError:
+            continue
+        if pid == room:
+            code = os.waitstatus_to_exitcode(status)
+            return code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Per-address rate of new connections (a sliding one-minute window)."""
+"""Rates: new connections per address (a sliding one-minute window) and token buckets."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-__all__ = ["RateLimiter"]
+__all__ = ["RateLimiter", "TokenBucket"]
 
 
 class RateLimiter:
@@ -50,3 +50,28 @@ class RateLimiter:
 
     def __len__(self) -> int:
         return len(self._seen)
+
+
+class TokenBucket:
+    """``rate`` units per second on average, up to ``burst`` at once (a token bucket).
+
+    Used for the input a room accepts (bytes) and for log lines: what does not
+    fit is refused, never queued, so nothing grows while a client floods.
+    """
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._tokens = burst
+        self._stamp = clock()
+
+    def take(self, amount: float) -> bool:
+        """Spend ``amount`` if that much is available now; ``False`` (nothing spent) if not."""
+        now = self._clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if amount > self._tokens:
+            return False
+        self._tokens -= amount
+        return True

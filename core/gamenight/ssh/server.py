@@ -42,7 +42,7 @@ import platformdirs
 from gamenight.i18n import LANGUAGES, detect_language, load_catalogue_file, register_catalogue, translator
 from gamenight.ssh.child import RoomProcess, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
-from gamenight.ssh.limits import RateLimiter
+from gamenight.ssh.limits import RateLimiter, TokenBucket
 from gamenight.themes import SIXTEEN_COLOUR_THEME
 
 __all__ = ["Settings", "colour_depth", "main", "serve"]
@@ -54,10 +54,35 @@ UNSHARE = ["unshare", "--user", "--map-current-user", "--mount", "--propagation"
 SANDBOX_PREFIX = ["setsid", "--ctty", *UNSHARE]
 """``setsid --ctty`` makes the pty the controlling terminal of the new session first."""
 MAX_ENV_VARS = 64
+ENV_NAMES = frozenset({"TERM", "LANG", "LANGUAGE", "COLORTERM"})
+"""The client variables a room uses (with ``LC_*``); any other is dropped, never stored."""
+MAX_ENV_VALUE = 256
+"""Longest value kept of an accepted variable, in bytes (a longer one is dropped)."""
+MAX_AUTH_TRIES = 6
+"""Refused login attempts per connection (OpenSSH's MaxAuthTries), besides the client's first
+``none`` probe; the next one ends the connection."""
+MAX_REFUSED = 10
+"""Refused requests (channel opens, forwardings, channel requests) per connection before it is closed."""
+NOISY_LINES = 8
+"""Log lines about refused requests and rejected keys per connection; the rest are only counted."""
 EARLY_INPUT_LIMIT = 64 * 1024
 """Input that arrives before the room has started is kept up to this many bytes."""
 RESIZE_DELAY = 0.05
-"""Window-size changes are coalesced: at most one resize reaches the room per 50 ms."""
+"""A window-size change reaches the room this long after it arrives (later ones in between are merged)."""
+RESIZE_INTERVAL = 0.25
+"""...and at most one per this many seconds: each one makes the room lay out and redraw everything
+(a storm of 7,004 resizes in 20 s cost a room 59% of a core at one per 50 ms)."""
+EXPIRY_CHECK = 3600.0
+"""Seconds between two sweeps of idle guest folders."""
+INPUT_RATE = 2048
+"""Bytes of input per second a room is given on average.  Textual turns every byte into a queued
+event and never stops reading its terminal, so input faster than a room can handle would pile up
+in the room's memory (a client typing 4 KB every 10 ms grew a room by about 10 MB a second).
+2 KiB/s is about 100 times a fast typist."""
+INPUT_BURST = 8 * 1024
+"""Bytes of input a room is given at once (a paste); beyond the rate and this, input is dropped."""
+ROOM_MEMORY = 1024
+"""Default cap on each room's address space in MiB (``RLIMIT_AS``); an idle room uses about 200."""
 
 
 @dataclass
@@ -72,8 +97,18 @@ class Settings:
     max_sessions: int = 64
     max_new_per_minute: int = 20
     idle_timeout: float = 1800.0
-    login_timeout: float = 30.0
+    login_timeout: float = 10.0
+    max_pending: int = 32
+    """Connections still logging in, counted apart from ``max_sessions``."""
+    max_per_address: int = 10
+    """Connections (logging in or logged in) from one address."""
+    max_per_user: int = 3
+    """Logged-in connections of one user (key, or guest name)."""
     grace: float = 5.0
+    guest_expiry_days: float = 30.0
+    """Guest folders unused for this many days are deleted (0: kept for ever)."""
+    room_memory: int = ROOM_MEMORY
+    """Cap on each room's address space in MiB (0: none)."""
     command: list[str] | None = None
     sandbox: str = "auto"
     """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
@@ -131,17 +166,37 @@ def _safe_term(term: str | None) -> str:
 
 # -- the structured log ---------------------------------------------------------
 class EventLog:
-    """One JSON object per line; strings from clients are truncated and escaped by json."""
+    """One JSON object per line; strings from clients are truncated and escaped by json.
+
+    Lines about what clients do are rate-limited over the whole server (``LINES_PER_SECOND``
+    on average, ``LINES_BURST`` at once); a ``suppressed`` line later counts what was left out.
+    The server's own events (start, stop, rooms, errors) are always written.
+    """
+
+    LINES_PER_SECOND = 50
+    LINES_BURST = 500
+    ALWAYS = frozenset({"listening", "stopping", "session_start", "session_end", "error", "suppressed"})
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self._bucket = TokenBucket(self.LINES_PER_SECOND, self.LINES_BURST)
+        self.suppressed = 0
 
     def __call__(self, event: str, **fields: Any) -> None:
+        if event not in self.ALWAYS and not self._bucket.take(1):
+            self.suppressed += 1
+            return
+        if self.suppressed:
+            count, self.suppressed = self.suppressed, 0
+            self._write({"ts": round(time.time(), 3), "event": "suppressed", "lines": count})
         record: dict[str, Any] = {"ts": round(time.time(), 3), "event": event}
         for key, value in fields.items():
             if isinstance(value, str) and len(value) > 200:
                 value = value[:200] + "..."
             record[key] = value
+        self._write(record)
+
+    def _write(self, record: dict[str, Any]) -> None:
         try:
             self._stream.write(json.dumps(record, ensure_ascii=True) + "\n")
             self._stream.flush()
@@ -158,11 +213,17 @@ class Hub:
         self.log = log
         self.rate = RateLimiter(settings.max_new_per_minute)
         self.connections: set[Connection] = set()
+        """Every admitted connection, logging in or logged in."""
+        self.pending: set[Connection] = set()
+        """Connections still logging in."""
+        self.sessions: set[Connection] = set()
+        """Logged-in connections (what ``--max-sessions`` counts)."""
         self.endings: set[asyncio.Task[None]] = set()
         self.refused_waiting = 0
         """Connections turned away by a limit, waiting to be told why."""
         self._next_id = 0
         self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
+        self.sweeper: asyncio.TimerHandle | None = None
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -182,6 +243,35 @@ class Hub:
             if self._keys is None:
                 return None
         return self._keys[1]
+
+    def from_address(self, peer: str) -> int:
+        return sum(1 for connection in self.connections if connection.peer == peer)
+
+    def of_user(self, user_id: str) -> int:
+        return sum(1 for connection in self.sessions if connection.user_id == user_id)
+
+    def expire_guests(self) -> None:
+        """Delete guest folders nobody has used for ``--guest-expiry-days`` (never one in use)."""
+        days = self.settings.guest_expiry_days
+        users = self.settings.data_dir / "users"
+        if days <= 0 or not users.is_dir():
+            return
+        cutoff = time.time() - days * 86400
+        active = {connection.user_id for connection in self.connections}
+        expired = 0
+        for folder in users.iterdir():
+            if not folder.name.startswith("g-") or folder.name in active or folder.is_symlink():
+                continue
+            try:
+                if last_used(folder) >= cutoff:
+                    continue
+                shutil.rmtree(folder)
+            except OSError as error:
+                self.log("error", what="guest_expiry", detail=str(error))
+                continue
+            expired += 1
+        if expired:
+            self.log("guests_expired", folders=expired, days=days)
 
     def keep(self, task: asyncio.Task[None]) -> None:
         self.endings.add(task)
@@ -208,6 +298,10 @@ class Connection(asyncssh.SSHServer):
         self._refusal: tuple[int, str] | None = None
         self._idle_handle: asyncio.TimerHandle | None = None
         self._closing = False
+        self.auth_failures = 0
+        self.refused = 0
+        self.unlogged = 0
+        """Noisy log lines of this connection left out (see :data:`NOISY_LINES`)."""
 
     # -- connection lifetime --------------------------------------------------
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -219,13 +313,56 @@ class Connection(asyncssh.SSHServer):
             self._refuse("rate", asyncssh.DISC_TOO_MANY_CONNECTIONS,
                          _("Too many new connections from your address; please wait a minute."))
             return
-        if len(hub.connections) >= hub.settings.max_sessions:
-            self._refuse("sessions", asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                         _("The server is full; please try again later."))
+        if len(hub.pending) >= hub.settings.max_pending:
+            self._refuse("pending", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("The server is busy; please try again in a moment."))
+            return
+        if hub.from_address(self.peer) >= hub.settings.max_per_address:
+            self._refuse("address", asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                         _("Too many connections from your address; please try again later."))
             return
         hub.connections.add(self)
+        hub.pending.add(self)
         hub.log("connect", conn=self.id, peer=self.peer, port=self.peer_port, open=len(hub.connections))
         self._schedule_idle_check()
+        # Count what the client is refused; asyncssh answers these without asking the server object.
+        open_failure, auth_failure = conn.send_channel_open_failure, conn.send_userauth_failure
+        global_response = conn._report_global_response
+
+        def channel_open_failed(*args: Any, **kwargs: Any) -> None:
+            open_failure(*args, **kwargs)
+            self.count_refused()
+
+        def auth_failed(partial_success: bool) -> None:
+            auth_failure(partial_success)
+            self.auth_failures += 1
+            if self.auth_failures > MAX_AUTH_TRIES + 1:  # the first one is the client's "none" probe
+                self.hub.log("limit", kind="auth_tries", conn=self.id, peer=self.peer, limit=MAX_AUTH_TRIES)
+                self.close("auth_tries", _("Too many authentication failures."),
+                           asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
+
+        def global_answered(result: Any) -> None:
+            global_response(result)
+            if result is False:
+                self.count_refused()
+
+        conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
+        conn.send_userauth_failure = auth_failed  # type: ignore[method-assign]
+        conn._report_global_response = global_answered  # type: ignore[method-assign]
+
+    def note(self, event: str, **fields: Any) -> None:
+        """Log a line about something refused, at most :data:`NOISY_LINES` per connection."""
+        if self.unlogged or self.auth_failures + self.refused >= NOISY_LINES:
+            self.unlogged += 1
+            return
+        self.hub.log(event, conn=self.id, peer=self.peer, **fields)
+
+    def count_refused(self) -> None:
+        """One more refused request; too many close the connection."""
+        self.refused += 1
+        if self.refused >= MAX_REFUSED:
+            self.hub.log("limit", kind="refused", conn=self.id, peer=self.peer, limit=MAX_REFUSED)
+            self.close("refused", _("Too many refused requests."))
 
     def _refuse(self, kind: str, code: int, reason: str) -> None:
         """Turn the client away.  The SSH disconnect message (which clients show) can only be
@@ -245,16 +382,19 @@ class Connection(asyncssh.SSHServer):
     def _limit_value(self, kind: str) -> float:
         settings = self.hub.settings
         return {"rate": settings.max_new_per_minute, "sessions": settings.max_sessions,
-                "idle": settings.idle_timeout}[kind]
+                "pending": settings.max_pending, "address": settings.max_per_address,
+                "user": settings.max_per_user, "idle": settings.idle_timeout}[kind]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._idle_handle is not None:
             self._idle_handle.cancel()
-        if self.refused_reason in ("rate", "sessions"):
+        if self.refused_reason in ("rate", "pending", "address"):
             if self._refusal is not None:
                 self.hub.refused_waiting -= 1
             return
         self.hub.connections.discard(self)
+        self.hub.pending.discard(self)
+        self.hub.sessions.discard(self)
         if self.session is not None:
             self.session.end()
         if self.user_id is None and self.auth_tried:
@@ -262,15 +402,16 @@ class Connection(asyncssh.SSHServer):
         self.hub.log("disconnect", conn=self.id, peer=self.peer, user_id=self.user_id,
                      seconds=round(time.monotonic() - self.started, 3),
                      reason=str(exc) if exc else (self.refused_reason or "closed"),
-                     open=len(self.hub.connections))
+                     open=len(self.hub.connections), auth_failures=self.auth_failures, refused=self.refused,
+                     unlogged=self.unlogged)
 
-    def close(self, kind: str, reason: str) -> None:
+    def close(self, kind: str, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
         """Disconnect this client with ``reason`` (shown by OpenSSH)."""
         if self._closing or self.conn is None:
             return
         self._closing = True
         self.refused_reason = kind
-        self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+        self.conn.disconnect(code, reason)
 
     # -- idle timeout ---------------------------------------------------------
     def touch(self) -> None:
@@ -305,12 +446,36 @@ class Connection(asyncssh.SSHServer):
             return True
         self.username = username[:64]
         if self.hub.settings.guest:
-            self.user_id = guest_user_id(username)
+            user_id = guest_user_id(username)
+            if not self._admit(user_id):
+                return True
+            self.user_id = user_id
             self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username,
                          user_id=self.user_id, method="guest")
             return False
+        if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
+            self._admit(None)
+            return True
         self.auth_tried = True
         return True
+
+    def _admit(self, user_id: str | None) -> bool:
+        """Move a connection that has logged in (as ``user_id``) from the pending ones to the
+        sessions, or disconnect it with the reason when the server or this user is full."""
+        hub, settings = self.hub, self.hub.settings
+        if len(hub.sessions) >= settings.max_sessions:
+            kind, message = "sessions", _("The server is full; please try again later.")
+        elif user_id is not None and hub.of_user(user_id) >= settings.max_per_user:
+            kind, message = "user", _("You are connected too many times already; "
+                                      "close another session first.")
+        else:
+            hub.pending.discard(self)
+            hub.sessions.add(self)
+            return True
+        hub.log("limit", kind=kind, conn=self.id, peer=self.peer, user_id=user_id, open=len(hub.sessions),
+                limit=self._limit_value(kind))
+        self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return False
 
     def public_key_auth_supported(self) -> bool:
         return not self.hub.settings.guest
@@ -319,8 +484,7 @@ class Connection(asyncssh.SSHServer):
         keys = self.hub.authorized_keys()
         options = keys.validate(key, self.peer, self.peer) if keys is not None else None
         if options is None:
-            self.hub.log("auth_rejected_key", conn=self.id, peer=self.peer, user=self.username,
-                         key=key.get_fingerprint())
+            self.note("auth_rejected_key", user=self.username, key=key.get_fingerprint())
             return False
         # The last key accepted here is the one whose signature completes the login.
         self._candidate = key
@@ -329,14 +493,17 @@ class Connection(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         if self.hub.settings.guest or self._candidate is None:
             return
-        self.user_id = key_user_id(self._candidate)
+        user_id = key_user_id(self._candidate)
+        if not self._admit(user_id):
+            return
+        self.user_id = user_id
         self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id,
                      method="publickey", key=self._candidate.get_fingerprint())
 
     # -- what the client may open ---------------------------------------------
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
-        if self.session is not None:
-            self.hub.log("refused", kind="second_session", conn=self.id, peer=self.peer)
+        if self.session is not None or self.user_id is None:
+            self.note("refused", kind="second_session")
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
                                             _("Only one game room per connection."))
         self.session = GameSession(self)
@@ -346,7 +513,7 @@ class Connection(asyncssh.SSHServer):
         return channel, self.session  # type: ignore[return-value]
 
     def _refuse_forward(self, kind: str) -> bool:
-        self.hub.log("refused", kind=kind, conn=self.id, peer=self.peer, user_id=self.user_id)
+        self.note("refused", kind=kind, user_id=self.user_id)
         return False
 
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
@@ -369,22 +536,36 @@ class Connection(asyncssh.SSHServer):
 
 
 class GameChannel(asyncssh.SSHServerChannel):
-    """A session channel that keeps at most :data:`MAX_ENV_VARS` variables from the client.
+    """A session channel that keeps only the client variables a room uses, each small.
 
-    asyncssh stores every ``env`` request; without a cap one client could grow the
-    server's memory without end.  (Only the handler of that request changes.)
+    asyncssh stores every ``env`` request; without a filter one client could grow the
+    server's memory without end (8 connections x 64 variables x 250 KB took it from 51 to
+    306 MB).  Kept: ``TERM``, ``LANG``, ``LANGUAGE``, ``COLORTERM`` and ``LC_*``, values of at
+    most :data:`MAX_ENV_VALUE` bytes, at most :data:`MAX_ENV_VARS` of them.  Other refused
+    channel requests are counted against the connection (:data:`MAX_REFUSED`).
     """
 
     dropped_env = 0
 
     def _process_env_request(self, packet: Any) -> bool:
-        if len(self.get_environment_bytes()) >= MAX_ENV_VARS:
-            packet.get_string()
-            packet.get_string()
-            packet.check_end()
+        name, value = packet.get_string(), packet.get_string()
+        packet.check_end()
+        wanted = name in _ENV_NAMES_BYTES or (name.startswith(b"LC_") and len(name) <= 32)
+        if not wanted or len(value) > MAX_ENV_VALUE or len(self.get_environment_bytes()) >= MAX_ENV_VARS:
             self.dropped_env += 1
             return False
-        return super()._process_env_request(packet)
+        self._env[name] = value
+        return True
+
+    def _report_response(self, result: bool) -> None:
+        request = self._request_queue[0][0] if self._request_queue else ""
+        super()._report_response(result)
+        session = self._session
+        if not result and request != "env" and isinstance(session, GameSession):
+            session.owner.count_refused()
+
+
+_ENV_NAMES_BYTES = frozenset(name.encode() for name in ENV_NAMES)
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -403,7 +584,10 @@ class GameSession(asyncssh.SSHServerSession):
         self._pending_size: tuple[int, int] | None = None
         self._early = bytearray()
         self._utf8 = codecs.getincrementaldecoder("utf-8")("ignore")
+        self._input = TokenBucket(INPUT_RATE, INPUT_BURST)
+        self.input_dropped = 0
         self._resize_handle: asyncio.TimerHandle | None = None
+        self._resized_at = float("-inf")
         self._ended = False
         self._terminating = False
         self._starter: asyncio.Task[None] | None = None
@@ -429,8 +613,7 @@ class GameSession(asyncssh.SSHServerSession):
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        self.hub.log("refused", kind="subsystem", conn=self.owner.id, peer=self.owner.peer,
-                     user_id=self.owner.user_id, subsystem=subsystem)
+        self.owner.note("refused", kind="subsystem", user_id=self.owner.user_id, subsystem=subsystem)
         return False
 
     def session_started(self) -> None:
@@ -459,11 +642,14 @@ class GameSession(asyncssh.SSHServerSession):
         assert self.chan is not None and owner.user_id is not None
         settings = self.hub.settings
         home = user_dir(settings.data_dir, owner.user_id)
+        with contextlib.suppress(OSError):
+            os.utime(home)  # in use: guest expiry counts from here
         depth = colour_depth(self.term, client_env)
         argv = build_command(settings, home, depth)
         env = build_environment(home, self.term, depth, client_language(client_env))
         room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked,
-                           new_session=not settings.isolated)  # setsid starts the session when isolated
+                           new_session=not settings.isolated,  # setsid starts the session when isolated
+                           hangup_ignored=settings.isolated)  # see gamenight.ssh.launch.run_as_init
         try:
             await room.start()
         except OSError as error:
@@ -504,6 +690,14 @@ class GameSession(asyncssh.SSHServerSession):
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         self.owner.touch()
+        # A room takes input at a bounded rate; what comes faster is dropped whole (a chunk is what
+        # the client sent at once, so a key's escape sequence is kept or dropped entire).
+        if not self._input.take(len(data)):
+            if not self.input_dropped:
+                self.hub.log("limit", kind="input", conn=self.owner.id, peer=self.owner.peer,
+                             user_id=self.owner.user_id, limit=INPUT_RATE)
+            self.input_dropped += len(data)
+            return
         # The room reads UTF-8 (and Textual's input thread dies on anything else): drop invalid
         # bytes; a character split across two packets is kept until it is complete.
         data = self._utf8.decode(data).encode("utf-8")
@@ -527,13 +721,15 @@ class GameSession(asyncssh.SSHServerSession):
         self.size = (width, height)
         self._pending_size = (width, height)
         if self._resize_handle is None:
-            self._resize_handle = asyncio.get_running_loop().call_later(RESIZE_DELAY, self._apply_size)
+            delay = max(RESIZE_DELAY, self._resized_at + RESIZE_INTERVAL - time.monotonic())
+            self._resize_handle = asyncio.get_running_loop().call_later(delay, self._apply_size)
 
     def _apply_size(self) -> None:
         self._resize_handle = None
         if self._pending_size is not None and self.room is not None:
             self.room.resize(*self._pending_size)
             self._pending_size = None
+            self._resized_at = time.monotonic()
 
     def say(self, message: str) -> None:
         """Show a line to the client (used just before a disconnect)."""
@@ -542,7 +738,7 @@ class GameSession(asyncssh.SSHServerSession):
     # -- ending -----------------------------------------------------------------
     def _room_exited(self, returncode: int) -> None:
         self.hub.log("session_end", conn=self.owner.id, user_id=self.owner.user_id, returncode=returncode,
-                     seconds=round(time.monotonic() - self._started_at, 3))
+                     seconds=round(time.monotonic() - self._started_at, 3), input_dropped=self.input_dropped)
         if returncode == 1 and self.owner.user_id is not None:
             crash_log = user_dir(self.hub.settings.data_dir, self.owner.user_id) / CRASH_LOG_NAME
             with contextlib.suppress(OSError):
@@ -586,16 +782,27 @@ def last_line(path: Path, limit: int = 4096) -> str:
     return lines[-1][:300] if lines else ""
 
 
+def last_used(folder: Path) -> float:
+    """The newest modification time of ``folder`` and everything in it."""
+    newest = folder.lstat().st_mtime
+    for root, directories, files in os.walk(folder):
+        for name in directories + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    return newest
+
+
 # -- the child's command line and environment ----------------------------------------
 def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
     """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
     ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
     saves, config = home / "saves", home / "config.toml"
+    memory = ["--memory", str(settings.room_memory * 1024 * 1024)] if settings.room_memory > 0 else []
     if settings.isolated:
-        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH),
+        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH), *memory,
                     "--hide", str(settings.data_dir), str(home), "--"]
     else:
-        launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", "--"]
+        launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", *memory, "--"]
     if settings.command is None:
         argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
         if depth == "16":
@@ -642,6 +849,10 @@ def build_environment(home: Path, term: str, depth: str, language: str | None) -
         "GAMENIGHT_HOSTED": "1",
         "TERM": term,
         "LANG": "C.UTF-8",
+        # One thread for numpy's maths library: with a thread (and its buffers) per core on a big
+        # machine, the room's address space would pass its --room-memory cap at import.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
     }
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
@@ -661,6 +872,13 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     if settings.sandbox == "on" and not settings.isolated:
         raise ValueError(_("--sandbox on: this system does not allow user, mount and PID namespaces"))
     hub = Hub(settings, log)
+    loop = asyncio.get_running_loop()
+
+    def sweep() -> None:
+        hub.expire_guests()
+        hub.sweeper = loop.call_later(EXPIRY_CHECK, sweep)
+
+    sweep()
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
     acceptor = await asyncssh.create_server(
@@ -688,11 +906,13 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
     log("listening", host=settings.host, port=port, data_dir=str(settings.data_dir),
         auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
         host_key_created=created, isolated=settings.isolated, max_sessions=settings.max_sessions,
-        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout)
+        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout,
+        room_memory=settings.room_memory, max_pending=settings.max_pending,
+        max_per_address=settings.max_per_address, max_per_user=settings.max_per_user,
+        login_timeout=settings.login_timeout, guest_expiry_days=settings.guest_expiry_days)
     if ready is not None and not ready.done():
         ready.set_result(port)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
@@ -700,6 +920,8 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         await stop.wait()
     finally:
         log("stopping", open=len(hub.connections))
+        if hub.sweeper is not None:
+            hub.sweeper.cancel()
         acceptor.close()
         for connection in list(hub.connections):
             connection.close("shutdown", _("The server is shutting down."))
@@ -730,11 +952,27 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--guest", action="store_true",
                       help=_("admit anyone, without a password; the user name picks the saves"))
     parser.add_argument("--max-sessions", type=int, default=64, metavar="N",
-                        help=_("most connections at once (default %(default)s)"))
+                        help=_("most logged-in connections at once (default %(default)s)"))
+    parser.add_argument("--max-pending", type=int, default=32, metavar="N",
+                        help=_("most connections still logging in at once, apart from the sessions "
+                               "(default %(default)s)"))
+    parser.add_argument("--max-per-address", type=int, default=10, metavar="N",
+                        help=_("most connections at once from one address (default %(default)s)"))
+    parser.add_argument("--max-per-user", type=int, default=3, metavar="N",
+                        help=_("most sessions at once of one user: a key, or a guest name (default %(default)s)"))
+    parser.add_argument("--login-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help=_("close a connection that has not logged in after this many seconds "
+                               "(default %(default)s)"))
     parser.add_argument("--max-new-per-minute", type=int, default=20, metavar="N",
                         help=_("most new connections per minute from one address (default %(default)s)"))
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
+    parser.add_argument("--guest-expiry-days", type=float, default=30.0, metavar="DAYS",
+                        help=_("delete a guest's saves and settings after this many days unused "
+                               "(default %(default)s; 0 = never)"))
+    parser.add_argument("--room-memory", type=int, default=ROOM_MEMORY, metavar="MIB",
+                        help=_("cap each room's address space at this many MiB; a room that needs more ends, "
+                               "its autosave kept (default %(default)s; 0 = no cap)"))
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
                         help=_("run each room where only its user's folder of the data dir is visible "
                                "(user, mount and PID namespaces): auto = when the system allows it (default)"))
@@ -755,14 +993,18 @@ def main(argv: list[str]) -> int:
         print(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys),
               file=sys.stderr)
         return 2
-    for name in ("max_sessions", "max_new_per_minute"):
+    for name in ("max_sessions", "max_new_per_minute", "max_pending", "max_per_address", "max_per_user"):
         if getattr(args, name) < 1:
             parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
+    if args.login_timeout <= 0:
+        parser.error(_("--{option} must be at least 1", option="login-timeout"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     settings = Settings(
         host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
         guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
-        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox,
+        max_pending=args.max_pending, max_per_address=args.max_per_address, max_per_user=args.max_per_user,
+        login_timeout=args.login_timeout, guest_expiry_days=args.guest_expiry_days,
+        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox, room_memory=args.room_memory,
         command=shlex.split(args.command) if args.command else None,
     )
     log = EventLog(sys.stderr)

@@ -16,11 +16,17 @@ __all__ = ["translate_bindings"]
 
 
 def translate_bindings(node: DOMNode, translate: Callable[[str], str]) -> None:
-    """Translate the descriptions of ``node``'s own key bindings (this instance only)."""
+    """Translate the descriptions and tooltips of ``node``'s own key bindings (this instance only).
+
+    The tooltip is the help line of the key's command-palette entry.
+    """
     table = node._bindings.key_to_bindings  # the per-instance copy of the class bindings
     for key, bindings in table.items():
         table[key] = [
-            dataclasses.replace(binding, description=translate(binding.description))
-            if binding.description else binding
+            dataclasses.replace(
+                binding,
+                description=translate(binding.description) if binding.description else "",
+                tooltip=translate(binding.tooltip) if binding.tooltip else "",
+            )
             for binding in bindings
         ]

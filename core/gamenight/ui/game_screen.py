@@ -129,6 +129,14 @@ class GameScreen(Screen):
             return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
         return title
 
+    def palette_title(self, binding: Binding) -> str:
+        """The command-palette title of one of the table's keys (the key is added after it).
+
+        The default is the key's label in the key bar; override it where that
+        label names a group of keys ("Hold 1-5") rather than this key's deed.
+        """
+        return binding.description
+
     # -- seats and views ---------------------------------------------------
 
     @property

@@ -76,7 +76,9 @@ class KeyBar(Widget, can_focus=False):
         for key, (_node, binding, enabled, _tooltip) in active.items():
             if not binding.show or binding.action in items or key == palette_key:
                 continue
-            items[binding.action] = (key, self.app.get_key_display(binding), binding.description, enabled)
+            # A Textual widget's own binding (a Select's "Dismiss menu") is translated here; the
+            # room's and the games' labels are translated already and pass through unchanged.
+            items[binding.action] = (key, self.app.get_key_display(binding), gettext(binding.description), enabled)
         palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette_key in active:
             _node, binding, enabled, _tooltip = active[palette_key]

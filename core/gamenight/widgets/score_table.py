@@ -90,10 +90,17 @@ class ScoreTable(Widget, can_focus=False):
             """The table that was clicked."""
             return self.table
 
+    MAX_COLUMN_WIDTH = 12
+    """A column grows to show its seat's name whole ("ボット1" needs 8 cells with its gap), up to this width;
+    a longer name ends in "…"."""
+
     def __init__(self, label_width: int = 16, column_width: int = 7, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.label_width = label_width
         self.column_width = column_width
+        """The narrowest column (a column is wider when its header needs it)."""
+        self.widths: tuple[int, ...] = ()
+        """Each column's width, from its header."""
         self.headers: tuple[str, ...] = ()
         self.rows: tuple[ScoreRow, ...] = ()
         self.active_column: int | None = None
@@ -109,24 +116,33 @@ class ScoreTable(Widget, can_focus=False):
     ) -> None:
         """Replace the contents: column ``headers``, ``rows``, the active column and cursor row."""
         self.headers = tuple(headers)
+        self.widths = tuple(min(max(self.column_width, cell_len(name) + 1), self.MAX_COLUMN_WIDTH)
+                            for name in self.headers)
         self.rows = tuple(rows)
         self.active_column = active_column
         self.cursor_row = cursor_row
         # An explicit width lets a scrolling parent scroll sideways past many seats.
-        self.styles.width = self.label_width + self.column_width * len(self.headers)
+        self.styles.width = self.total_width
         self.refresh(layout=True)
+
+    @property
+    def total_width(self) -> int:
+        """Cells from the labels' left edge to the last column's right edge."""
+        return self.label_width + sum(self.widths)
 
     def column_region(self, column: int) -> Region:
         """Where ``column`` is drawn (for scrolling it into view)."""
-        return Region(self.label_width + self.column_width * column, 0, self.column_width, 1)
+        return Region(self.label_width + sum(self.widths[:column]), 0, self.widths[column], 1)
 
     def get_content_width(self, container: object, viewport: object) -> int:
-        return self.label_width + self.column_width * len(self.headers)
+        return self.total_width
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         return 1 + len(self.rows) + sum(1 for row in self.rows if row.rule_above)
 
     def _cell(self, text: str, width: int, align_right: bool = True) -> str:
+        if cell_len(text) > width - 1:  # cut on purpose, and marked so
+            text = set_cell_size(text, width - 2).rstrip() + "…"
         text = set_cell_size(text, min(cell_len(text), width - 1))
         padding = " " * (width - cell_len(text))
         return padding + text if align_right else text + padding
@@ -139,11 +155,11 @@ class ScoreTable(Widget, can_focus=False):
         for column, name in enumerate(self.headers):
             active = column == self.active_column
             header.append(
-                self._cell(name, self.column_width),
+                self._cell(name, self.widths[column]),
                 style["score-table--active-header" if active else "score-table--header"],
             )
         lines.append(header)
-        total_width = self.label_width + self.column_width * len(self.headers)
+        total_width = self.total_width
         for index, row in enumerate(self.rows):
             if row.rule_above:
                 lines.append(Text("─" * total_width, style["score-table--rule"]))
@@ -154,7 +170,8 @@ class ScoreTable(Widget, can_focus=False):
                 cell_style = style[f"score-table--{cell.kind}"]
                 if cursor and column == self.active_column:
                     cell_style = cell_style + style["score-table--cursor"]
-                line.append(self._cell(cell.text, self.column_width), cell_style)
+                width = self.widths[column] if column < len(self.widths) else self.column_width
+                line.append(self._cell(cell.text, width), cell_style)
             if cursor:
                 line.stylize(Style(bold=True), 0, self.label_width)
             lines.append(line)

@@ -3,7 +3,10 @@
 It draws a title, reports its window size (and again on every SIGWINCH),
 echoes each input chunk as ``got:<length>:<hex>``; ``s`` writes a file into
 the saves folder given as its first argument, ``c`` starts a grandchild
-(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``w<path>``
+(``child:<pid>``), ``i`` makes it ignore SIGHUP and SIGTERM, ``a`` makes it
+autosave on SIGHUP/SIGTERM (0.3 s of work, then ``autosave-hup.toml`` and
+exit 0), ``m`` allocates memory until it
+cannot (``memory:<MiB>`` then exit status 3), ``w<path>``
 tries to write a file at ``path``, ``q`` quits.  It also lists what it can
 see of the data dir (``visible:``).
 """
@@ -15,6 +18,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 import tty
 
 
@@ -60,6 +64,28 @@ def main() -> None:
                 say("wrote")
             except (OSError, ValueError) as error:
                 say(f"refused:{getattr(error, 'strerror', error)}")
+        if data == b"a":
+            def save_and_quit(*_args: object) -> None:
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(0.3)
+                with open(os.path.join(saves, "autosave-hup.toml"), "w") as handle:
+                    handle.write("game = 'fake'\n")
+                os._exit(0)
+
+            signal.signal(signal.SIGHUP, save_and_quit)
+            signal.signal(signal.SIGTERM, save_and_quit)
+            say("autosaving")
+        if data == b"m":
+            hoard = []
+            try:
+                while True:
+                    hoard.append(bytearray(16 * 1024 * 1024))
+            except MemoryError:
+                mib = len(hoard) * 16
+                hoard.clear()
+                say(f"memory:{mib}")
+                sys.exit(3)
         if data == b"q":
             return
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,46 @@ def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
     assert not server.sandbox_works(tmp_path)
     assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
     assert "--sandbox on" in capsys.readouterr().err
+
+
+def test_a_token_bucket_gives_its_burst_then_its_rate() -> None:
+    from gamenight.ssh.limits import TokenBucket
+
+    now = [0.0]
+    bucket = TokenBucket(100, 50, clock=lambda: now[0])
+    assert bucket.take(50) and not bucket.take(1)
+    now[0] = 0.1  # ten more
+    assert not bucket.take(11) and bucket.take(10) and not bucket.take(1)
+    now[0] = 100.0  # never more than the burst
+    assert not bucket.take(51) and bucket.take(50)
+
+
+def test_rooms_get_a_memory_cap_unless_it_is_off(tmp_path: Path) -> None:
+    settings = server.Settings(host="127.0.0.1", port=0, data_dir=tmp_path, authorized_keys=None, guest=True,
+                               room_memory=300)
+    argv = server.build_command(settings, tmp_path / "users" / "g-x", "256")
+    assert argv[argv.index("--memory") + 1] == str(300 * 1024 * 1024)
+    assert argv.index("--memory") < argv.index("--")
+    settings.room_memory = 0
+    assert "--memory" not in server.build_command(settings, tmp_path / "users" / "g-x", "256")
+
+
+def test_the_log_is_rate_limited_but_never_loses_the_servers_own_events() -> None:
+    import io
+    import json
+
+    stream = io.StringIO()
+    log = server.EventLog(stream)
+    for number in range(20_000):
+        log("refused", kind="local_forward", conn=number)
+    log("session_end", conn=1)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(lines) < server.EventLog.LINES_BURST + 100  # not 20,000
+    assert lines[-1]["event"] == "session_end" and lines[-2]["event"] == "suppressed"
+    log("refused", kind="late", conn=0)  # once the rate allows again, what was left out is counted
+    time.sleep(0.05)
+    log("refused", kind="later", conn=0)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    suppressed = sum(line["lines"] for line in lines if line["event"] == "suppressed")
+    kept = sum(1 for line in lines if line["event"] == "refused")
+    assert suppressed and suppressed + kept == 20_002

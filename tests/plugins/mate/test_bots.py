@@ -10,7 +10,7 @@ from gamenight.sdk import BotContext
 from gamenight.testing import check_bot_legality
 from gamenight_mate.bots import GreedyBot, PerfectBot, describe_line, explain_best_play
 from gamenight_mate.plugin import GAME
-from gamenight_mate.rules import NONE, MateRules
+from gamenight_mate.rules import NONE, MateRules, pretty
 from gamenight_mate.solver import Line, Solver
 
 from .conftest import position, random_deal
@@ -92,8 +92,22 @@ def test_the_explanation_names_move_card_and_points_for_the_seat() -> None:
 
 def test_explain_best_play_on_a_forced_mate(rules: MateRules) -> None:
     state = position(rules, ["KC"], ["AH"], move=10, leader=0)
-    assert explain_best_play(state, 0) == "with best play: mate on move 10 with K♣, 40 to you"
+    assert explain_best_play(state, 0) == "best move: play K♣; with best play: mate on move 10 with K♣, 40 to you"
+    assert explain_best_play(state, 1) == "with best play: mate on move 10 with K♣, 40 to your opponent"  # not B's turn
     assert explain_best_play(rules.new_game(2, {}), 0) == ""
+
+
+def test_explain_best_play_names_the_card_to_set_aside_when_foreplacing(rules: MateRules) -> None:
+    """Issue 13 item 9: "e" names the move (the card to set aside, or keeping all), not only the outcome."""
+    for seed in range(6):
+        state = random_deal(rules, seed)
+        seat = rules.to_move(state)
+        assert state.phase == "foreplace"
+        solver = Solver(state.variant)
+        action, _value = solver.best_action(state, seat)
+        assert action in rules.legal_actions(state)
+        move = "keep all cards" if action == NONE else f"set {pretty(action)} aside"
+        assert explain_best_play(state, seat, solver).startswith(f"best move: {move}; with best play: ")
 
 
 def test_the_explanation_is_translated() -> None:

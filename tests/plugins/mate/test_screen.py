@@ -12,8 +12,9 @@ from gamenight.sdk import CHANCE
 from gamenight.testing import settle
 from gamenight.ui.game_screen import StatusLine
 from gamenight_mate.bots import explain_best_play
-from gamenight_mate.rules import NONE
+from gamenight_mate.rules import NONE, pretty
 from gamenight_mate.screen import MateScreen
+from gamenight_mate.solver import Solver
 from gamenight_mate.widgets import CardChip
 from textual.widgets import Static
 
@@ -106,7 +107,11 @@ async def test_the_best_play_hint_is_solved_on_request(tmp_path: Path) -> None:
         await pilot.press("e")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen.hint.startswith("with best play")
+        # Issue 13 item 9: the hint names the card to play, and it is the solver's best and a legal card
+        action, _value = Solver(_match.state.variant).best_action(_match.rules.current(_match.state), 0)
+        assert action in _match.legal_actions()
+        assert app.screen.hint.startswith(f"best move: play {pretty(action)}; with best play")
+        assert f"play {pretty(action)}" in str(app.screen.query_one("#hint", Static).render())
 
 
 def test_snapshot_table_mid_play(snap_compare, tmp_path: Path) -> None:
@@ -135,5 +140,52 @@ async def test_the_help_screen_shows_the_rules_and_how_this_play_ends(tmp_path: 
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         line = explain_best_play(match.state, 0)
-        assert line.startswith("with best play: ")
-        assert app.screen.extra == f"## This play\n\nW{line[1:]}."
+        assert line.startswith("best move: play ")
+        assert app.screen.extra == f"## This play\n\nB{line[1:]}."
+
+
+async def test_the_japanese_help_ends_its_sentence_with_a_japanese_full_stop(tmp_path: Path) -> None:
+    from gamenight.i18n import set_language
+    from gamenight.screens.help_screen import HelpScreen
+
+    set_language("ja")
+    try:
+        app, _match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")], [(0, NONE), (1, NONE)])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("f1")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            assert app.screen.extra.startswith("## このプレイ\n\n最善の一手：")
+            assert app.screen.extra.endswith("。") and not app.screen.extra.endswith(".")
+    finally:
+        set_language("en")
+
+
+async def test_the_best_move_hint_shows_whole_in_japanese_at_80x24(tmp_path: Path) -> None:
+    """The hint names the move and the outcome: up to three lines in Japanese, none of them cut."""
+    from gamenight.i18n import set_language, translator
+
+    from tests.core.tour import text_problems
+
+    set_language("ja")
+    try:
+        t = translator("mate")
+        app, _match = make_app(tmp_path, [SeatConfig("カペレン"), SeatConfig("サクソン", "greedy")])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("e")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert screen.hint.startswith("最善の一手：")
+            # the longest hint there is: ten moves, a double-digit card on both sides, an overmate's points
+            screen.hint = t("best move: {move}; {outcome}", move=t("set {card} aside", card="10♣"), outcome=t(
+                "with best play: mate on move {move} with {card}, {points} to your opponent",
+                move=10, card="10♦", points=242))
+            screen.refresh_view()
+            await pilot.pause()
+            assert text_problems(screen) == []
+    finally:
+        set_language("en")

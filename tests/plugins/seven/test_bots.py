@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 
 import pytest
 from gamenight.sdk import BotContext
 from gamenight.testing import check_bot_legality
-from gamenight_seven.bots import (
-    ExpertBot,
-    GreedyBot,
-    Knowledge,
-    RandomBot,
-    best_call,
-    determinize,
-    greedy_card,
-    infer_knowledge,
-    keeper_card,
-    track_table,
-    ungreedy_seats,
-)
+from gamenight_seven.bots import ExpertBot, ExpertSettings, GreedyBot, RandomBot
+from gamenight_seven.inference import Knowledge, determinize, infer_knowledge, track_table, ungreedy_seats
 from gamenight_seven.plugin import GAME
+from gamenight_seven.policies import best_call, greedy_card, keeper_card
 
 from .conftest import bot_deals, cards, pile, table
 
@@ -45,7 +36,13 @@ def shuffled_hidden_cards(state, seat, rng):
 
 
 @pytest.mark.parametrize(
-    "bot", [RandomBot(), GreedyBot(), ExpertBot(samples=12), ExpertBot(samples=12, posterior=False)]
+    "bot",
+    [
+        RandomBot(),
+        GreedyBot(),
+        ExpertBot(settings=ExpertSettings(samples=12)),
+        ExpertBot(settings=ExpertSettings(samples=12, posterior=False)),
+    ],
 )
 def test_a_bots_choice_does_not_change_when_the_other_seats_hidden_cards_change(rules, bot):
     state = table(
@@ -89,7 +86,8 @@ def test_the_call_after_a_queen_is_the_suit_held_most():
 def test_the_expert_answers_a_pending_seven_rather_than_draw_six(rules):
     state = table(["7H 2C 9D", "3D 9D 4S KD", "4D 8S 2S"], top="7C", stock="KS 8D 6S 3H 2D 4C 5S 6H", penalty=6)
     view = rules.view(state, 0)
-    choice = ExpertBot(samples=16).choose(view, rules.legal_actions(state), BotContext(0, random.Random(2)))
+    bot = ExpertBot(settings=ExpertSettings(samples=16))
+    choice = bot.choose(view, rules.legal_actions(state), BotContext(0, random.Random(2)))
     assert choice == "7H"
 
 
@@ -208,7 +206,7 @@ def test_what_the_log_tells_about_the_stock_is_true_and_the_samples_respect_it(r
 
 def test_reading_the_log_never_looks_at_the_hidden_cards(rules):
     """The expert reading the whole log (the posterior chain) still sees only the view."""
-    bot = ExpertBot(samples=8)
+    bot = ExpertBot(settings=ExpertSettings(samples=8))
     rng = random.Random(5)
     checked = 0
     for count, (state, view) in enumerate(greedy_views(rules, 6)):
@@ -222,3 +220,41 @@ def test_reading_the_log_never_looks_at_the_hidden_cards(rules):
         assert first == second
         checked += 1
     assert checked >= 5
+
+
+def test_the_expert_the_room_builds_takes_a_seat_options_and_a_time_budget_and_no_bench_knob():
+    parameters = inspect.signature(ExpertBot).parameters
+    assert list(parameters) == ["seat", "options", "time_budget", "settings"]
+    assert parameters["settings"].kind is inspect.Parameter.KEYWORD_ONLY
+    with pytest.raises(TypeError):
+        ExpertBot(samples=12)  # type: ignore[call-arg]  # the bench's knobs live in ExpertSettings
+    spec = next(spec for spec in GAME.bots if spec.id == "expert")
+    bot = spec.factory(GAME.rules, 2, {})
+    assert isinstance(bot, ExpertBot) and bot.seat == 2 and bot.time_budget is None
+    assert bot.settings == ExpertSettings()
+
+
+def a_position_with_a_choice(rules):
+    """A mid-deal position of five greedy seats where the expert has several moves to weigh."""
+    return next(
+        (state, view) for _seed, state, view in bot_deals(rules, range(5))
+        if len(view.events) > 30 and len(ExpertBot().candidates(view, rules.legal_actions(state))) > 1
+    )
+
+
+def test_the_experts_own_time_budget_overrides_the_runners(rules):
+    state, view = a_position_with_a_choice(rules)
+    legal = rules.legal_actions(state)
+    patient = ExpertBot(view.seat, {}, time_budget=None, settings=ExpertSettings(samples=6))
+    assert patient.choose(view, legal, BotContext(view.seat, random.Random(1), time_budget=600.0)) in legal
+    assert patient.chain_stats[2] == 6  # every sample it was set to take
+    hurried = ExpertBot(view.seat, {}, time_budget=0.0, settings=ExpertSettings(samples=6))
+    assert hurried.choose(view, legal, BotContext(view.seat, random.Random(1), time_budget=600.0)) in legal
+    assert hurried.chain_stats[2] == 1  # out of time at once: its first deal is all it looked at
+
+
+def test_the_expert_of_one_seat_refuses_another_seats_view(rules):
+    state, view = a_position_with_a_choice(rules)
+    other = (view.seat + 1) % view.seats
+    with pytest.raises(ValueError, match="seat"):
+        ExpertBot(other).choose(view, rules.legal_actions(state), BotContext(other, random.Random(1)))

@@ -6,7 +6,8 @@ import random
 
 import pytest
 from gamenight.sdk import BotContext
-from gamenight_seven.bots import ExpertBot, ungreedy_seats
+from gamenight_seven.bots import ExpertBot
+from gamenight_seven.inference import ungreedy_seats
 from gamenight_seven.posterior import Posterior
 
 from .conftest import GREEDY_TABLE, bot_deals

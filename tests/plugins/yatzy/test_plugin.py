@@ -60,14 +60,14 @@ def test_help_exists_in_english_and_japanese_and_names_the_joker_rule():
 
 
 def test_the_help_names_only_keys_the_table_has():
-    """The help once said to score by "the box's letter"; no letter keys exist (issue 13.9)."""
-    from gamenight_yatzy.screen import YatzyScreen
+    """The help said to score by "the box's letter" when no letter keys existed (issue 13.9): now they do."""
+    from gamenight_yatzy.screen import BOX_KEYS, YatzyScreen
 
     bound = {binding.key for binding in YatzyScreen.BINDINGS}
     assert {"space", "1", "5", "up", "down", "enter"} <= bound
-    assert not any(len(key) == 1 and key.isalpha() for key in bound)
-    for language, turn_heading, no_letters in (("en", "## A turn", "letter"), ("ja", "## 手番", "文字")):
+    assert {key for key in bound if len(key) == 1 and key.isalpha()} == set(BOX_KEYS) == set("abcdefghijklm")
+    for language, turn_heading, letters in (("en", "## A turn", "letter"), ("ja", "## 手番", "文字")):
         turn = GAME.help[language].split(turn_heading)[1].split("\n## ")[0]
-        assert no_letters not in turn
-        for key in ("**1**", "**5**", "**Enter**", "**↑**", "**↓**"):
+        assert letters in turn
+        for key in ("**1**", "**5**", "**Enter**", "**↑**", "**↓**", "**a**", "**m**"):
             assert key in turn, (language, key)

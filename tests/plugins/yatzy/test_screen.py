@@ -235,3 +235,23 @@ async def test_the_move_log_shows_its_newest_line_at_80x24(tmp_path):
             assert newest.startswith("Bot 2: ")  # long lines before it wrap: the log outgrows its room
             shown = " ".join(shown_text(app, screen.query_one("#events-scroll")).split())
             assert shown.endswith(" ".join(newest.split())), shown
+
+
+async def test_every_box_has_a_letter_key_shown_on_the_sheet_as_the_help_promises(tmp_path):
+    """Issue 13 item 9: the help says "press its letter (a–m, shown before its name)": it is so."""
+    from gamenight_yatzy.screen import BOX_KEYS
+
+    assert "**a**–**m**" in GAME.help["en"] and "**a**〜**m**" in GAME.help["ja"]
+    app, match = make_app(tmp_path, [SeatConfig("Ann")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        sheet = app.screen.query_one("#sheet", ScoreTable)
+        labels = [row.label for row in sheet.rows]
+        assert [label.split()[0] for label in labels if label[1] == " " and label[0] != " "] == list(BOX_KEYS)
+        # every letter scores its own box, in an order unlike the sheet's
+        for key in "mgaldkcfjbihe":
+            await pilot.press("space")
+            await pilot.press(key)
+            await settle(pilot)
+            assert match.log[-1].action == "score:" + BOXES[BOX_KEYS.index(key)], key
+        assert match.over

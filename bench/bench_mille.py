@@ -8,7 +8,9 @@
   win rate with a 95% Wilson interval, mean final margin with a 95% interval,
   average points per hand per seat;
 * the expert's thinking time per whole game and per decision (median, p99);
-* random hands per second of the bare rules engine (random legal moves);
+* random hands per CPU second of the engine the room plays (the plugin's rules:
+  the fast kernel ``gamenight_mille.fast``) with random legal moves, and of the
+  readable reference ``gamenight_mille.rules`` beside it;
 * ``--invariants N``: N seeded bot-vs-bot games (random and greedy mixes) with
   every invariant checked after every action (101 cards accounted for, scores =
   sum of their lines, every hand ends).
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext
 from gamenight_mille.bots import ExpertBot, GreedyBot, RandomBot
+from gamenight_mille.plugin import GAME
 from gamenight_mille.rules import (
     GAME_OVER,
     HAND_OVER,
@@ -37,7 +40,8 @@ from gamenight_mille.rules import (
     invariant_errors,
 )
 
-RULES = MilleRules()
+RULES = GAME.rules
+"""The engine the room plays (the fast kernel); ``MilleRules()`` is the readable reference."""
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "expert": ExpertBot}
 
 
@@ -157,23 +161,23 @@ def pairing(bot: str, opponent: str, games: int) -> dict:
     }
 
 
-def random_hands_per_second(seconds: float = 5.0) -> tuple[float, int]:
-    """Hands per CPU second of the rules engine with uniformly random legal moves.
+def random_hands_per_second(seconds: float = 5.0, rules=RULES) -> tuple[float, int]:
+    """Hands per CPU second of ``rules`` with uniformly random legal moves.
 
     CPU time (``process_time``), so other jobs on the shared machine do not count.
     """
     rng = random.Random(1)
     hands = 0
     started = time.process_time()
-    state = RULES.new_game(2, {})
+    state = rules.new_game(2, {})
     while time.process_time() - started < seconds:
-        seat = RULES.to_move(state)
+        seat = rules.to_move(state)
         if seat == TERMINAL:
-            state = RULES.new_game(2, {})
+            state = rules.new_game(2, {})
         elif seat == CHANCE:
-            state = RULES.apply(state, RULES.sample_chance(state, rng))
+            state = rules.apply(state, rules.sample_chance(state, rng))
         else:
-            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
+            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
             if state.phase in (HAND_OVER, GAME_OVER):
                 hands += 1
     elapsed = time.process_time() - started
@@ -278,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     speed = random_hands_per_second(args.speed_seconds) if args.speed_seconds > 0 else None
     if speed:
         print(f"random hands/s: {speed[0]:.0f}", flush=True)
+        readable = random_hands_per_second(args.speed_seconds, MilleRules())
+        print(f"random hands/s, readable rules.py: {readable[0]:.0f}", flush=True)
     invariants = invariant_run(args.invariants) if args.invariants else None
     if invariants:
         print(f"invariants: {invariants}", flush=True)

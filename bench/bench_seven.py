@@ -28,10 +28,13 @@ Run from the repository root (each part can be run on its own)::
   its voids, its suit counts, where the 7s/Aces/Queens or the plain cards
   are), to show how far hidden information limits any honest bot, and which
   of it matters.
-* ``speed``: random deals per second of this engine, measured side by side in
+* ``speed``: random deals per second of the engine the room plays (the plugin's
+  rules: the fast kernel ``gamenight_seven.fast``), and of the readable
+  reference ``gamenight_seven.rules`` beside it, measured side by side in
   this one process with OpenSpiel's ``crazy_eights`` (``pip install
   open_spiel``; not a project dependency) driven by random legal actions from
-  Python.  Both are timed in alternating rounds so machine load hits both.
+  Python.  All are timed in alternating rounds so machine load hits each alike;
+  deals per CPU second of this process are given beside wall clock.
 * ``decisions``: the room's expert on fixed positions (real choices of seeded
   greedy deals), CPU time per decision: the same search on the same
   positions, so two versions compare whatever the machine's load.
@@ -58,10 +61,12 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("core", "
 
 from gamenight.sdk import CHANCE, TERMINAL, BotContext  # noqa: E402
 from gamenight_seven.bots import ExpertBot, ExpertSettings, GreedyBot, RandomBot  # noqa: E402
+from gamenight_seven.plugin import GAME  # noqa: E402
 from gamenight_seven.policies import action_for, keeper_card  # noqa: E402
 from gamenight_seven.rules import SevenRules  # noqa: E402
 
-RULES = SevenRules()
+RULES = GAME.rules
+"""The engine the room plays (the fast kernel); ``SevenRules()`` is the readable reference."""
 CHOICES = ExpertBot()
 """Used only to tell decisions with a real choice from the others (its candidates)."""
 
@@ -322,29 +327,29 @@ def _random_card(legal: list[str], rng: random.Random) -> str:
     return rng.choice(cards) if cards else legal[0]
 
 
-def _seven_random_deals(count: int, seed: int, policy: str) -> tuple[int, int]:
+def _seven_random_deals(count: int, seed: int, policy: str, rules=RULES) -> tuple[int, int]:
     """Play ``count`` deals driven by ``policy`` (uniform, card or bot); return (deals, actions)."""
     actions = 0
     bot = RandomBot()
     for deal in range(count):
         rng = random.Random(seed + deal)
         ctx = BotContext(0, rng)
-        state = RULES.new_game(5, {})
+        state = rules.new_game(5, {})
         while True:
-            seat = RULES.to_move(state)
+            seat = rules.to_move(state)
             if seat == TERMINAL:
                 break
             if seat == CHANCE:
-                action = RULES.sample_chance(state, rng)
+                action = rules.sample_chance(state, rng)
             else:
-                legal = RULES.legal_actions(state)
+                legal = rules.legal_actions(state)
                 if policy == "uniform":
                     action = rng.choice(legal)
                 elif policy == "card":
                     action = _random_card(legal, rng)
                 else:
-                    action = bot.choose(RULES.view(state, seat), legal, ctx)
-            state = RULES.apply(state, action)
+                    action = bot.choose(rules.view(state, seat), legal, ctx)
+            state = rules.apply(state, action)
             actions += 1
     return count, actions
 
@@ -366,6 +371,8 @@ def _spiel_random_deals(game, count: int, seed: int) -> tuple[int, int]:
 
 
 HEADLINE = "seven, random legal card from `legal_actions` (draws only when no card is legal)"
+READABLE = "seven, the same with the readable reference `rules.SevenRules` (not what the room plays)"
+READABLE_RULES = SevenRules()
 
 
 def speed(args: argparse.Namespace) -> str:
@@ -375,6 +382,7 @@ def speed(args: argparse.Namespace) -> str:
         pyspiel = None
     runners = {
         HEADLINE: lambda n, s: _seven_random_deals(n, s, "card"),
+        READABLE: lambda n, s: _seven_random_deals(n, s, "card", READABLE_RULES),
         "seven, the `random` bot (builds the seat's view for every move)":
             lambda n, s: _seven_random_deals(n, s, "bot"),
         "seven, uniformly random legal actions (incl. draws at will, so deals run long)":
@@ -388,14 +396,16 @@ def speed(args: argparse.Namespace) -> str:
     batch = {name: 0 for name in runners}
     totals = {name: [0, 0, 0.0] for name in runners}
     rates: dict[str, list[float]] = {name: [] for name in runners}
+    cpu_rates: dict[str, list[float]] = {name: [] for name in runners}
     deadline = time.perf_counter() + args.seconds
     round_number = 0
     while time.perf_counter() < deadline:  # alternate short rounds so load hits every engine alike
         for name, run in runners.items():
             size = batch[name] or 20
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             deals, actions = run(size, 1000 * round_number)
             spent = time.perf_counter() - started
+            cpu_rates[name].append(deals / max(time.process_time() - cpu, 1e-6))
             batch[name] = max(5, int(size * 0.5 / max(spent, 1e-3)))  # ~0.5 s per round
             totals[name][0] += deals
             totals[name][1] += actions
@@ -405,13 +415,15 @@ def speed(args: argparse.Namespace) -> str:
     lines = [
         f"### random deals per second ({args.seconds:.0f} s, {round_number} alternating rounds, one process)",
         "",
-        "| engine | deals/s (median of rounds; min – max) | actions/s | actions per deal |",
-        "|---|---|---|---|",
+        "| engine | deals/s (median of rounds; min – max) | deals per CPU s (median; min – max) | actions/s "
+        "| actions per deal |",
+        "|---|---|---|---|---|",
     ]
     for name, (deals, actions, spent) in totals.items():
-        rounds = rates[name]
+        rounds, cpu_rounds = rates[name], cpu_rates[name]
         lines.append(
             f"| {name} | {statistics.median(rounds):,.0f} ({min(rounds):,.0f} – {max(rounds):,.0f}) | "
+            f"{statistics.median(cpu_rounds):,.0f} ({min(cpu_rounds):,.0f} – {max(cpu_rounds):,.0f}) | "
             f"{actions / spent:,.0f} | {actions / deals:.0f} |"
         )
     if pyspiel is not None:

@@ -7,7 +7,8 @@ from pathlib import Path
 from gamenight.sdk import GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
 
 from gamenight_mille.bots import BOTS
-from gamenight_mille.rules import GAME_TARGET, MilleRules
+from gamenight_mille.fast import FastMilleRules
+from gamenight_mille.rules import GAME_TARGET
 
 GAMENIGHT_API = "1.0"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
@@ -20,7 +21,7 @@ GAME = GameInfo(
     id="mille",
     title="Mille Bornes",
     description="The race to exactly 700 miles, after BSD mille: hazards, remedies, safeties and coups fourrés.",
-    rules=MilleRules(),
+    rules=FastMilleRules(),
     min_seats=2,
     max_seats=2,
     default_seats=2,

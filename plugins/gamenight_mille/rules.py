@@ -1,4 +1,4 @@
-"""Mille Bornes after BSD ``mille``: the pure rules engine.
+"""Mille Bornes after BSD ``mille``: the pure rules engine, stated plainly.
 
 The rules: ``docs/rules/mille.md`` (cited below by clause, as "mille.md 7.5").
 A whole game to 5000 is one SDK game: every hand is dealt by a
@@ -11,6 +11,11 @@ Player actions (short strings):
 * ``use:S`` / ``discard:S`` -- play or throw the card in slot ``S``
   (``P`` or ``1``...``6``);
 * ``extend`` / ``stop`` -- the seat that reached 700 decides on an extension.
+
+This module is the reference: states are named tuples built by name or ``_replace``, each
+rule written once, with its clause.  The room, the arena and the bench run
+:class:`gamenight_mille.fast.FastMilleRules`, which gives the same states faster and is
+checked against this module state by state (tests/plugins/mille/test_fast_paths.py).
 """
 
 from __future__ import annotations
@@ -42,8 +47,6 @@ DECK_COUNTS = (10, 10, 10, 12, 4, 2, 2, 2, 4, 3, 6, 6, 6, 14, 6, 1, 1, 1, 1)
 DECK_SIZE = sum(DECK_COUNTS)
 CODES = "abcdefghijklmnopqrs"
 """One letter per card, used in the deal action."""
-_CODE_SET = frozenset(CODES)
-_CODE_INDEX = {code: card for card, code in enumerate(CODES)}
 VALUE = (25, 50, 75, 100, 200)
 SAFETIES = (EXTRA_TANK, PUNCTURE_PROOF, DRIVING_ACE, RIGHT_OF_WAY)
 REMEDY_FOR = {OUT_OF_GAS: GASOLINE, FLAT_TIRE: SPARE_TIRE, ACCIDENT: REPAIRS, STOP: GO, SPEED_LIMIT: END_OF_LIMIT}
@@ -63,10 +66,6 @@ EXTENDED_TRIP = 1000
 HAND_SIZE = 6
 SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
 SLOT_INDEX = {name: index for index, name in enumerate(SLOT_NAMES)} | {"p": 0, "0": 0}
-_USE = tuple("use:" + name for name in SLOT_NAMES)
-_DISCARD = tuple("discard:" + name for name in SLOT_NAMES)
-_PARSED = {f"{verb}:{name}": (verb, index) for verb in ("use", "discard") for name, index in SLOT_INDEX.items()}
-"""Every ``use:``/``discard:`` action string -> (verb, slot)."""
 
 # Scores (mille.md 10.1 and 10.2).
 SAFETY_POINTS = 100
@@ -225,7 +224,7 @@ class _Refusal(NamedTuple):
 
 
 def _refuse(message: str, **values: object) -> _Refusal:
-    return _Refusal(message, values)
+    return _Refusal(message=message, values=values)
 
 
 def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:
@@ -233,40 +232,42 @@ def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | Non
 
     The checks and their order follow mille.md 4.3, 5.2, 5.3, 6.1, 6.2 and 6.3.
     """
-    me = state.seats[seat_index]
-    if card <= D200:
+    return _seat_refusal(state.seats[seat_index], state.seats[1 - seat_index], state.trip, card)
+
+
+def _seat_refusal(me: Seat, opponent: Seat, trip: int, card: int) -> _Refusal | None:
+    """:func:`use_refusal` for seat ``me`` facing ``opponent`` on a trip of ``trip``."""
+    if card <= D200:  # mille.md 4.3 and 4.4
         if card == D200 and me.two_hundreds >= 2:
             return _refuse("only two 200's per hand")
         if card >= D75 and me.speed == SPEED_LIMIT:
             return _refuse("limit of 50")
-        if me.mileage + VALUE[card] > state.trip:
-            return _refuse("puts you over {trip}", trip=state.trip)
+        if me.mileage + VALUE[card] > trip:
+            return _refuse("puts you over {trip}", trip=trip)
         if not me.can_move:
             return _refuse("cannot move now")
         return None
-    if card <= STOP:
-        opponent = state.seats[1 - seat_index]
+    if card <= STOP:  # mille.md 5.2
         if not opponent.can_move:
             return _refuse("opponent cannot go")
         if protected(opponent, card):
             return _refuse("opponent is protected")
         return None
-    if card == SPEED_LIMIT:
-        opponent = state.seats[1 - seat_index]
+    if card == SPEED_LIMIT:  # mille.md 5.3
         if opponent.speed == SPEED_LIMIT:
             return _refuse("opponent has limit")
         if opponent.has_right_of_way:
             return _refuse("opponent is protected")
         return None
-    if card == GO:
+    if card == GO:  # mille.md 6.2
         if me.battle not in GO_ALLOWED_ON:
             return _refuse('cannot play "Go" on a "{card}"', card=CARD_NAMES[me.battle])
         return None
-    if card == END_OF_LIMIT:
+    if card == END_OF_LIMIT:  # mille.md 6.3
         return None if me.speed == SPEED_LIMIT else _refuse("not limited")
-    if card <= REPAIRS:
+    if card <= REPAIRS:  # mille.md 6.1
         return None if me.battle == HAZARD_FOR_REMEDY[card] else _refuse('can\'t play "{card}"', card=CARD_NAMES[card])
-    return None  # a safety may always be played
+    return None  # a safety may always be played (mille.md 7.1)
 
 
 SAFETY_INDEX = tuple(SAFETY_FOR[card] - EXTRA_TANK if card in SAFETY_FOR else -1 for card in range(CARD_COUNT))
@@ -274,28 +275,8 @@ SAFETY_INDEX = tuple(SAFETY_FOR[card] - EXTRA_TANK if card in SAFETY_FOR else -1
 
 
 def usable(me: Seat, opponent: Seat, trip: int, card: int) -> bool:
-    """True when ``me`` may use ``card`` now (its pick aside): :func:`use_refusal` is ``None``.
-
-    The same rules as :func:`use_refusal` without building a message, for speed.
-    """
-    if card <= D200:
-        return (
-            me.can_move
-            and (card != D200 or me.two_hundreds < 2)
-            and (card < D75 or me.speed != SPEED_LIMIT)
-            and me.mileage + VALUE[card] <= trip
-        )
-    if card <= STOP:
-        return opponent.can_move and not opponent.safeties[SAFETY_INDEX[card]]
-    if card == SPEED_LIMIT:
-        return opponent.speed != SPEED_LIMIT and not opponent.safeties[3]
-    if card == GO:
-        return me.battle in GO_ALLOWED_ON
-    if card == END_OF_LIMIT:
-        return me.speed == SPEED_LIMIT
-    if card <= REPAIRS:
-        return me.battle == HAZARD_FOR_REMEDY[card]
-    return True
+    """True when ``me`` may use ``card`` now (its pick aside): :func:`use_refusal` has no reason."""
+    return _seat_refusal(me, opponent, trip, card) is None
 
 
 def can_use_any(state: MilleState, seat_index: int) -> bool:
@@ -322,12 +303,12 @@ def _compact(hand: list[int]) -> None:
 
 def parse_deal(action: str) -> tuple[int, ...]:
     """The deck order of a ``deal:`` action; raises :class:`IllegalAction` if it is not a full deck."""
-    letters = action[5:]
-    if len(letters) != DECK_SIZE or not set(letters) <= _CODE_SET:
+    letters = action.removeprefix("deal:")
+    if len(letters) != DECK_SIZE or not set(letters) <= set(CODES):
         raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
     if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
         raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
-    return tuple(map(_CODE_INDEX.__getitem__, letters))
+    return tuple(CODES.index(letter) for letter in letters)
 
 
 def deal_action(deck: Sequence[int]) -> Action:
@@ -413,39 +394,24 @@ class MilleRules(Rules):
             return ["extend", "stop"]
         if phase != PLAY:
             return []
-        seat_index = state.turn
-        me = state.seats[seat_index]
+        me, opponent = state.seats[state.turn], state.seats[1 - state.turn]
         if not state.picked and state.deck:
-            # Must pick first, except a safety that cancels a hazard in force (mille.md 3.3).
-            if max(me.hand) < EXTRA_TANK:
-                return ["draw"]
-            actions = ["draw"]
-            for slot in range(1, 7):
-                card = me.hand[slot]
-                if card >= EXTRA_TANK and cancels(me, card):
-                    actions.append(_USE[slot])
-            return actions
-        # The checks of usable(), hoisted out of the loop: this is the engine's hottest path.
-        opponent = state.seats[1 - seat_index]
-        room = state.trip - me.mileage if me.can_move else -1
-        top_speed = D50 if me.speed == SPEED_LIMIT else (D200 if me.two_hundreds < 2 else D100)
-        attackable = opponent.can_move
-        uses: list[Action] = []
-        discards: list[Action] = []
-        value, use_names, discard_names, safety_index = VALUE, _USE, _DISCARD, SAFETY_INDEX
-        for slot, card in enumerate(me.hand):
-            if card < 0:
-                continue
-            if card <= D200:
-                if card <= top_speed and value[card] <= room:
-                    uses.append(use_names[slot])
-            elif card <= STOP:
-                if attackable and not opponent.safeties[safety_index[card]]:
-                    uses.append(use_names[slot])
-            elif usable(me, opponent, state.trip, card):
-                uses.append(use_names[slot])
-            if card < EXTRA_TANK:
-                discards.append(discard_names[slot])
+            # mille.md 3.3: pick first, except a safety that cancels a hazard in force.
+            safeties = [
+                f"use:{SLOT_NAMES[slot]}"
+                for slot, card in enumerate(me.hand)
+                if card >= EXTRA_TANK and cancels(me, card)
+            ]
+            return ["draw", *safeties]
+        # mille.md 3.2: use a card (4-7), or discard one that is not a safety (7.1).
+        uses = [
+            f"use:{SLOT_NAMES[slot]}"
+            for slot, card in enumerate(me.hand)
+            if card != EMPTY and usable(me, opponent, state.trip, card)
+        ]
+        discards = [
+            f"discard:{SLOT_NAMES[slot]}" for slot, card in enumerate(me.hand) if card != EMPTY and card < EXTRA_TANK
+        ]
         return uses + discards
 
     def refusal(self, state: MilleState, action: Action) -> str | None:
@@ -527,52 +493,51 @@ class MilleRules(Rules):
         )
 
     def _play(self, state: MilleState, action: Action) -> MilleState:
-        turn = state.turn
-        me = state.seats[turn]
-        if action == "draw" and state.deck and not state.picked:
-            # The top card goes to P; a second one into slot 1 if a safety left it empty.
-            deck = state.deck
-            if me.hand[1] == EMPTY and len(deck) > 1:
-                hand, deck = (deck[0], deck[1], *me.hand[2:]), deck[2:]
-            else:
-                hand, deck = (deck[0], *me.hand[1:]), deck[1:]
-            me = _with_hand(me, hand)
-            after = _new_tuple(MilleState, (state.phase, _put(state.seats, turn, me), deck, state.discards, turn,
-                                            True, state.trip, state.extended, state.hand_number, state.totals,
-                                            state.target, state.first))
-            return after if deck else self._check_deck_out(after)
-        verb, slot = _PARSED.get(action, ("", -1))
-        card = me.hand[slot] if slot >= 0 else EMPTY
-        use = verb == "use"
-        legal = (
-            card != EMPTY
-            and (state.picked or not state.deck or (use and card >= EXTRA_TANK and cancels(me, card)))
-            and (usable(me, state.seats[1 - turn], state.trip, card) if use else card < EXTRA_TANK)
-        )
-        if not legal:
-            raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
+        """A pick, a use or a discard by the seat to move (mille.md 3.2-3.6)."""
+        reason = self.refusal(state, action)
+        if reason is not None:
+            raise IllegalAction(reason)  # mille.md 3.6: nothing changes
+        if action == "draw":
+            return self._pick(state)
+        verb, _sep, slot_name = action.partition(":")
+        me = state.seats[state.turn]
+        card = me.hand[SLOT_INDEX[slot_name]]
         hand = list(me.hand)
-        if slot and hand[0] != EMPTY and hand.count(EMPTY) == 0:
-            hand[slot] = hand[0]  # the usual case: the picked card fills the hole (see _compact)
-            hand[0] = EMPTY
-        else:
-            hand[slot] = EMPTY
-            _compact(hand)
-        if not use:
-            seats = _put(state.seats, turn, _with_hand(me, tuple(hand)))
-            return self._pass_turn(state, seats, (*state.discards, card))
-        return self._use(state, _new_tuple(Seat, (tuple(hand), *me[1:])), card)
+        hand[SLOT_INDEX[slot_name]] = EMPTY
+        _compact(hand)
+        if verb == "discard":
+            # mille.md 7.5: the end of the turn ends the chance of a coup fourré.
+            me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
+            return self._pass_turn(state, _put(state.seats, state.turn, me), (*state.discards, card))
+        return self._use(state, me._replace(hand=tuple(hand)), card)
+
+    def _pick(self, state: MilleState) -> MilleState:
+        """mille.md 3.4: the top card into ``P``, and a second into slot 1 if a safety left it empty."""
+        me = state.seats[state.turn]
+        hand, deck = list(me.hand), list(state.deck)
+        hand[0] = deck.pop(0)
+        if hand[1] == EMPTY and deck:
+            hand[1] = deck.pop(0)
+        # mille.md 7.5: a draw ends the chance of a coup fourré against the hazards so far.
+        me = me._replace(hand=tuple(hand), fresh_battle=False, fresh_speed=False)
+        after = state._replace(seats=_put(state.seats, state.turn, me), deck=tuple(deck), picked=True)
+        return after if after.deck else self._check_deck_out(after)
 
     def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
-        turn = state.turn
-        seats = state.seats
+        """``me`` (its hand without ``card`` already) uses ``card``."""
         if card >= EXTRA_TANK:
             return self._play_safety(state, me, card)
         if card <= D200:
-            me = _new_tuple(Seat, (me.hand, me.battle, me.speed, me.mileage + VALUE[card],
-                                   me.two_hundreds + (card == D200), me.safeties, me.coups, False, False,
-                                   (*me.table, card)))
-            seats = _put(seats, turn, me)
+            # mille.md 4.3 and 4.4: the mileage grows; the trip completed exactly ends the hand or asks
+            # for an extension (8.1).
+            me = me._replace(
+                mileage=me.mileage + VALUE[card],
+                two_hundreds=me.two_hundreds + (card == D200),
+                fresh_battle=False,
+                fresh_speed=False,
+                table=(*me.table, card),
+            )
+            seats = _put(state.seats, state.turn, me)
             if me.mileage == state.trip:
                 after = state._replace(seats=seats)
                 if state.trip == TRIP and not state.extended:
@@ -580,18 +545,22 @@ class MilleRules(Rules):
                 return self._end_hand(after)
             return self._pass_turn(state, seats, state.discards)
         if card <= SPEED_LIMIT:
-            me = _with_hand(me, me.hand)
-            opponent = seats[1 - turn]
+            # mille.md 5.1-5.3: a hazard goes on the opponent's pile, fresh (open to a coup fourré, 7.5).
+            me = me._replace(fresh_battle=False, fresh_speed=False)
+            opponent = state.seats[1 - state.turn]
             if card == SPEED_LIMIT:
                 opponent = opponent._replace(speed=card, fresh_speed=True, table=(*opponent.table, card))
             else:
                 opponent = opponent._replace(battle=card, fresh_battle=True, table=(*opponent.table, card))
-            pair = (me, opponent) if turn == 0 else (opponent, me)
-            return self._pass_turn(state, pair, state.discards)
-        speed, battle = (card, me.battle) if card == END_OF_LIMIT else (me.speed, card)
-        me = _new_tuple(Seat, (me.hand, battle, speed, me.mileage, me.two_hundreds, me.safeties, me.coups,
-                               False, False, (*me.table, card)))
-        return self._pass_turn(state, _put(seats, turn, me), state.discards)
+            seats = _put(_put(state.seats, state.turn, me), 1 - state.turn, opponent)
+            return self._pass_turn(state, seats, state.discards)
+        # mille.md 6.1-6.3: a remedy on one's own battle or speed pile.
+        if card == END_OF_LIMIT:
+            me = me._replace(speed=card)
+        else:
+            me = me._replace(battle=card)
+        me = me._replace(fresh_battle=False, fresh_speed=False, table=(*me.table, card))
+        return self._pass_turn(state, _put(state.seats, state.turn, me), state.discards)
 
     def _play_safety(self, state: MilleState, me: Seat, card: int) -> MilleState:
         """100 points, protection, the hazard removed, a coup fourré, another turn (mille.md 7.1-7.6)."""
@@ -639,13 +608,12 @@ class MilleRules(Rules):
     def _pass_turn(self, state: MilleState, seats: tuple[Seat, Seat], discards: tuple[int, ...]) -> MilleState:
         """:meth:`_end_turn` with new seats and discards, building one state instead of two."""
         turn = state.turn
-        other = 1 - turn
-        deck = state.deck
+        following = 1 - turn
         # Hands only run empty once the deck is out.
-        if not deck and seats[other].hand_count == 0 and seats[turn].hand_count > 0:
-            other = turn
-        after = _moved(state, seats, deck, discards, other, False)
-        return after if deck else self._check_deck_out(after)
+        if not state.deck and seats[following].hand_count == 0 and seats[turn].hand_count > 0:
+            following = turn
+        after = state._replace(seats=seats, discards=discards, turn=following, picked=False)
+        return after if state.deck else self._check_deck_out(after)
 
     def _check_deck_out(self, state: MilleState) -> MilleState:
         """Once the deck is out, the hand ends when neither seat can use a card (mille.md 9.1)."""
@@ -745,30 +713,8 @@ class MilleRules(Rules):
         return _("{name} played {card}.", name=name, card=card_name(card))
 
 
-_new_tuple = tuple.__new__
-"""Builds a NamedTuple from a full tuple of its fields, skipping the keyword-handling ``__new__``."""
-
-
-def _with_hand(seat: Seat, hand: tuple[int, ...]) -> Seat:
-    """``seat`` with a new hand and its coup fourré flags cleared (a draw or the end of its turn)."""
-    return _new_tuple(Seat, (hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties,
-                             seat.coups, False, False, seat.table))
-
-
-def _moved(
-    state: MilleState,
-    seats: tuple[Seat, Seat],
-    deck: tuple[int, ...],
-    discards: tuple[int, ...],
-    turn: int,
-    picked: bool,
-) -> MilleState:
-    """``state`` with new seats, deck, discards and turn (built directly: the hottest path)."""
-    return _new_tuple(MilleState, (state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
-                                   state.hand_number, state.totals, state.target, state.first))
-
-
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:
+    """``seats`` with seat ``index`` replaced."""
     return (seat, seats[1]) if index == 0 else (seats[0], seat)
 
 

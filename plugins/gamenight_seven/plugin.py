@@ -7,7 +7,7 @@ from pathlib import Path
 from gamenight.sdk import GameInfo, hookimpl, lazy_screen, read_help, read_translations
 
 from gamenight_seven.bots import BOTS
-from gamenight_seven.rules import SevenRules
+from gamenight_seven.fast import FastSevenRules
 
 GAMENIGHT_API = "1.0"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
@@ -23,7 +23,7 @@ GAME = GameInfo(
     id="seven",
     title="SEVEN",
     description="Shed your hand first: match suit or rank; 7s make the next seat draw, Aces skip, Queens call.",
-    rules=SevenRules(),
+    rules=FastSevenRules(),
     min_seats=2,
     max_seats=5,
     default_seats=5,

@@ -1,4 +1,4 @@
-"""The rules of SEVEN (docs/rules/seven.md): a pure, fast engine with no UI import.
+"""The rules of SEVEN (docs/rules/seven.md), stated plainly: a pure engine with no UI import.
 
 Cards are ints ``0..51``: ``suit * 13 + rank`` with suits ♠ ♥ ♣ ♦ (``S H C D``)
 and ranks A 2 … 10 J Q K (``0..12``); their tables are in :mod:`gamenight_seven.cards`.
@@ -22,12 +22,16 @@ is in the hands, the 7s can circle for ever (a seat takes a penalty of 3 but
 draws only the 7 under the top card, the next seat plays a 7 on it, and so on)
 -- the "dance of the sevens" that hung the original.  Random play rarely lasts
 past 300 turns.
+
+This module is the reference: states are named tuples built by name or ``_replace``,
+each rule written once, with its clause.  The room, the arena and the bench run
+:class:`gamenight_seven.fast.FastSevenRules`, which gives the same states faster and is
+checked against this module state by state (tests/plugins/seven/test_fast_paths.py).
 """
 
 from __future__ import annotations
 
 import random
-from bisect import insort
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -38,12 +42,9 @@ from .cards import (
     CARD_CODES,
     CARD_OF_CODE,
     QUEEN,
-    RANK_OF,
     RANKS,
     SEVEN,
-    SEVEN_CARDS,
     SPECIAL_CARDS,
-    SUIT_OF,
     SUIT_SYMBOLS,
     SUITS,
     card_code,
@@ -92,71 +93,25 @@ DRY_DISCARDS = 4
 DEAL, PLAY, SHUFFLE, OVER = 0, 1, 2, 3
 """Phases: the deal (chance), play, a reshuffle of the discards (chance), the end."""
 
-# Every action that names a card, mapped to (card, called suit or -1).
-_PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
-_PLAYS.update(
+PLAYS: dict[str, tuple[int, int]] = {code: (card, -1) for card, code in enumerate(CARD_CODES)}
+PLAYS.update(
     {f"{CARD_CODES[s * 13 + QUEEN]}:{SUITS[call]}": (s * 13 + QUEEN, call) for s in range(4) for call in range(4)}
 )
-_QUEEN_CALLS = tuple(
-    tuple(f"{CARD_CODES[c]}:{suit}" for suit in SUITS) if c % 13 == QUEEN else () for c in range(52)
-)
-
-# Precomputed tables for the hot paths (legal_actions and apply are called ~100 times a deal).
-# A "lead" says what a discard must match: the top card (0..51), a called suit (52 + suit), or a
-# pending 7 penalty (_PENALTY_LEAD).  _MAY_PLAY[lead][card] says whether the card may go on it;
-# _ACTIONS[lead][card] lists its actions in a hand of two or more cards (a Queen: one per call),
-# _LAST_ACTIONS[lead][card] as the seat's last card (a Queen calls nothing).
-_PENALTY_LEAD = 56
-
-
-def _may_play(lead: int, card: int) -> bool:
-    if lead == _PENALTY_LEAD:
-        return card in SEVEN_CARDS
-    if RANK_OF[card] == QUEEN:
-        return True
-    if lead >= 52:
-        return SUIT_OF[card] == lead - 52
-    return SUIT_OF[card] == SUIT_OF[lead] or RANK_OF[card] == RANK_OF[lead]
-
-
-_MAY_PLAY = tuple(tuple(_may_play(lead, card) for card in range(52)) for lead in range(57))
-_ACTIONS = tuple(
-    tuple(
-        (_QUEEN_CALLS[card] if RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
-        if _MAY_PLAY[lead][card] else ()
-        for card in range(52)
-    )
-    for lead in range(57)
-)
-_LAST_ACTIONS = tuple(
-    tuple((CARD_CODES[card],) if _MAY_PLAY[lead][card] else () for card in range(52)) for lead in range(57)
-)
-
-
-_last_encoded: tuple[str, tuple[int, ...]] = ("", ())
-"""The last text :func:`_encode` made and its cards: applying a chance action just sampled
-need not parse it again (a cache of one, replaced whole, so safe to share)."""
+"""Every action that names a card, mapped to (card, called suit or -1)."""
+_PLAYS = PLAYS  # the name the bots and tests knew
 
 
 def _encode(cards: Sequence[int]) -> str:
-    global _last_encoded
-    text = "".join(map(CARD_CODES.__getitem__, cards))
-    _last_encoded = (text, tuple(cards))
-    return text
-
-
-_PAIRS = tuple(slice(i, i + 2) for i in range(0, 104, 2))
+    """Cards as a chance action writes them: their codes run together (``"7STD"``)."""
+    return "".join(CARD_CODES[card] for card in cards)
 
 
 def _decode(text: str) -> list[int] | None:
-    last_text, last_cards = _last_encoded
-    if text == last_text:
-        return list(last_cards)
-    if len(text) % 2:
+    """The cards :func:`_encode` wrote, or None if ``text`` is not a run of card codes."""
+    codes = [text[i : i + 2] for i in range(0, len(text), 2)]
+    if any(code not in CARD_OF_CODE for code in codes):
         return None
-    pairs = _PAIRS[: len(text) // 2] if len(text) <= 104 else [slice(i, i + 2) for i in range(0, len(text), 2)]
-    cards = list(map(CARD_OF_CODE.get, map(text.__getitem__, pairs)))
-    return None if None in cards else cards  # type: ignore[return-value]
+    return [CARD_OF_CODE[code] for code in codes]
 
 
 class Event(NamedTuple):
@@ -208,45 +163,6 @@ class SevenState(NamedTuple):
     """Positions at turn ends while the table was dry (for the repetition rule)."""
 
 
-_FIELDS = SevenState._fields
-_I_PHASE, _I_HANDS, _I_STOCK, _I_DISCARDS, _I_TURN, _I_CALLED, _I_PENALTY = (
-    _FIELDS.index(name) for name in ("phase", "hands", "stock", "discards", "turn", "called", "penalty")
-)
-_I_OWED, _I_OWED_ENDS, _I_OWED_TOTAL, _I_DRAWN, _I_PASSES, _I_TURNS, _I_NOTICE, _I_WINNER, _I_EVENTS = (
-    _FIELDS.index(name)
-    for name in ("owed", "owed_ends_turn", "owed_total", "drawn", "passes", "turns", "shuffle_notice",
-                 "winner", "events")
-)
-
-
-def _event(kind: str, seat: int = -1, card: int = -1, count: int = 0, call: int = -1) -> Event:
-    return tuple.__new__(Event, (kind, seat, card, count, call))
-
-
-def _make(fields: list[Any]) -> SevenState:
-    """A state from its fields as a list (faster than ``_replace`` on the hot paths)."""
-    return tuple.__new__(SevenState, fields)
-
-
-_new = tuple.__new__
-"""``_new(SevenState, (...))``: a state from its fields in order, the fastest way to build one."""
-
-# The events of the hot paths, made once (events are immutable, so they can be shared):
-# _PLAY_EVENTS[seat][card][call + 1], and per seat a win, a skip and a one-card draw.
-_PLAY_EVENTS = tuple(
-    tuple(tuple(_event("play", seat, card, 0, call) for call in range(-1, 4)) for card in range(52))
-    for seat in range(5)
-)
-_WIN_EVENTS = tuple(_event("win", seat) for seat in range(5))
-_SKIP_EVENTS = tuple(_event("skip", seat) for seat in range(5))
-_DRAW_EVENTS = tuple(_event("draw", seat, -1, 1) for seat in range(5))
-# Every discard action, mapped to (card, called suit or -1, rank, its "play" event by seat).
-_PLAY_INFO = {
-    action: (card, call, RANK_OF[card], tuple(_PLAY_EVENTS[seat][card][call + 1] for seat in range(5)))
-    for action, (card, call) in _PLAYS.items()
-}
-
-
 class SevenView(NamedTuple):
     """What one seat sees: its own hand and the table, nothing of others' hands."""
 
@@ -278,7 +194,7 @@ class SevenRules(Rules):
     # -- setup ----------------------------------------------------------------
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> SevenState:
-        """An undealt table; the deal itself is the first (chance) action."""
+        """An undealt table; the deal itself is the first (chance) action (seven.md 1.1: 2-5 seats)."""
         if not 2 <= seats <= 5:
             raise ValueError(f"SEVEN takes 2-5 seats, not {seats}")
         return SevenState(
@@ -303,15 +219,14 @@ class SevenRules(Rules):
         )
 
     def new_game_in_match(self, seats: int, options: Mapping[str, Any], game_number: int) -> SevenState:
-        """Deal ``game_number`` of a session: the lead passes one seat on with every deal."""
+        """Deal ``game_number`` of a session: the lead passes one seat on with every deal (seven.md 1.3)."""
         return self.new_game(seats, options)._replace(turn=game_number % seats)
 
     def to_move(self, state: SevenState) -> int:
         """The seat to move, CHANCE for the deal and reshuffles, TERMINAL at the end."""
-        phase = state[_I_PHASE]
-        if phase == PLAY:
-            return state[_I_TURN]
-        if phase == OVER:
+        if state.phase == PLAY:
+            return state.turn
+        if state.phase == OVER:
             return TERMINAL
         return CHANCE
 
@@ -324,240 +239,204 @@ class SevenRules(Rules):
             rng.shuffle(deck)
             return "deal:" + _encode(deck)
         if state.phase == SHUFFLE:
-            cards = list(state.discards[:-1])
-            rng.shuffle(cards)
-            return "shuffle:" + _encode(cards)
+            below_top = list(state.discards[:-1])
+            rng.shuffle(below_top)
+            return "shuffle:" + _encode(below_top)
         raise IllegalAction(_("No chance outcome is pending."))
 
     def _apply_deal(self, state: SevenState, action: Action) -> SevenState:
-        deck = _decode(action[5:]) if action.startswith("deal:") else None
-        if deck is None or len(deck) != 52 or len(set(deck)) != 52:
+        deck = _decode(action.removeprefix("deal:")) if action.startswith("deal:") else None
+        if deck is None or sorted(deck) != list(range(52)):  # seven.md 2.1: one pack of 52
             raise IllegalAction(_("A deal must be all 52 cards, each once."))
-        n = state.seats
-        # Deal 5 each (seven.md 2.2); the deck's end is the top of the stock.
-        hands = tuple([tuple(sorted(deck[start : start + HAND_SIZE])) for start in range(0, n * HAND_SIZE, HAND_SIZE)])
-        stock = deck[n * HAND_SIZE :]
+        # seven.md 2.2: 5 cards each, dealt in turn from the deck's start; the rest is the
+        # stock, the deck's end its top.
+        hands = tuple(
+            tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(state.seats)
+        )
+        stock = deck[state.seats * HAND_SIZE :]
         events = []
         up = stock.pop()
         # seven.md 2.3: a 7, Ace or Queen turned up goes back into the middle of the
         # stock.  It terminates: the cards above the middle turn over in a cycle of
         # at least 14 (the stock holds 27 or more), and only 12 cards are special.
-        while up in SPECIAL_CARDS:
-            events.append(_event("bury", -1, up))
+        while up in SPECIAL_CARDS:  # the 7s, Aces and Queens
+            events.append(Event(kind="bury", card=up))
             stock.insert(len(stock) // 2, up)
             up = stock.pop()
-        events.append(_event("up", -1, up))
-        # state._replace(phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events))
-        return _new(SevenState, (state[0], PLAY, hands, tuple(stock), (up,), *state[5:17], tuple(events), state[18]))
+        events.append(Event(kind="up", card=up))
+        return state._replace(phase=PLAY, hands=hands, stock=tuple(stock), discards=(up,), events=tuple(events))
 
     def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
-        cards = _decode(action[8:]) if action.startswith("shuffle:") else None
+        cards = _decode(action.removeprefix("shuffle:")) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
             raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
-        # seven.md 5.1: the discards except the top card become the new stock.
-        s = list(state)
-        s[_I_PHASE] = PLAY
-        s[_I_STOCK] = tuple(cards)
-        s[_I_DISCARDS] = state.discards[-1:]
-        s[_I_NOTICE] = True
-        s[_I_EVENTS] = (*state.events, _event("shuffle", count=len(cards)))
-        return self._settle(s)
+        # seven.md 5.1: the discards except the top card become the new stock; the draw goes on.
+        shuffled = state._replace(
+            phase=PLAY,
+            stock=tuple(cards),
+            discards=(state.discards[-1],),
+            shuffle_notice=True,
+            events=(*state.events, Event(kind="shuffle", count=len(cards))),
+        )
+        return self._settle(shuffled)
 
     # -- play -----------------------------------------------------------------
 
+    def may_play(self, state: SevenState, card: int) -> bool:
+        """Whether ``card`` may be discarded now (seven.md 3.1, 3.6, 3.7 and 4.3)."""
+        if state.penalty:
+            return rank_of(card) == SEVEN  # 4.3: only a 7 answers a pending penalty
+        if rank_of(card) == QUEEN:
+            return True  # 3.6: a Queen goes on any card
+        if state.called >= 0:
+            return suit_of(card) == state.called  # 3.7: the called suit
+        top = state.discards[-1]
+        return suit_of(card) == suit_of(top) or rank_of(card) == rank_of(top)  # 3.1
+
+    def can_draw(self, state: SevenState) -> bool:
+        """Whether anything is left to draw: the stock, or discards below the top to reshuffle (5.1)."""
+        return bool(state.stock) or len(state.discards) > 1
+
     def legal_actions(self, state: SevenState) -> list[Action]:
         """Discards that match, Queens with each call, ``draw`` and (only if stuck) ``pass``."""
-        # Fields by index: a few lookups are cheaper than unpacking the whole state.
-        if state[_I_PHASE] != PLAY:
+        if state.phase != PLAY:
             return []
-        hand = state[_I_HANDS][state[_I_TURN]]
-        if state[_I_PENALTY]:
-            # seven.md 4.3: only a 7 answers a pending penalty; "draw" takes it.
-            actions = [CARD_CODES[c] for c in hand if c in SEVEN_CARDS]
-            actions.append("draw")
-            return actions
-        # A card matches the top card's suit or rank, or the called suit; a Queen goes on
-        # anything and calls a suit, unless it is the seat's last card (see the tables above).
-        called = state[_I_CALLED]
-        discards = state[_I_DISCARDS]
-        row = (_ACTIONS if len(hand) > 1 else _LAST_ACTIONS)[discards[-1] if called < 0 else 52 + called]
+        hand = state.hands[state.turn]
         actions: list[Action] = []
         for card in hand:
-            actions += row[card]
-        if state[_I_STOCK] or len(discards) > 1:
-            actions.append("draw")
+            if not self.may_play(state, card):
+                continue
+            if rank_of(card) == QUEEN and not state.penalty and len(hand) > 1:
+                actions += [f"{CARD_CODES[card]}:{suit}" for suit in SUITS]  # 3.7: a Queen calls a suit
+            else:
+                actions.append(CARD_CODES[card])  # 3.7: a Queen that is the last card calls nothing
+        if state.penalty:
+            actions.append("draw")  # 4.2: take the penalty (5.2: as far as cards exist)
+        elif self.can_draw(state):
+            actions.append("draw")  # 3.3: a seat may always draw
         elif not actions:
-            actions.append("pass")
+            actions.append("pass")  # 5.2: nothing to play, nothing to draw
         return actions
 
     def apply(self, state: SevenState, action: Action) -> SevenState:
         """The state after ``action``; :class:`IllegalAction` (with the reason) if it is not legal."""
-        # The hot path: a discard or a one-card draw, building the new state positionally.
-        (seats, phase, hands, stock, discards, seat, called, penalty, owed, owed_ends, owed_total, drawn,
-         _passes, turns, notice, winner, blocked_from, events, dry) = state
-        if phase != PLAY:
-            if phase == DEAL:
-                return self._apply_deal(state, action)
-            if phase == SHUFFLE:
-                return self._apply_shuffle(state, action)
+        if state.phase == DEAL:
+            return self._apply_deal(state, action)
+        if state.phase == SHUFFLE:
+            return self._apply_shuffle(state, action)
+        if state.phase == OVER:
             raise IllegalAction(_("The deal is over."))
         if action == "draw":
-            if stock and not penalty and not owed_ends:
-                # seven.md 3.3: one card, and the turn goes on.  (_apply_draw
-                # gives the same state; this is its common case, made fast.)
-                hand = list(hands[seat])
-                insort(hand, stock[-1])
-                new_hands = list(hands)
-                new_hands[seat] = tuple(hand)
-                events += (_DRAW_EVENTS[seat],)
-                return _new(SevenState, (
-                    seats, phase, tuple(new_hands), stock[:-1], discards, seat, called, penalty, 0, owed_ends, 0, 0,
-                    0, turns, notice, winner, blocked_from, events, dry,
-                ))
-            if penalty and len(stock) >= penalty:
-                # seven.md 4.2: the seat that takes the penalty draws it and its turn ends (the
-                # common case of _apply_draw, when the stock holds the whole penalty).
-                new_hands = list(hands)
-                new_hands[seat] = tuple(sorted(hands[seat] + stock[-penalty:]))
-                turns += 1
-                new = _new(SevenState, (
-                    seats, phase, tuple(new_hands), stock[:-penalty], discards, (seat + 1) % seats, called, 0,
-                    0, False, 0, 0, 0, turns, notice, winner, blocked_from,
-                    (*events, _event("penalty", seat, -1, penalty, penalty)), dry,
-                ))
-                if turns >= TURN_LIMIT or (len(stock) == penalty and len(discards) <= DRY_DISCARDS):
-                    return self._check_turn_limit(new)
-                return new
             return self._apply_draw(state)
         if action == "pass":
             return self._apply_pass(state)
-        parsed = _PLAY_INFO.get(action)
-        if parsed is None:
+        if action not in PLAYS:
             raise IllegalAction(_("{action} is not a card or a move.", action=action))
-        card, call, rank, played_by = parsed
-        rest = list(hands[seat])
-        try:
-            rest.remove(card)
-        except ValueError:
-            raise IllegalAction(_("You do not hold {card}.", card=card_label(card))) from None
-        if not _MAY_PLAY[_PENALTY_LEAD if penalty else discards[-1] if called < 0 else 52 + called][card]:
-            self._check_matches(state, card)  # raises the reason
-        remaining = tuple(rest)
-        if rank == QUEEN:
-            if remaining and call < 0:
+        card, call = PLAYS[action]
+        return self._apply_play(state, card, call)
+
+    def _apply_play(self, state: SevenState, card: int, call: int) -> SevenState:
+        """Discard ``card`` (a Queen calling ``call``, or -1)."""
+        seat = state.turn
+        hand = state.hands[seat]
+        if card not in hand:
+            raise IllegalAction(_("You do not hold {card}.", card=card_label(card)))
+        self._check_matches(state, card)
+        rest = tuple(c for c in hand if c != card)
+        if rank_of(card) == QUEEN:
+            if rest and call < 0:  # seven.md 3.7
                 raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
-            if not remaining and call >= 0:
+            if not rest and call >= 0:
                 raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
-        new_hands = list(hands)
-        new_hands[seat] = remaining
-        hands = tuple(new_hands)
-        discards += (card,)
-        played = played_by[seat]
-        turns += 1
-        if not remaining:  # seven.md 6.1: the first seat to empty its hand wins
-            events += (played, _WIN_EVENTS[seat])
-            return _new(SevenState, (
-                seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
-                0, turns, False, seat, blocked_from, events, dry,
-            ))
-        following = (seat + 1) % seats
-        if rank == ACE:  # seven.md 3.4: the next seat is skipped
-            events += (played, _SKIP_EVENTS[following])
-            following = (following + 1) % seats
-        else:
-            events += (played,)
-        new = _new(SevenState, (
-            seats, phase, hands, stock, discards, following, call,
-            penalty + PENALTY_STEP if rank == SEVEN else 0,  # seven.md 4.1: 3, 6, 9, 12
-            owed, owed_ends, owed_total, drawn, 0, turns, False, winner, blocked_from, events, dry,
-        ))
-        if turns >= TURN_LIMIT or (not stock and len(discards) <= DRY_DISCARDS):
-            return self._check_turn_limit(new)
-        return new
+        played = state._replace(
+            hands=_with_hand(state.hands, seat, rest),
+            discards=(*state.discards, card),
+            called=call,
+            passes=0,
+            turns=state.turns + 1,
+            shuffle_notice=False,
+            events=(*state.events, Event(kind="play", seat=seat, card=card, call=call)),
+        )
+        if not rest:  # seven.md 6.1: the first seat to empty its hand wins
+            return played._replace(
+                phase=OVER, penalty=0, winner=seat, events=(*played.events, Event(kind="win", seat=seat))
+            )
+        following = (seat + 1) % state.seats
+        if rank_of(card) == ACE:  # seven.md 3.4: the next seat is skipped
+            played = played._replace(events=(*played.events, Event(kind="skip", seat=following)))
+            following = (following + 1) % state.seats
+        # seven.md 4.1: a 7 sets a penalty of 3 on the next seat, or raises it by 3 (6, 9, 12).
+        penalty = state.penalty + PENALTY_STEP if rank_of(card) == SEVEN else 0
+        return self._check_turn_limit(played._replace(turn=following, penalty=penalty))
 
     def _check_matches(self, state: SevenState, card: int) -> None:
         """Raise the reason why ``card`` may not be discarded now, if it may not."""
-        if state.penalty:
-            if card not in SEVEN_CARDS:  # seven.md 4.3: while a penalty is pending only a 7 may be played
-                raise IllegalAction(
-                    _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
-                )
+        if self.may_play(state, card):
             return
-        rank = RANK_OF[card]
-        if rank == QUEEN:  # seven.md 3.6: on anything but a pending 7
-            return
-        if state.called >= 0:
-            if SUIT_OF[card] != state.called:
-                raise IllegalAction(
-                    _("{card} does not follow the called suit {suit}.", card=card_label(card),
-                      suit=SUIT_SYMBOLS[state.called])
-                )
-            return
-        top = state.discards[-1]
-        if SUIT_OF[card] != SUIT_OF[top] and rank != RANK_OF[top]:
+        if state.penalty:  # seven.md 4.3
             raise IllegalAction(
-                _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
-                  top=card_label(top))
+                _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
             )
+        if state.called >= 0:  # seven.md 3.7
+            raise IllegalAction(
+                _("{card} does not follow the called suit {suit}.", card=card_label(card),
+                  suit=SUIT_SYMBOLS[state.called])
+            )
+        raise IllegalAction(  # seven.md 3.1
+            _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
+              top=card_label(state.discards[-1]))
+        )
 
     def _apply_draw(self, state: SevenState) -> SevenState:
-        """A draw in general; ``apply`` does the common cases itself, with the same result."""
-        s = list(state)
+        """Start a draw: the whole 7 penalty (which ends the turn) or one card (which does not)."""
         if state.penalty:
             # seven.md 4.2: the seat that takes the penalty draws it and its turn ends.
-            s[_I_OWED] = s[_I_OWED_TOTAL] = state.penalty
-            s[_I_OWED_ENDS] = True
-        elif state.stock or len(state.discards) > 1:
+            owing = state._replace(owed=state.penalty, owed_total=state.penalty, owed_ends_turn=True)
+        elif self.can_draw(state):
             # seven.md 3.3: one card, and the turn goes on.
-            s[_I_OWED] = s[_I_OWED_TOTAL] = 1
+            owing = state._replace(owed=1, owed_total=1)
         else:
             raise IllegalAction(_("Nothing is left to draw."))
-        s[_I_DRAWN] = 0
-        return self._settle(s)
+        return self._settle(owing._replace(drawn=0))
 
-    def _settle(self, s: list[Any]) -> SevenState:
-        """Draw what the mover owes; stop for a reshuffle; end the turn after a penalty.
-
-        ``s`` is a state as a list, changed in place and returned as a state.
-        """
-        owed = s[_I_OWED]
-        stock = s[_I_STOCK]
-        seat = s[_I_TURN]
-        take = min(owed, len(stock))
-        s[_I_DRAWN] += take
+    def _settle(self, state: SevenState) -> SevenState:
+        """Draw what the mover owes; stop for a reshuffle; end the turn after a penalty."""
+        seat = state.turn
+        take = min(state.owed, len(state.stock))
         if take:
-            hands = list(s[_I_HANDS])
-            hands[seat] = tuple(sorted(hands[seat] + stock[len(stock) - take :]))
-            s[_I_STOCK] = stock[: len(stock) - take]
-            s[_I_HANDS] = tuple(hands)
-            owed -= take
-        if owed and len(s[_I_DISCARDS]) > 1:
+            kept, drawn = state.stock[: len(state.stock) - take], state.stock[len(state.stock) - take :]
+            state = state._replace(
+                hands=_with_hand(state.hands, seat, tuple(sorted(state.hands[seat] + drawn))),
+                stock=kept,
+                owed=state.owed - take,
+                drawn=state.drawn + take,
+            )
+        if state.owed and len(state.discards) > 1:
             # seven.md 5.1: a reshuffle (a chance action) before drawing on.
-            s[_I_PHASE] = SHUFFLE
-            s[_I_OWED] = owed
-            return _make(s)
-        # Otherwise stock and discards are exhausted: seven.md 5.2 -- draw what exists, the rest is void.
-        drawn = s[_I_DRAWN]
-        total = s[_I_OWED_TOTAL]
-        s[_I_OWED] = s[_I_OWED_TOTAL] = s[_I_DRAWN] = 0
-        if not s[_I_OWED_ENDS]:
-            s[_I_EVENTS] = (*s[_I_EVENTS], _event("draw", seat, -1, drawn))
-            s[_I_PASSES] = 0
-            return _make(s)
-        s[_I_EVENTS] = (*s[_I_EVENTS], _event("penalty", seat, -1, drawn, total))
-        s[_I_OWED_ENDS] = False
-        s[_I_PENALTY] = 0
-        s[_I_TURN] = (seat + 1) % s[0]
-        s[_I_TURNS] += 1
-        s[_I_PASSES] = 0 if drawn else s[_I_PASSES] + 1
-        return self._check_blocked(_make(s))
+            return state._replace(phase=SHUFFLE)
+        # Done, or stock and discards are exhausted: seven.md 5.2 -- draw what exists, the rest is void.
+        done = state._replace(owed=0, owed_total=0, drawn=0)
+        if not state.owed_ends_turn:
+            return done._replace(
+                passes=0, events=(*state.events, Event(kind="draw", seat=seat, count=state.drawn))
+            )
+        done = done._replace(
+            owed_ends_turn=False,
+            penalty=0,
+            turn=(seat + 1) % state.seats,
+            turns=state.turns + 1,
+            passes=0 if state.drawn else state.passes + 1,  # 5.2: a penalty of no card is a pass
+            events=(*state.events, Event(kind="penalty", seat=seat, count=state.drawn, call=state.owed_total)),
+        )
+        return self._check_blocked(done)
 
     def _apply_pass(self, state: SevenState) -> SevenState:
+        """seven.md 5.2: pass, only with nothing to play and nothing to draw."""
         if self.legal_actions(state) != ["pass"]:
             raise IllegalAction(_("You may pass only when you cannot play and nothing is left to draw."))
         new = state._replace(
             turn=(state.turn + 1) % state.seats, passes=state.passes + 1, turns=state.turns + 1,
-            events=(*state.events, Event("pass", state.turn)),
+            events=(*state.events, Event(kind="pass", seat=state.turn)),
         )
         return self._check_blocked(new)
 
@@ -568,54 +447,51 @@ class SevenRules(Rules):
         return self._check_turn_limit(state)
 
     def _check_turn_limit(self, state: SevenState) -> SevenState:
+        """seven.md 5.4: the 500th turn, or a dry table's position seen a third time, blocks the deal."""
         if state.turns >= TURN_LIMIT:
             return self._block(state)
         if not state.stock and len(state.discards) <= DRY_DISCARDS:
             # The table has run dry: a position seen twice before is a loop (the dance of
-            # the sevens), so the deal is blocked at its third occurrence (seven.md 5.4).
+            # the sevens), so the deal is blocked at its third occurrence.
             position = (state.hands, state.discards, state.turn, state.called, state.penalty)
-            seen = state.dry_positions
-            if seen.count(position) >= 2:
+            if state.dry_positions.count(position) >= 2:
                 return self._block(state)
-            return _new(SevenState, (*state[:18], (*seen, position)))  # _replace(dry_positions=...)
+            return state._replace(dry_positions=(*state.dry_positions, position))
         return state
 
     def _block(self, state: SevenState) -> SevenState:
-        """End a blocked deal: the lowest penalty in hand wins, ties from the next seat on."""
+        """End a blocked deal (seven.md 5.3): the lowest penalty in hand wins, ties from the next seat on."""
         start = state.turn
         order = [(start + k) % state.seats for k in range(state.seats)]
         winner = min(order, key=lambda seat: hand_penalty(state.hands[seat]))  # min keeps the first tie
         return state._replace(
             phase=OVER, penalty=0, winner=winner, blocked_from=start,
-            events=(*state.events, Event("blocked", start), _event("win", winner)),
+            events=(*state.events, Event(kind="blocked", seat=start), Event(kind="win", seat=winner)),
         )
 
     # -- views and results -------------------------------------------------------
 
     def view(self, state: SevenState, seat: int) -> SevenView:
         """Own hand, others' hand sizes, the table and the public log (docs/rules/seven.md 1.2)."""
-        (seats, phase, hands, stock, discards, turn, called, penalty, _owed, _owed_ends, _owed_total, _drawn,
-         _passes, turns, notice, winner, blocked_from, events, _dry) = state
-        # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
-        return _new(SevenView, (
-            seat,
-            seats,
-            hands[seat],
-            tuple(map(len, hands)),
-            discards[-1] if discards else -1,
-            called,
-            penalty,
-            len(stock),
-            len(discards),
-            discards,
-            turn if phase == PLAY else TERMINAL if phase == OVER else CHANCE,
-            turn,
-            notice or phase == SHUFFLE,
-            events,
-            winner,
-            blocked_from >= 0,
-            turns,
-        ))
+        return SevenView(
+            seat=seat,
+            seats=state.seats,
+            hand=state.hands[seat],
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            top=state.discards[-1] if state.discards else -1,
+            called=state.called,
+            penalty=state.penalty,
+            stock_count=len(state.stock),
+            discard_count=len(state.discards),
+            played=state.discards,
+            to_move=self.to_move(state),
+            turn=state.turn,
+            shuffling=state.shuffle_notice or state.phase == SHUFFLE,
+            events=state.events,
+            winner=state.winner,
+            blocked=state.blocked_from >= 0,
+            turns=state.turns,
+        )
 
     def scores(self, state: SevenState) -> tuple[int, ...]:
         """seven.md 6.2: each loser loses its hand's penalty, the winner gains their sum."""
@@ -640,6 +516,11 @@ class SevenRules(Rules):
         return describe(state, action, seat_token(seat))
 
 
+def _with_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``hands`` with ``seat``'s hand replaced."""
+    return tuple(hand if other == seat else old for other, old in enumerate(hands))
+
+
 def describe(state: SevenState, action: Action, who: str) -> str:
     """What ``who`` did with ``action`` in ``state`` (the state before it), translated."""
     if action.startswith("deal:"):
@@ -652,7 +533,7 @@ def describe(state: SevenState, action: Action, who: str) -> str:
         if state.penalty:
             return _("{who} took the 7 penalty of {count}.", who=who, count=state.penalty)
         return _("{who} drew a card.", who=who)
-    parsed = _PLAYS.get(action)
+    parsed = PLAYS.get(action)
     if parsed is None:
         return action
     card, call = parsed

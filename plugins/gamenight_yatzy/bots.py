@@ -10,6 +10,7 @@ import numpy as np
 from gamenight.sdk import Action, BotContext, Rules
 
 from gamenight_yatzy import strategy
+from gamenight_yatzy.fast import box_score
 from gamenight_yatzy.rules import (
     BOX_INDEX,
     BOXES,
@@ -23,7 +24,6 @@ from gamenight_yatzy.rules import (
     YATZY,
     YATZY_SCORE,
     YatzyState,
-    box_score,
     upper_total,
 )
 

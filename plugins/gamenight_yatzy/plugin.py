@@ -8,7 +8,8 @@ from typing import Any
 
 from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_screen, read_help, read_translations
 
-from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS, YatzyRules
+from gamenight_yatzy.fast import FastYatzyRules
+from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS
 
 GAMENIGHT_API = "1.0"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
@@ -47,7 +48,7 @@ GAME = GameInfo(
     id="yatzy",
     title="Yatzy",
     description="Five dice, three rolls, thirteen boxes: fill the score sheet, 1-8 players.",
-    rules=YatzyRules(),
+    rules=FastYatzyRules(),
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     default_seats=2,

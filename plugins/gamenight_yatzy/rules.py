@@ -1,4 +1,4 @@
-"""Yatzy rules engine (docs/rules/yatzy.md): pure, deterministic, no UI.
+"""Yatzy rules engine (docs/rules/yatzy.md): pure, deterministic, no UI, stated plainly.
 
 A turn is spelt out as actions, with chance explicit:
 
@@ -7,16 +7,18 @@ A turn is spelt out as actions, with chance explicit:
 * ``dice:31462`` -- the chance outcome: the five dice after that roll
   (held dice must keep their faces);
 * ``score:<box>`` -- the seat scores the dice in one open box (``score:full_house``).
+
+This module is the reference: the state is a named tuple built by name or ``_replace``,
+each rule written once, with its clause.  The room, the arena, the bench and the bots'
+scoring run :mod:`gamenight_yatzy.fast` (roll tables, memoised scores and actions), which
+gives the same results faster and is checked against this module state by state
+(tests/plugins/yatzy/test_fast_paths.py).
 """
 
 from __future__ import annotations
 
-import itertools
-import operator
 import random
 from collections.abc import Mapping, Sequence
-from functools import partial
-from itertools import compress
 from typing import Any, NamedTuple
 
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, translator
@@ -77,12 +79,7 @@ REROLL_ACTIONS: tuple[str, ...] = tuple(
 )
 SCORE_ACTIONS: tuple[str, ...] = tuple("score:" + name for name in BOXES)
 
-_FACES = "123456"
-_ALL_BOXES = tuple(range(13))
-_HELD_POSITIONS: dict[str, tuple[int, ...]] = {
-    mask: tuple(i for i, hold in enumerate(mask) if hold == "1") for mask in (format(bits, "05b") for bits in range(32))
-}
-_is_none = partial(operator.is_, None)
+FACES = "123456"
 Dice = tuple[int, ...]
 Sheet = tuple[int | None, ...]
 
@@ -103,10 +100,6 @@ class YatzyState(NamedTuple):
     dice: Dice
     rolls: int
     held: str | None
-
-
-_new_state = tuple.__new__
-"""Builds a :class:`YatzyState` from a tuple without the keyword-argument call (hot paths)."""
 
 
 # -- scoring (docs/rules/yatzy.md 3) ----------------------------------------
@@ -136,16 +129,6 @@ def base_scores(dice: Sequence[int]) -> tuple[int, ...]:
     )
 
 
-_SCORE_CACHE: dict[Dice, tuple[int, ...]] = {}
-
-
-def _scores(dice: Dice) -> tuple[int, ...]:
-    cached = _SCORE_CACHE.get(dice)
-    if cached is None:
-        cached = _SCORE_CACHE[dice] = base_scores(dice)
-    return cached
-
-
 def is_yatzy(dice: Sequence[int]) -> bool:
     """True for five dice showing one face."""
     return len(dice) == 5 and dice.count(dice[0]) == 5
@@ -167,7 +150,7 @@ def scoring_boxes(sheet: Sheet, dice: Sequence[int], joker: bool) -> tuple[int, 
     Yatzy must go in its matching upper box if open; else in an open lower box;
     else (zero) in an open upper box.
     """
-    open_boxes = tuple(compress(_ALL_BOXES, map(_is_none, sheet)))
+    open_boxes = tuple(box for box in range(13) if sheet[box] is None)
     if not joker_applies(sheet, dice, joker):
         return open_boxes
     matching = dice[0] - 1
@@ -180,8 +163,8 @@ def scoring_boxes(sheet: Sheet, dice: Sequence[int], joker: bool) -> tuple[int, 
 def box_score(sheet: Sheet, dice: Dice, box: int, joker: bool) -> int:
     """What ``dice`` score in ``box`` (joker values included; not the Yatzy bonus)."""
     if joker_applies(sheet, dice, joker) and box in (FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT):
-        return (25, 30, 40)[box - FULL_HOUSE]
-    return _scores(dice)[box]
+        return (25, 30, 40)[box - FULL_HOUSE]  # yatzy.md 5.1
+    return base_scores(dice)[box]
 
 
 def preview(sheet: Sheet, dice: Dice, joker: bool = False) -> dict[int, int]:
@@ -198,7 +181,7 @@ def earns_yatzy_bonus(sheet: Sheet, dice: Sequence[int]) -> bool:
 
 def upper_total(sheet: Sheet) -> int:
     """Sum of the filled upper boxes."""
-    return sum(score for score in sheet[:6] if score is not None)
+    return sum(sheet[box] or 0 for box in UPPER)
 
 
 def upper_bonus(sheet: Sheet) -> int:
@@ -208,7 +191,7 @@ def upper_bonus(sheet: Sheet) -> int:
 
 def lower_total(sheet: Sheet) -> int:
     """Sum of the filled lower boxes."""
-    return sum(score for score in sheet[6:] if score is not None)
+    return sum(sheet[box] or 0 for box in LOWER)
 
 
 def seat_total(sheet: Sheet, bonuses: int) -> int:
@@ -216,41 +199,21 @@ def seat_total(sheet: Sheet, bonuses: int) -> int:
     return upper_total(sheet) + upper_bonus(sheet) + lower_total(sheet) + YATZY_BONUS * bonuses
 
 
-_DICE_BY_TEXT: dict[str, Dice] = {}
-"""``"31462"`` -> ``(3, 1, 4, 6, 2)`` for all 7,776 rolls; filled by the first game (see _fill_dice)."""
-_DICE_TEXTS: list[str] = []
-
-
-def _fill_dice() -> None:
-    """Build the roll tables once, when a game first needs them (not at import: a faster lobby)."""
-    if not _DICE_TEXTS:
-        table = {"".join(map(str, dice)): dice for dice in itertools.product(range(1, 7), repeat=5)}
-        _DICE_BY_TEXT.update(table)
-        _DICE_TEXTS.extend(table)
-
-
 def parse_dice(text: str) -> Dice:
     """``"31462"`` -> ``(3, 1, 4, 6, 2)``; ``ValueError`` unless five faces 1-6."""
-    _fill_dice()
-    dice = _DICE_BY_TEXT.get(text)
-    if dice is None:
+    if len(text) != 5 or any(face not in FACES for face in text):
         raise ValueError(text)
-    return dice
+    return tuple(int(face) for face in text)
 
 
-_ACTIONS_CACHE: dict[tuple[Sheet, bool], tuple[Action, ...]] = {}
+def held_positions(mask: str) -> tuple[int, ...]:
+    """The dice a hold mask keeps: ``"10010"`` -> ``(0, 3)``."""
+    return tuple(position for position, hold in enumerate(mask) if hold == "1")
 
 
-def _open_box_actions(sheet: Sheet, may_roll: bool) -> tuple[Action, ...]:
-    """Score actions for every open box (plus the re-rolls), memoised: the arena asks millions of times."""
-    key = (sheet, may_roll)
-    actions = _ACTIONS_CACHE.get(key)
-    if actions is None:
-        if len(_ACTIONS_CACHE) > 50_000:
-            _ACTIONS_CACHE.clear()
-        actions = tuple(compress(SCORE_ACTIONS, map(_is_none, sheet)))
-        actions = _ACTIONS_CACHE[key] = actions + REROLL_ACTIONS if may_roll else actions
-    return actions
+def is_hold_mask(mask: str) -> bool:
+    """True for five characters, each ``1`` (hold) or ``0`` (roll)."""
+    return len(mask) == 5 and all(hold in "01" for hold in mask)
 
 
 class YatzyRules(Rules):
@@ -287,47 +250,51 @@ class YatzyRules(Rules):
         if state.rolls == 0:
             return [FIRST_ROLL]  # yatzy.md 2.1: each round starts by rolling all five dice
         sheet = state.sheets[state.seat]
-        if state.joker and is_yatzy(state.dice):
-            actions = [SCORE_ACTIONS[box] for box in scoring_boxes(sheet, state.dice, True)]
-            return actions + list(REROLL_ACTIONS) if state.rolls < MAX_ROLLS else actions
-        return list(_open_box_actions(sheet, state.rolls < MAX_ROLLS))
+        # yatzy.md 2.3 and 5.1: any open box, or where the joker rule sends a Yatzy.
+        actions = [SCORE_ACTIONS[box] for box in scoring_boxes(sheet, state.dice, state.joker)]
+        if state.rolls < MAX_ROLLS:
+            actions += REROLL_ACTIONS  # yatzy.md 2.2: up to two re-rolls of any subset
+        return actions
 
     def apply(self, state: YatzyState, action: Action) -> YatzyState:
         """The state after ``action``; raises IllegalAction (with the reason) if illegal."""
-        # Written flat (no helper calls on the roll and dice paths): the arena applies millions.
-        held = state.held
-        if held is not None:
-            if not _DICE_BY_TEXT:
-                _fill_dice()
-            dice = _DICE_BY_TEXT.get(action[5:]) if action.startswith("dice:") else None
-            if dice is None:
-                if not action.startswith("dice:"):
-                    raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
-                raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462."))
-            old = state.dice
-            for position in _HELD_POSITIONS[held]:
-                if dice[position] != old[position]:
-                    raise IllegalAction(_("A held die cannot change its face."))
-            joker, sheets, bonuses, seat, _old, rolls, _held = state
-            return _new_state(YatzyState, (joker, sheets, bonuses, seat, dice, rolls + 1, None))
+        if state.held is not None:
+            return self._apply_dice(state, action)
         if None not in state.sheets[-1]:
             raise IllegalAction(_("The game is over."))
         if action.startswith("roll:"):
-            mask = action[5:]
-            if mask not in _HELD_POSITIONS:
-                raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
-            if state.rolls == 0 and mask != "00000":
-                raise IllegalAction(_("The first roll of a turn rolls all five dice."))
-            if state.rolls >= MAX_ROLLS:
-                raise IllegalAction(_("You have rolled three times: score the dice in a box."))
-            if mask == "11111":
-                raise IllegalAction(_("Release at least one die to roll."))
-            return _new_state(YatzyState, (*state[:6], mask))
+            return self._apply_roll(state, action.removeprefix("roll:"))
         if action.startswith("score:"):
-            return self._apply_score(state, action[6:])
+            return self._apply_score(state, action.removeprefix("score:"))
         raise IllegalAction(_("Unknown action {action}.", action=action))
 
+    def _apply_roll(self, state: YatzyState, mask: str) -> YatzyState:
+        """yatzy.md 2.1 and 2.2: roll all five dice, then up to twice the dice not held."""
+        if not is_hold_mask(mask):
+            raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
+        if state.rolls == 0 and mask != "00000":
+            raise IllegalAction(_("The first roll of a turn rolls all five dice."))
+        if state.rolls >= MAX_ROLLS:
+            raise IllegalAction(_("You have rolled three times: score the dice in a box."))
+        if mask == "11111":
+            raise IllegalAction(_("Release at least one die to roll."))
+        return state._replace(held=mask)
+
+    def _apply_dice(self, state: YatzyState, action: Action) -> YatzyState:
+        """The chance outcome of the roll waiting for it: the five dice, held ones unchanged."""
+        if not action.startswith("dice:"):
+            raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
+        try:
+            dice = parse_dice(action.removeprefix("dice:"))
+        except ValueError:
+            raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462.")) from None
+        assert state.held is not None
+        if any(dice[position] != state.dice[position] for position in held_positions(state.held)):
+            raise IllegalAction(_("A held die cannot change its face."))
+        return state._replace(dice=dice, rolls=state.rolls + 1, held=None)
+
     def _apply_score(self, state: YatzyState, name: str) -> YatzyState:
+        """yatzy.md 2.3: score the dice in one open box; the turn passes to the next seat."""
         box = BOX_INDEX.get(name)
         if box is None:
             raise IllegalAction(_("There is no box called {name}.", name=name))
@@ -339,33 +306,25 @@ class YatzyRules(Rules):
             raise IllegalAction(_("That box is already filled."))
         if state.joker and box not in scoring_boxes(sheet, state.dice, True):
             raise IllegalAction(_("The joker rule says where this Yatzy must be scored."))
-        new_sheet = (*sheet[:box], box_score(sheet, state.dice, box, state.joker), *sheet[box + 1 :])
-        bonuses = state.bonuses
-        if sheet[YATZY] == YATZY_SCORE and is_yatzy(state.dice):  # yatzy.md 4.1
-            bonuses = (*bonuses[:seat], bonuses[seat] + 1, *bonuses[seat + 1 :])
-        sheets = (*state.sheets[:seat], new_sheet, *state.sheets[seat + 1 :])
-        return YatzyState(
-            joker=state.joker,
-            sheets=sheets,
-            bonuses=bonuses,
-            seat=(seat + 1) % len(sheets),
-            dice=(),
-            rolls=0,
-            held=None,
+        new_sheet = tuple(
+            box_score(sheet, state.dice, box, state.joker) if index == box else score
+            for index, score in enumerate(sheet)
         )
+        bonuses = state.bonuses
+        if earns_yatzy_bonus(sheet, state.dice):  # yatzy.md 4.1
+            bonuses = tuple(count + 1 if index == seat else count for index, count in enumerate(bonuses))
+        sheets = tuple(new_sheet if index == seat else other for index, other in enumerate(state.sheets))
+        return state._replace(sheets=sheets, bonuses=bonuses, seat=(seat + 1) % len(sheets), dice=(), rolls=0)
 
     def sample_chance(self, state: YatzyState, rng: random.Random) -> Action:
         """Roll the dice that are not held."""
-        if not _DICE_TEXTS:
-            _fill_dice()
-        rolled = _DICE_TEXTS[int(rng.random() * 7776)]  # five fair dice in one draw
-        held = _HELD_POSITIONS[state.held or "00000"]
-        if not held:
-            return "dice:" + rolled
-        faces = list(rolled)
-        for position in held:
-            faces[position] = _FACES[state.dice[position] - 1]
-        return "dice:" + "".join(faces)
+        # Five fair dice in one draw: a number below 6**5 = 7776, read as five base-6 digits
+        # (the first die the most significant).
+        number = int(rng.random() * 7776)
+        rolled = [number // 6 ** (4 - position) % 6 + 1 for position in range(5)]
+        held = held_positions(state.held or "00000")
+        faces = [state.dice[position] if position in held else rolled[position] for position in range(5)]
+        return "dice:" + "".join(str(face) for face in faces)
 
     def view(self, state: YatzyState, seat: int) -> YatzyState:
         """Yatzy hides nothing: every seat sees the whole (immutable) state."""

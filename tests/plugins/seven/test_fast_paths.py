@@ -1,5 +1,6 @@
-"""The engine's fast paths (precomputed tables, a positional one-card draw, a parse cache for
-chance actions) agree with the rules as docs/rules/seven.md 3 and 4 state them, card by card."""
+"""The fast kernel (gamenight_seven.fast: precomputed tables, positional states, a one-card
+draw, a parse cache for chance actions) agrees with the readable rules (gamenight_seven.rules)
+and with docs/rules/seven.md 3 and 4, card by card and state by state."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import random
 
 import pytest
 from gamenight.sdk import CHANCE, TERMINAL, IllegalAction
-from gamenight_seven.rules import CARD_CODES, QUEEN, SEVEN, SUITS, rank_of, suit_of
+from gamenight_seven.fast import FastSevenRules
+from gamenight_seven.plugin import GAME
+from gamenight_seven.rules import CARD_CODES, QUEEN, SEVEN, SUITS, SevenRules, rank_of, suit_of
 
 from .conftest import table
 
@@ -29,8 +32,10 @@ def expected_legal(hand: list[int], top: int, called: int, penalty: int, can_dra
 LEADS = [(top, -1, 0) for top in range(52)] + [(9, called, 0) for called in range(4)] + [(19, -1, 3), (32, -1, 6)]
 
 
+@pytest.mark.parametrize("engine", [SevenRules, FastSevenRules])
 @pytest.mark.parametrize(("top", "called", "penalty"), LEADS)
-def test_every_card_is_legal_exactly_when_the_rules_say_and_apply_agrees(rules, top, called, penalty):
+def test_every_card_is_legal_exactly_when_the_rules_say_and_apply_agrees(engine, top, called, penalty):
+    rules = engine()
     for card in range(52):
         if card == top:
             continue
@@ -65,10 +70,11 @@ def seeded_states(rules, deals: int):
 
 
 def test_the_fast_draws_give_the_same_states_as_the_general_draw(rules):
+    readable = SevenRules()
     draws, penalties = 0, 0
     for state in seeded_states(rules, 60):
         if state.phase == 1 and "draw" in rules.legal_actions(state):
-            assert rules.apply(state, "draw") == rules._apply_draw(state)
+            assert rules.apply(state, "draw") == readable._apply_draw(state)
             draws += 1
             penalties += state.penalty > 0
     assert draws > 1000 and penalties > 100
@@ -83,3 +89,78 @@ def test_a_chance_action_applies_alike_whether_or_not_it_was_just_sampled(rules)
     assert rules.apply(state, sampled).hands != rules.apply(state, other).hands
     with pytest.raises(IllegalAction, match="all 52 cards"):
         rules.apply(state, other[:-2] + other[5:7])  # the last card replaced by a second copy of the first
+
+
+def test_the_room_plays_the_fast_kernel():
+    assert type(GAME.rules) is FastSevenRules
+
+
+def outcome_of(rules, state, action):
+    """What ``apply`` does: the new state, or the reason it refuses."""
+    try:
+        return rules.apply(state, action)
+    except IllegalAction as refusal:
+        return ("refused", str(refusal))
+
+
+def probes(state) -> list[str]:
+    """Actions to try beside the legal ones: every card of the mover's hand each way, others' cards, junk."""
+    hand = state.hands[state.turn]
+    other = [c for c in range(52) if c not in hand][:3]
+    tries = ["draw", "pass", "7X", "deal:", ""]
+    for card in (*hand, *other):
+        tries.append(CARD_CODES[card])
+        if rank_of(card) == QUEEN:
+            tries += [f"{CARD_CODES[card]}:{s}" for s in SUITS]
+    return tries
+
+
+@pytest.mark.parametrize(("policy", "deals"), [("uniform", 40), ("cards first", 150)])
+def test_the_kernel_gives_the_readable_rules_states_in_seeded_random_deals(policy, deals):
+    """Every state of seeded deals (2-5 seats): to_move, legal actions, every seat's view,
+    the chance outcome sampled, and what every legal action and many illegal ones do.
+    Uniform play draws at will (long deals: reshuffles, dry tables, blocked deals); playing a
+    card whenever one is legal gives short deals, 7 penalties and wins."""
+    fast, readable = FastSevenRules(), SevenRules()
+    kinds: dict[str, int] = {}
+    states = 0
+    for seed in range(deals):
+        seats = 2 + seed % 4
+        rng = random.Random(seed)
+        state = readable.new_game_in_match(seats, {}, seed)
+        assert fast.new_game_in_match(seats, {}, seed) == state
+        while True:
+            states += 1
+            mover = readable.to_move(state)
+            assert fast.to_move(state) == mover
+            assert fast.legal_actions(state) == readable.legal_actions(state)
+            for seat in range(seats):
+                assert fast.view(state, seat) == readable.view(state, seat)
+            if mover == TERMINAL:
+                assert fast.scores(state) == readable.scores(state)
+                assert outcome_of(fast, state, "draw") == outcome_of(readable, state, "draw")
+                break
+            if mover == CHANCE:
+                state_of_rng = rng.getstate()
+                action = fast.sample_chance(state, rng)
+                rng.setstate(state_of_rng)
+                assert readable.sample_chance(state, rng) == action
+                forged = action[:-2] + action[-4:-2]  # the last card replaced by a copy of the one before
+                for attempt in (action, forged, "draw", action.upper().lower()):
+                    assert outcome_of(fast, state, attempt) == outcome_of(readable, state, attempt)
+            else:
+                legal = readable.legal_actions(state)
+                for attempt in [*legal, *probes(state)]:
+                    assert outcome_of(fast, state, attempt) == outcome_of(readable, state, attempt), attempt
+                cards = [a for a in legal if a not in ("draw", "pass")]
+                action = rng.choice(cards if cards and policy == "cards first" else legal)
+            after = readable.apply(state, action)
+            assert fast.apply(state, action) == after
+            for event in after.events[len(state.events):]:
+                kinds[event.kind] = kinds.get(event.kind, 0) + 1
+            state = after
+    # The deals reached every kind of event, so every path of the kernel was compared.
+    assert set(kinds) == {"up", "bury", "play", "draw", "penalty", "pass", "skip", "shuffle", "win", "blocked"} or (
+        policy == "cards first" and set(kinds) >= {"up", "bury", "play", "draw", "penalty", "skip", "win"}
+    ), kinds
+    assert states > 5_000, states

@@ -18,8 +18,7 @@ below too (that test catches a missing one).
 
 from __future__ import annotations
 
-from gamenight.i18n import translator
-from gamenight.sdk import Action, IllegalAction
+from gamenight.sdk import Action, IllegalAction, translator
 
 from .rules import (
     CODES,

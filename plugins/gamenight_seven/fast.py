@@ -22,8 +22,7 @@ from bisect import insort
 from collections.abc import Sequence
 from typing import Any
 
-from gamenight.i18n import translator
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, translator
 
 from .cards import (
     ACE,

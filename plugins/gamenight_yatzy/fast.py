@@ -22,8 +22,7 @@ import random
 from functools import partial
 from itertools import compress
 
-from gamenight.i18n import translator
-from gamenight.sdk import Action, IllegalAction
+from gamenight.sdk import Action, IllegalAction, translator
 
 from .rules import (
     BOX_INDEX,

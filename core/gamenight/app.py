@@ -88,6 +88,43 @@ def hosted() -> bool:
     return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
+def _room_command_palette() -> type:
+    """Textual's command palette, made to close once only (built on first use: Textual's import is lazy)."""
+    from textual.await_complete import AwaitComplete
+    from textual.command import CommandPalette
+    from textual.widgets import Button, Input, OptionList
+
+    class RoomCommandPalette(CommandPalette):
+        """The palette, closed once only.
+
+        Keys typed fast can queue a second selection behind the first; Textual's
+        palette then dismissed itself again -- popping whatever screen was on top
+        (the lobby: the room ended with ScreenStackError) -- and ran the command
+        twice. Once closing, it takes no further selection, and it never pops a
+        screen other than itself.
+        """
+
+        _closing = False
+
+        def check_message_enabled(self, message) -> bool:
+            if self._closing and isinstance(message, OptionList.OptionSelected | Input.Submitted | Button.Pressed):
+                return False
+            return super().check_message_enabled(message)
+
+        def dismiss(self, result=None) -> AwaitComplete:
+            if self._closing or self.app.screen is not self:
+                self._closing = True
+
+                async def nothing() -> None:
+                    return None
+
+                return AwaitComplete(nothing())
+            self._closing = True
+            return super().dismiss(result)
+
+    return RoomCommandPalette
+
+
 class GameNightApp(App):
     """The room: lobby, setup, tables, settings."""
 
@@ -193,11 +230,13 @@ class GameNightApp(App):
 
         from gamenight.screens.too_small_screen import TooSmallScreen
 
+        RoomCommandPalette = _room_command_palette()  # noqa: N806 - a class
+
         if not self.use_command_palette or isinstance(self.screen, TooSmallScreen):
             return  # nothing to choose from while the room asks for a bigger window
         if CommandPalette.is_open(self) or any(screen.id == "--command-palette" for screen in self.screen_stack):
             return  # already open (perhaps under another screen): a second one would clash with it
-        self.push_screen(CommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
+        self.push_screen(RoomCommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
 
     def get_default_screen(self) -> Screen:
         """The lobby is the bottom screen: every other screen returns to it."""

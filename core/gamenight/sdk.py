@@ -446,6 +446,12 @@ class GameInfo:
     """True when no seat has hidden information (hot-seat play needs no hand-over)."""
     commands: tuple[tuple[str, str, str], ...] = ()
     """Per-game command palette entries: ``(label, help, screen action)``."""
+    theme_variables: Mapping[str, str] = field(default_factory=dict)
+    """The game's own CSS variables with their defaults, each named ``<id>-…``
+    (``{"lits-shape-l": "#e8a33d"}``): its CSS uses ``$lits-shape-l`` and any
+    theme may set it in ``[variables]``.  Values are colours (or text styles for
+    names ending in ``-style``), checked as a theme's are; a bad declaration is
+    reported like a broken plugin and the game is not registered."""
 
     def default_options(self) -> dict[str, Any]:
         """Every option at its default value."""

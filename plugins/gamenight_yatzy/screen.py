@@ -16,13 +16,13 @@ from typing import ClassVar
 from gamenight.i18n import translator
 from gamenight.sdk import CHANCE, Action
 from gamenight.ui.game_screen import GameScreen
-from gamenight.widgets.dice import DiceRow
 from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static
 
+from .dice import DiceRow
 from .rules import (
     BOX_LABELS,
     BOXES,

@@ -127,3 +127,16 @@ async def test_a_bad_declaration_is_reported_like_a_broken_plugin_and_the_room_s
         assert "badvars" in app.screen._notices()  # the lobby's "Plugins with problems" line
 
     assert NIM.theme_variables == {}  # the field is optional: a game without colours of its own
+
+
+def test_every_kit_widget_is_documented_and_the_dice_are_yatzys() -> None:
+    """gamenight.widgets holds only widgets meant for any game, each named in docs/plugins.md's "Widgets"."""
+    docs = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## Widgets\n"):].split("\n## ", 1)[0]
+    kit = sorted(path.stem for path in (REPO / "core" / "gamenight" / "widgets").glob("*.py"))
+    kit.remove("__init__")
+    assert "dice" not in kit and "score_table" in kit
+    for module in kit:
+        assert f"{module}." in section, module
+    assert "gamenight_yatzy/dice.py" in section
+    assert (REPO / "plugins" / "gamenight_yatzy" / "dice.py").is_file()

@@ -140,3 +140,35 @@ def test_every_kit_widget_is_documented_and_the_dice_are_yatzys() -> None:
         assert f"{module}." in section, module
     assert "gamenight_yatzy/dice.py" in section
     assert (REPO / "plugins" / "gamenight_yatzy" / "dice.py").is_file()
+
+
+async def test_plugins_found_after_the_lobby_paints_bring_their_variables(tmp_path: Path, monkeypatch) -> None:
+    """The usual start: the lobby first, the plugins from a thread; an old name in the theme still works."""
+    import gamenight.plugins
+
+    monkeypatch.setattr(gamenight.plugins, "load_registry", lambda: REGISTRY)
+    (tmp_path / "themes").mkdir()
+    (tmp_path / "themes" / "mine.toml").write_text(
+        'name = "mine"\nprimary = "#225588"\ndark = true\n[variables]\nshape-s = "#123456"\n', encoding="utf-8")
+    app = GameNightApp(config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves", bot_delay=0,
+                       theme_name="mine")
+    assert not app.registry_loaded and "lits-shape-s" not in app.get_theme_variable_defaults()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            if app.registry_loaded:
+                break
+            await pilot.pause(0.05)
+        await settle(pilot)
+        assert app.theme == "mine" and app.theme_variables["lits-shape-s"] == "#123456"
+        assert "renamed or unknown" in app.screen._notices()
+        await pilot.press("p")
+        await settle(pilot)
+        shown = " ".join(str(static.render()) for static in app.screen.query("Static"))
+        assert "shape-s is deprecated" in shown
+        await pilot.press("escape")
+        match = Match(LITS, [SeatConfig("Ann"), SeatConfig("Ben")], {"layout": "weave"}, seed=3)
+        for action in ("S:r0c1:o0", "keep"):
+            match.apply(action)
+        app.open_match(match)
+        await settle(pilot)
+        assert tuple(shape_s_colour(app).get_truecolor()) == (0x12, 0x34, 0x56)

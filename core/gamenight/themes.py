@@ -24,6 +24,7 @@ from textual.color import Color
 from textual.theme import Theme
 
 from gamenight.i18n import _
+from gamenight.sdk import THEME_VARIABLE_NAME, THEME_VARIABLE_VALUE
 from gamenight.text import safe_text
 from gamenight.tomlfile import TomlFileError, nesting_depth, read_toml
 
@@ -52,10 +53,8 @@ MAX_VARIABLES = 200
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """A theme name: it becomes a CSS class (``-theme-NAME``) and a choice in the settings."""
 
-_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
-
-_VARIABLE_VALUE = re.compile(r"[A-Za-z0-9_#%.,() -]{1,64}")
-"""What a colour or a text style can be written with: nothing that could end a CSS rule."""
+_VARIABLE_NAME = THEME_VARIABLE_NAME
+_VARIABLE_VALUE = THEME_VARIABLE_VALUE
 
 _COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
                 "surface", "panel", "boost")

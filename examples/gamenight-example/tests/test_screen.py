@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.dialogs import MessageDialog, ResultDialog
 from gamenight.match import Match, SeatConfig
@@ -69,3 +70,14 @@ async def test_the_plugins_theme_is_offered_by_the_room(registry, config, tmp_pa
     async with app.run_test(size=(80, 24)):
         assert app.theme == "example-dusk"
         assert app.theme_variables["table-felt"].lower() == "#3b2458"
+
+
+@pytest.mark.parametrize("theme", ["gamenight", "gamenight-16", "example-dusk"])
+async def test_the_games_own_theme_variable_styles_the_pot(registry, config, tmp_path, theme):
+    """GameInfo.theme_variables: $goofspiel-pot-style, bold unless a theme sets it."""
+    match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {"cards": 5})
+    app = make_app(registry, config, tmp_path, start_match=match, theme_name=theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        assert app.theme_variables["goofspiel-pot-style"] == "bold"
+        assert app.screen.query_one("#pot").styles.text_style.bold

@@ -28,7 +28,7 @@ from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.text import safe_text
-from gamenight.themes import DEFAULT_THEME, load_themes
+from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, resolve_game_variables
 
 if TYPE_CHECKING:
     from gamenight.match import Match
@@ -46,19 +46,11 @@ THEME_VARIABLE_DEFAULTS = {
     "card-red": "#960a22",
     "card-black": "#1a1a1a",
     "card-back": "#2a4d8f",
-    "mark-x": "#ff7a59",
-    "mark-o": "#59c3ff",
-    "shape-l": "#e8a33d",
-    "shape-i": "#4fb3d9",
-    "shape-t": "#b57edc",
-    "shape-s": "#6cc070",
-    "ghost": "#f2f2f2",
-    "ghost-bad": "#e5484d",
-    "die-face": "#f4f1e8",
-    "die-held": "#f0b429",
     "highlight": "#f0b429",
 }
-"""CSS variables every theme provides (a theme's ``[variables]`` overrides them)."""
+"""CSS variables every theme provides, shared by every card or board game (a theme's
+``[variables]`` overrides them).  A game's own colours are its ``GameInfo.theme_variables``,
+named ``<game id>-…``, added to these when the game is registered."""
 
 ANSI_ON_DARK = TerminalTheme(
     (12, 12, 12), (217, 217, 217),
@@ -154,6 +146,8 @@ class GameNightApp(App):
         self.registry_loaded = registry is not None
         """False while the plugins are still being looked for (see :meth:`on_mount`)."""
         self.registry = registry if registry is not None else Registry()
+        self.game_theme_variables: dict[str, str] = {}
+        """The registered games' own CSS variables with their defaults (``lits-shape-l``)."""
         super().__init__()
         self.ansi_theme_dark = ANSI_ON_DARK
         if saves_dir is None:
@@ -176,9 +170,14 @@ class GameNightApp(App):
             loaded.errors.extend(more.errors)
             loaded.broken = more.broken | loaded.broken
         self.theme_errors = loaded.errors
+        self.theme_notices: list[str] = []
+        """Deprecated or unknown ``[variables]`` names in a theme (the theme still loads)."""
         self._broken_themes = loaded.broken
+        self._shipped_themes = set(loaded.shipped)
         for theme in loaded.themes.values():
             self.register_theme(theme)
+        if self.registry_loaded:
+            self._take_game_variables()
         self._wanted_theme = theme_name or self.config.theme or DEFAULT_THEME
         if self._wanted_theme in self.available_themes:
             self.theme = self._wanted_theme
@@ -215,7 +214,47 @@ class GameNightApp(App):
         return driver_class
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return dict(THEME_VARIABLE_DEFAULTS)
+        return {**self.game_theme_variables, **THEME_VARIABLE_DEFAULTS}
+
+    def _take_game_variables(self) -> None:
+        """Register the games' theme variables; rename old names in the themes, report unknown ones.
+
+        A game whose declaration is bad is reported on its plugin's record and
+        left out of the room (its stylesheet would not parse without them).
+        """
+        from textual.theme import BUILTIN_THEMES
+
+        reserved = set(THEME_VARIABLE_DEFAULTS)
+        for builtin in BUILTIN_THEMES.values():
+            reserved |= set(builtin.variables)
+        base = self.get_theme(DEFAULT_THEME) or BUILTIN_THEMES["textual-dark"]
+        reserved |= set(base.to_color_system().generate())  # Textual's own: $text-muted, $primary, …
+        declared: dict[str, str] = {}
+        for game_id, game in list(self.registry.games.items()):
+            problem = check_game_variables(game_id, game.theme_variables, reserved)
+            if problem is None:
+                declared.update(game.theme_variables)
+                continue
+            del self.registry.games[game_id]
+            for record in self.registry.plugins:
+                if game_id in record.games:
+                    record.games.remove(game_id)
+                    record.errors.append(f"game {game_id!r} not registered: {problem}")
+        self.game_theme_variables = declared
+        seen = set(self.theme_notices)
+        common = reserved | set(declared)
+        for theme in self.available_themes.values():
+            if set(theme.variables) <= common:
+                continue  # the usual case: no old or unknown name (and no colour system to build)
+            known = reserved | set(theme.to_color_system().generate())
+            notices, unknown = resolve_game_variables(theme, known, declared, self.registry.games)
+            if unknown and theme.name not in self._shipped_themes:
+                notices.append(_("{theme}: no game declares variables.{names}", theme=theme.name,
+                                 names=", ".join(unknown)))
+            for notice in notices:
+                if notice not in seen:
+                    seen.add(notice)
+                    self.theme_notices.append(notice)
 
     def get_system_commands(self, screen: Screen):
         for command in super().get_system_commands(screen):  # Textual's own: Theme, Quit, Keys, …
@@ -230,7 +269,7 @@ class GameNightApp(App):
 
         from gamenight.screens.too_small_screen import TooSmallScreen
 
-        RoomCommandPalette = _room_command_palette()  # noqa: N806 - a class
+        RoomCommandPalette = _room_command_palette()
 
         if not self.use_command_palette or isinstance(self.screen, TooSmallScreen):
             return  # nothing to choose from while the room asks for a bigger window
@@ -282,9 +321,13 @@ class GameNightApp(App):
             for theme in loaded.themes.values():
                 if theme.name not in self.available_themes:
                     self.register_theme(theme)
+            self._shipped_themes |= loaded.shipped
+        self._take_game_variables()
         if self._wanted_theme in self.available_themes:
             if self.theme != self._wanted_theme:
                 self.theme = self._wanted_theme
+            else:
+                self.refresh_css(animate=False)  # the games' variables, and renamed ones, take effect
         else:
             self.notify(self._unknown_theme_text(), severity="warning", timeout=12, markup=False)
         for screen in self.screen_stack:

@@ -24,6 +24,7 @@ from textual.color import Color
 from textual.theme import Theme
 
 from gamenight.i18n import _
+from gamenight.sdk import THEME_VARIABLE_NAME, THEME_VARIABLE_VALUE
 from gamenight.text import safe_text
 from gamenight.tomlfile import TomlFileError, nesting_depth, read_toml
 
@@ -31,8 +32,10 @@ __all__ = [
     "MAX_THEME_BYTES",
     "ThemeSet",
     "builtin_theme_dir",
+    "check_game_variables",
     "check_variables",
     "load_themes",
+    "resolve_game_variables",
     "theme_from_mapping",
 ]
 
@@ -50,10 +53,8 @@ MAX_VARIABLES = 200
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """A theme name: it becomes a CSS class (``-theme-NAME``) and a choice in the settings."""
 
-_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
-
-_VARIABLE_VALUE = re.compile(r"[A-Za-z0-9_#%.,() -]{1,64}")
-"""What a colour or a text style can be written with: nothing that could end a CSS rule."""
+_VARIABLE_NAME = THEME_VARIABLE_NAME
+_VARIABLE_VALUE = THEME_VARIABLE_VALUE
 
 _COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
                 "surface", "panel", "boost")
@@ -80,7 +81,18 @@ def check_variables(variables: Mapping[str, str]) -> str | None:
     """
     from textual.css.stylesheet import Stylesheet
 
-    for name, value in variables.items():
+    if not variables:
+        return None
+    names = {name: f"v{index}" for index, name in enumerate(variables)}
+    sheet = Stylesheet(variables={names[name]: value for name, value in variables.items()})
+    sheet.add_source(" ".join(f"Screen {{ {'text-style' if _is_style_variable(name) else 'color'}: ${key}; }}"
+                              for name, key in names.items()), read_from=("theme", ""))
+    try:
+        sheet.parse()  # one parse for all: the common case, every value good
+        return None
+    except Exception:
+        pass
+    for name, value in variables.items():  # one at a time, to name the bad one
         prop = "text-style" if _is_style_variable(name) else "color"
         sheet = Stylesheet(variables={"v": value})
         sheet.add_source(f"Screen {{ {prop}: $v; }}", read_from=("theme", ""))
@@ -158,6 +170,8 @@ class ThemeSet:
     errors: list[str] = field(default_factory=list)
     broken: dict[str, str] = field(default_factory=dict)
     """The problem of each theme that did not load, by its name (or its file's stem)."""
+    shipped: set[str] = field(default_factory=set)
+    """Names of the themes read from the built-in folder."""
 
 
 def _read(path: Path) -> Mapping[str, Any]:
@@ -199,4 +213,64 @@ def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Pat
             continue
         result.themes[theme.name] = theme
         result.broken.pop(theme.name, None)
+        if isinstance(source, Path) and source.parent == builtin_theme_dir():
+            result.shipped.add(theme.name)
+        else:
+            result.shipped.discard(theme.name)
     return result
+
+
+def check_game_variables(game_id: str, variables: Any, reserved: Iterable[str] = ()) -> str | None:
+    """Why a game's ``GameInfo.theme_variables`` cannot be registered, or ``None``.
+
+    Each name must start with ``<game_id>-`` and not be one of ``reserved`` (the
+    room's and Textual's own); each value is held to a theme's rules (a colour,
+    or a text style for ``*-style`` names), through :func:`check_variables`.
+    """
+    if not isinstance(variables, Mapping):
+        return _("theme_variables: must be a table of colour strings")
+    if len(variables) > MAX_VARIABLES:
+        return _("theme_variables: more than {count} entries", count=MAX_VARIABLES)
+    reserved = set(reserved)
+    prefix = f"{game_id}-"
+    for key, value in variables.items():
+        if not isinstance(key, str) or not _VARIABLE_NAME.fullmatch(key) or not key.startswith(prefix) \
+                or key in reserved:
+            return _("theme_variables: {key!r} must be named {prefix}… (a-z, 0-9 and '-')",
+                     key=safe_text(key, 40), prefix=prefix)
+        if not isinstance(value, str) or not _VARIABLE_VALUE.fullmatch(value):
+            return _("theme_variables.{key}: must be a colour or a text style, as text", key=key)
+    problem = check_variables(variables)
+    return None if problem is None else problem.replace("variables.", "theme_variables.", 1)
+
+
+def resolve_game_variables(theme: Theme, known: Iterable[str], declared: Mapping[str, str],
+                           game_ids: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Rename a theme's old unprefixed game variables; find the ones nobody declares.
+
+    ``known`` are the names every theme may set (Textual's and the room's),
+    ``declared`` the games' own (``lits-shape-l``).  An old name (``shape-l``)
+    that is exactly one game's declared name without its ``<id>-`` prefix is
+    renamed in ``theme.variables`` (unless the theme sets the new name too).
+    Returns ``(notices, unknown)``: a deprecation notice per renamed name, and
+    the names that are neither known nor declared nor an alias.
+    """
+    known = set(known)
+    ids = list(game_ids)
+    notices: list[str] = []
+    unknown: list[str] = []
+    variables = dict(theme.variables)
+    for name in list(variables):
+        if name in known or name in declared:
+            continue
+        targets = [f"{game_id}-{name}" for game_id in ids if f"{game_id}-{name}" in declared]
+        if len(targets) != 1:
+            unknown.append(name)
+            continue
+        value = variables.pop(name)
+        variables.setdefault(targets[0], value)
+        notices.append(_("{theme}: variables.{old} is deprecated; name it {new}", theme=theme.name, old=name,
+                         new=targets[0]))
+    if notices:
+        theme.variables = variables
+    return notices, unknown

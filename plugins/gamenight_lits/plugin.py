@@ -56,6 +56,16 @@ GAME = GameInfo(
     seat_names=("Cross", "Ring"),
     version="1",
     perfect_information=True,
+    theme_variables={  # the board's colours (widgets.py, game.tcss); any theme may set them
+        "lits-mark-x": "#ff7a59",
+        "lits-mark-o": "#59c3ff",
+        "lits-shape-l": "#e8a33d",
+        "lits-shape-i": "#4fb3d9",
+        "lits-shape-t": "#b57edc",
+        "lits-shape-s": "#6cc070",
+        "lits-ghost": "#f2f2f2",
+        "lits-ghost-bad": "#e5484d",
+    },
 )
 
 

@@ -45,15 +45,15 @@ class Board(Widget):
     Board:focus { border: round $accent; }
     Board > .board--label { color: $text-muted; }
     Board > .board--empty { color: $text-muted; }
-    Board > .board--mark-x { color: $mark-x; text-style: bold; }
-    Board > .board--mark-o { color: $mark-o; text-style: bold; }
-    Board > .board--shape-l { background: $shape-l; color: $background; }
-    Board > .board--shape-i { background: $shape-i; color: $background; }
-    Board > .board--shape-t { background: $shape-t; color: $background; }
-    Board > .board--shape-s { background: $shape-s; color: $background; }
+    Board > .board--mark-x { color: $lits-mark-x; text-style: bold; }
+    Board > .board--mark-o { color: $lits-mark-o; text-style: bold; }
+    Board > .board--shape-l { background: $lits-shape-l; color: $background; }
+    Board > .board--shape-i { background: $lits-shape-i; color: $background; }
+    Board > .board--shape-t { background: $lits-shape-t; color: $background; }
+    Board > .board--shape-s { background: $lits-shape-s; color: $background; }
     Board > .board--last { text-style: bold underline; }
-    Board > .board--ghost-ok { background: $ghost; color: $background; text-style: bold; }
-    Board > .board--ghost-bad { background: $ghost-bad; color: $background; text-style: bold; }
+    Board > .board--ghost-ok { background: $lits-ghost; color: $background; text-style: bold; }
+    Board > .board--ghost-bad { background: $lits-ghost-bad; color: $background; text-style: bold; }
     """
 
     class Hovered(Message):

@@ -13,12 +13,13 @@ from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import CHANCE, Action, DiceRow, GameScreen, ScoreCell, ScoreRow, ScoreTable, translator
+from gamenight.sdk import CHANCE, Action, GameScreen, ScoreCell, ScoreRow, ScoreTable, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.widgets import Static
 
+from .dice import DiceRow
 from .rules import (
     BOX_LABELS,
     BOXES,

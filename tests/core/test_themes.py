@@ -7,8 +7,13 @@ def test_three_builtin_themes_load_and_define_every_game_variable():
     loaded = load_themes([])
     assert loaded.errors == []
     assert {"gamenight", "gamenight-16", "gamenight-contrast"} <= set(loaded.themes)
+    from gamenight.plugins import load_registry
+
+    games = load_registry().games
+    every_game = {name for game in games.values() for name in game.theme_variables}
+    assert {"lits-shape-l", "lits-ghost-bad"} <= every_game
     for theme in loaded.themes.values():
-        assert set(THEME_VARIABLE_DEFAULTS) <= set(theme.variables), theme.name
+        assert set(THEME_VARIABLE_DEFAULTS) | every_game <= set(theme.variables), theme.name
 
 
 def test_sixteen_colour_theme_uses_only_ansi_colours():

@@ -108,6 +108,9 @@ class LobbyScreen(Screen):
         if self.app.theme_errors:
             notices.append(_("⚠ {count} theme file(s) could not be loaded (press p).",
                              count=len(self.app.theme_errors)))
+        if self.app.theme_notices:
+            notices.append(_("⚠ {count} theme variable(s) renamed or unknown (press p).",
+                             count=len(self.app.theme_notices)))
         return "\n".join(notices)
 
     def on_mount(self) -> None:

@@ -39,4 +39,6 @@ class PluginsScreen(Screen):
             yield Static(table)
             for error in self.app.theme_errors:
                 yield Static(Text(f"{_('Theme')}: {safe_text(error, multiline=True)}", style="red"))
+            for notice in self.app.theme_notices:
+                yield Static(Text(f"{_('Theme')}: {safe_text(notice, multiline=True)}", style="yellow"))
         yield KeyBar()

@@ -62,7 +62,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.linebreak import wrap
     from gamenight.match import Match, SeatConfig, play_headless
     from gamenight.ui.game_screen import GameScreen, Room, StatusLine, pad_cells
-    from gamenight.widgets.dice import DiceRow
     from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
 __all__ = [
@@ -73,7 +72,6 @@ __all__ = [
     "Bot",
     "BotContext",
     "BotSpec",
-    "DiceRow",
     "GameInfo",
     "GameScreen",
     "IllegalAction",
@@ -105,6 +103,7 @@ __all__ = [
     "read_help",
     "read_translations",
     "seat_token",
+    "theme_variables_problem",
     "translator",
     "wrap",
 ]
@@ -441,6 +440,31 @@ class BotSpec:
     """
 
 
+THEME_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
+"""A theme variable's name (``[variables]`` of a theme, ``GameInfo.theme_variables``)."""
+THEME_VARIABLE_VALUE = re.compile(r"[A-Za-z0-9_#%.,() -]{1,64}")
+"""What a colour or a text style can be written with: nothing that could end a CSS rule."""
+MAX_THEME_VARIABLES = 200
+
+
+def theme_variables_problem(game_id: str, variables: object) -> str | None:
+    """Why ``variables`` is not a usable ``GameInfo.theme_variables`` of ``game_id`` (its form), or ``None``.
+
+    Headless: names and characters only.  The room also parses every value
+    with Textual's CSS parser (:func:`gamenight.themes.check_game_variables`).
+    """
+    if not isinstance(variables, Mapping):
+        return "theme_variables: must be a table of colour strings"
+    if len(variables) > MAX_THEME_VARIABLES:
+        return f"theme_variables: more than {MAX_THEME_VARIABLES} entries"
+    for key, value in variables.items():
+        if not isinstance(key, str) or not THEME_VARIABLE_NAME.fullmatch(key) or not key.startswith(f"{game_id}-"):
+            return f"theme_variables: {str(key)[:40]!r} must be named {game_id}-… (a-z, 0-9 and '-')"
+        if not isinstance(value, str) or not THEME_VARIABLE_VALUE.fullmatch(value):
+            return f"theme_variables.{key}: must be a colour or a text style, as text"
+    return None
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """Everything the room needs to list, set up, play and explain a game.
@@ -472,6 +496,18 @@ class GameInfo:
     """True when no seat has hidden information (hot-seat play needs no hand-over)."""
     commands: tuple[tuple[str, str, str], ...] = ()
     """Per-game command palette entries: ``(label, help, screen action)``."""
+    theme_variables: Mapping[str, str] = field(default_factory=dict)
+    """The game's own CSS variables with their defaults, each named ``<id>-…``
+    (``{"lits-shape-l": "#e8a33d"}``): its CSS uses ``$lits-shape-l`` and any
+    theme may set it in ``[variables]``.  Values are colours (or text styles for
+    names ending in ``-style``), checked as a theme's are: a badly formed name or
+    value raises ``ValueError`` here (the plugin is reported as broken), a value
+    Textual's CSS parser refuses is reported by the room, which leaves the game out."""
+
+    def __post_init__(self) -> None:
+        problem = theme_variables_problem(self.id, self.theme_variables)
+        if problem is not None:
+            raise ValueError(f"game {self.id!r}: {problem}")
 
     def default_options(self) -> dict[str, Any]:
         """Every option at its default value."""
@@ -608,7 +644,6 @@ _LAZY: dict[str, str] = {
     "ResultTable": "gamenight.dialogs",
     "YesNoDialog": "gamenight.dialogs",
     "TextPrompt": "gamenight.dialogs",
-    "DiceRow": "gamenight.widgets.dice",
     "ScoreCell": "gamenight.widgets.score_table",
     "ScoreRow": "gamenight.widgets.score_table",
     "ScoreTable": "gamenight.widgets.score_table",

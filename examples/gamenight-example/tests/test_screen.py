@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gamenight.sdk import Match, MessageDialog, ResultDialog, SeatConfig
 from gamenight.sdk.testing import make_room, wait_for_bots
 
@@ -67,3 +68,14 @@ async def test_the_plugins_theme_is_offered_by_the_room(registry, tmp_path):
     async with app.run_test(size=(80, 24)):
         assert app.theme == "example-dusk"
         assert app.theme_variables["table-felt"].lower() == "#3b2458"
+
+
+@pytest.mark.parametrize("theme", ["gamenight", "gamenight-16", "example-dusk"])
+async def test_the_games_own_theme_variable_styles_the_pot(registry, tmp_path, theme):
+    """GameInfo.theme_variables: $goofspiel-pot-style, bold unless a theme sets it."""
+    match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {"cards": 5})
+    app = make_app(registry, tmp_path, start_match=match, theme_name=theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        assert app.theme_variables["goofspiel-pot-style"] == "bold"
+        assert app.screen.query_one("#pot").styles.text_style.bold

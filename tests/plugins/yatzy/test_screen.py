@@ -11,8 +11,8 @@ from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE
 from gamenight.testing import settle
-from gamenight.widgets.dice import DiceRow
 from gamenight.widgets.score_table import ScoreTable
+from gamenight_yatzy.dice import DiceRow
 from gamenight_yatzy.rules import BOXES
 from gamenight_yatzy.screen import SHEET_ROWS, YatzyScreen, ranking
 

@@ -49,6 +49,9 @@ GAME = GameInfo(
     seat_names=("North", "East", "South", "West"),
     version=__version__,
     perfect_information=False,
+    # The game's own CSS variables, named "<game id>-…", with defaults; game.tcss uses $goofspiel-pot-style
+    # and any theme may set it in [variables] (a colour, or a text style for a name ending in "-style").
+    theme_variables={"goofspiel-pot-style": "bold"},
 )
 
 CAUTIOUS_YATZY = BotSpec(

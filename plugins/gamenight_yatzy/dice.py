@@ -1,8 +1,12 @@
-"""A row of dice with holds: drawn with pips, clicked to toggle a hold.
+"""Yatzy's row of dice with holds: drawn with pips, clicked to toggle a hold.
 
-Any dice game can use it: set :attr:`DiceRow.faces` and :attr:`DiceRow.held`
-and listen for :class:`DiceRow.Toggled` (a click on a die).  Keys are the
-screen's business; the widget only draws and reports clicks.
+Set :attr:`DiceRow.faces` and :attr:`DiceRow.held` and listen for
+:class:`DiceRow.Toggled` (a click on a die).  Keys are the screen's business;
+the widget only draws and reports clicks.  It lived in the room's core
+(``gamenight.widgets.dice``) until SDK 1.0; only Yatzy used it, so it is
+Yatzy's now (docs/plugins.md, "Widgets").  Its colours are the theme's
+``$text`` and ``$accent``: the old ``die-face``/``die-held`` theme variables
+were never read by any stylesheet and are gone.
 """
 
 from __future__ import annotations

@@ -303,6 +303,9 @@ class SevenView(NamedTuple):
 class SevenRules(Rules):
     """The SEVEN engine (docs/rules/seven.md)."""
 
+    watchable = True
+    """A watcher (``seat`` :data:`~gamenight.sdk.OBSERVER`) sees the table with no hand: ``hand`` is empty."""
+
     # -- setup ----------------------------------------------------------------
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> SevenState:
@@ -628,7 +631,7 @@ class SevenRules(Rules):
         return _new(SevenView, (
             seat,
             seats,
-            hands[seat],
+            hands[seat] if seat >= 0 else (),  # OBSERVER (a watcher) holds no hand
             tuple(map(len, hands)),
             discards[-1] if discards else -1,
             called,

@@ -257,6 +257,9 @@ def _open_box_actions(sheet: Sheet, may_roll: bool) -> tuple[Action, ...]:
 class YatzyRules(Rules):
     """The rules object of Yatzy (docs/rules/yatzy.md); option ``joker`` (bool, 5.1)."""
 
+    watchable = True
+    """Nothing is hidden: a watcher sees what the seats see."""
+
     def new_game(self, seats: int, options: Mapping[str, Any]) -> YatzyState:
         """A fresh game: every box of every seat open, seat 0 to roll."""
         if not MIN_SEATS <= seats <= MAX_SEATS:

@@ -55,6 +55,8 @@ class TableClient:
         self.reader = reader
         self.writer = writer
         self.snapshot: p.Snapshot | None = None
+        self.log: list[tuple[int, str]] = []
+        """The table's public move descriptions, put together from the snapshots."""
         self.events: list[p.Event] = []
         self.chats: list[p.ChatLine] = []
         self.errors: list[p.Error] = []
@@ -93,6 +95,12 @@ class TableClient:
                     self.received.append(message)
                 match message:
                     case p.Snapshot():
+                        if message.log_start == 0:
+                            self.log = [tuple(entry) for entry in message.log]  # type: ignore[misc]
+                        elif message.log_start == len(self.log):
+                            self.log.extend(tuple(entry) for entry in message.log)  # type: ignore[misc]
+                        else:
+                            raise p.ProtocolError("the service's log skipped entries")
                         self.snapshot = message
                     case p.Event():
                         self.events.append(message)
@@ -188,7 +196,7 @@ class RemoteTable:
     @property
     def log(self) -> list[tuple[int, str]]:
         """The public description of every move: ``(seat, text)``."""
-        return list(self._snap.log)
+        return list(self.client.log)
 
     def to_move(self) -> int:
         return self._snap.table.to_move

@@ -213,7 +213,11 @@ class Snapshot(msgspec.Struct, tag="snapshot"):
     turn: int
     """The move number (length of the log): a :class:`Move` names it."""
     log: list[tuple[int, str]]
-    """The public description of every move so far: ``(seat, text)``."""
+    """Public descriptions of the moves ``log_start`` onwards: ``(seat, text)``.
+
+    The first snapshot of a connection at a table starts at 0 (the whole log);
+    later ones carry only what is new, so a long game does not resend it."""
+    log_start: int
     scores: list[float] | None
     totals: list[float]
     interlude: InterludeInfo | None

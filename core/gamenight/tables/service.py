@@ -61,6 +61,8 @@ class Connection:
     """Messages of any kind: a person sends a few a second; a room that sends more is cut off."""
     chats: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=3))
     closed: bool = False
+    log_sent: int = 0
+    """How many of its table's move descriptions this connection has been sent in snapshots."""
 
     def send(self, message: msgspec.Struct) -> None:
         if self.closed:
@@ -345,7 +347,7 @@ class TableService:
         if table.match.seats[seat].bot is not None and table.persons[seat]:  # reclaimed from the stand-in
             log.info("table %s: %s reclaims seat %d", table.id, connection.identity, seat)
         table.match.seats[seat] = SeatConfig(table.names[seat])
-        connection.table, connection.seat = table, seat
+        connection.table, connection.seat, connection.log_sent = table, seat, 0
         table.connections.append(connection)
         if not table.started and all(o is not None for o, person in zip(table.owners, table.persons, strict=True)
                                      if person):
@@ -360,7 +362,7 @@ class TableService:
             return self._refuse(connection, "no-watching", f"{table.game.id} cannot be watched", fatal=False)
         if connection.table is not None:
             self._detach(connection, dropped=False)
-        connection.table, connection.seat = table, OBSERVER
+        connection.table, connection.seat, connection.log_sent = table, OBSERVER, 0
         table.connections.append(connection)
         self._broadcast(table)
 
@@ -571,8 +573,8 @@ class TableService:
             timer=table.timer, public=table.public,
         )
 
-    def snapshot(self, table: Table, seat: int) -> p.Snapshot:
-        """What ``seat`` (or a watcher, ``OBSERVER``) may know of ``table`` now."""
+    def snapshot(self, table: Table, seat: int, log_start: int = 0) -> p.Snapshot:
+        """What ``seat`` (or a watcher, ``OBSERVER``) may know of ``table`` now (the log from ``log_start``)."""
         match = table.match
         rules = match.rules
         view = observer_view(rules, match.state) if seat == OBSERVER else rules.view(match.state, seat)
@@ -586,7 +588,7 @@ class TableService:
         return p.Snapshot(
             table=self._info(table), seat=seat, code=table.code if seat >= 0 else "",
             view=msgspec.to_builtins(view), legal=list(legal), turn=len(match.log),
-            log=list(table.descriptions),
+            log=table.descriptions[log_start:], log_start=log_start,
             scores=list(scores) if scores is not None else None, totals=list(match.totals),
             interlude=None if interlude is None else p.InterludeInfo(
                 key=interlude.key, title=interlude.title, scores=list(interlude.scores),
@@ -599,7 +601,8 @@ class TableService:
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
-            connection.send(self.snapshot(table, connection.seat))
+            connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+            connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------
 

@@ -77,7 +77,8 @@ async def test_five_clients_play_a_seven_deal_and_see_only_their_own_hands(servi
         assert client.snapshot.view == as_sent(table.match.view(seat))  # nothing lost
     check_snapshots(watcher, table, OBSERVER)
     assert [(e.seat, e.text) for e in host.events] == table.descriptions  # every public line arrived in order
-    assert watcher.snapshot.log == table.descriptions  # the whole public log, though it came in late
+    for client in [*players, watcher]:  # the whole public log, also for the watcher who came in late
+        assert client.log == table.descriptions
     assert table.match.seats[4].bot == "random"
     assert {name for name in (s.name for s in host.snapshot.table.seats)} >= {"Anna", "Ben", "Cleo", "Dan"}
 

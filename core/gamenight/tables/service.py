@@ -611,9 +611,9 @@ class TableService:
         folder = self.data_dir / "tables"
         return folder / f"{table_id}.save.toml", folder / f"{table_id}.table.toml"
 
-    def _documents(self, table: Table) -> tuple[str, str]:
-        match_doc = tomli_w.dumps(match_to_document(table.match))
-        table_doc = tomli_w.dumps({
+    def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The save document of the match and the table's own, as plain data (cheap: no TOML yet)."""
+        table_doc = {
             "format": 1, "id": table.id, "game": table.game.id, "public": table.public, "code": table.code,
             "timer": table.timer, "host": table.host, "started": table.started,
             "takeover_bot": table.takeover_bot, "acknowledged": table.match.acknowledged,
@@ -622,28 +622,26 @@ class TableService:
                  "bot": table.match.seats[s].bot or ""}
                 for s in range(len(table.names))
             ],
-            "descriptions": [[seat, text] for seat, text in table.descriptions],
-        })
-        return match_doc, table_doc
+        }
+        return match_to_document(table.match), table_doc
 
     def _save_now(self, table: Table) -> None:
         if self.data_dir is None:
             return
         save_path, table_path = self._paths(table.id)
-        match_doc, table_doc = self._documents(table)
-        write_atomic(save_path, match_doc)
-        write_atomic(table_path, table_doc)
+        _write_both(save_path, *self._documents(table), table_path, None)
 
     async def _save_loop(self, table: Table) -> None:
         """Save after every change, off the event loop; changes during a write are saved by the next one."""
         if self.data_dir is None:
             return
         save_path, table_path = self._paths(table.id)
+        written: list[str | None] = [None]
         while True:
             await table.dirty.wait()
             table.dirty.clear()
-            match_doc, table_doc = self._documents(table)  # taken on the loop: a consistent moment
-            await asyncio.to_thread(_write_both, save_path, match_doc, table_path, table_doc)
+            match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
+            await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
 
     def _restore(self, table_path: Path) -> Table:
         document = tomllib.loads(table_path.read_text(encoding="utf-8"))
@@ -661,7 +659,6 @@ class TableService:
             if bot is not None:
                 match.game.bot(bot)
             match.seats[seat] = SeatConfig(str(entry["name"]), bot)
-        descriptions = [(int(seat), str(text)) for seat, text in document.get("descriptions", [])]
         return Table(
             id=table_id, game=match.game, match=match,
             persons=[bool(entry["person"]) for entry in seats],
@@ -670,13 +667,33 @@ class TableService:
             takeover_bot=match.game.bot(str(document["takeover_bot"])).id,
             public=bool(document["public"]), code=str(document["code"]), timer=int(document["timer"]),
             host=str(document["host"]), started=bool(document["started"]),
-            descriptions=descriptions[: len(match.log) + sum(map(len, match.history))],
+            descriptions=_describe(match),
         )
 
 
-def _write_both(save_path: Path, match_doc: str, table_path: Path, table_doc: str) -> None:
-    write_atomic(save_path, match_doc)
-    write_atomic(table_path, table_doc)
+def _write_both(save_path: Path, match_doc: dict[str, Any], table_doc: dict[str, Any], table_path: Path,
+                written: list[str | None] | None) -> None:
+    """Write the match's save, then the table's file if it changed (seats change far less often than moves)."""
+    write_atomic(save_path, tomli_w.dumps(match_doc))
+    text = tomli_w.dumps(table_doc)
+    if written is None or written[0] != text:
+        write_atomic(table_path, text)
+        if written is not None:
+            written[0] = text
+
+
+def _describe(match: Match) -> list[tuple[int, str]]:
+    """The public description of every move of the current game, replayed from its log."""
+    names = [seat.name for seat in match.seats]
+    replay = Match(match.game, list(match.seats), match.options, seed=match.seed, games_played=match.games_played
+                   - (1 if match.recorded else 0))
+    lines = []
+    for entry in match.log:
+        before = replay.state
+        replay.apply(entry.action)
+        lines.append((entry.seat, fill_seat_names(match.rules.describe_action(before, entry.action, entry.seat),
+                                                  names)))
+    return lines
 
 
 def _usable_name(name: str, identity: str) -> str:

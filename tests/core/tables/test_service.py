@@ -144,7 +144,7 @@ async def test_a_restarted_service_resumes_the_table_from_its_data_dir(tmp_path)
         await anna.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn)
     await anna.wait_for(lambda c: c.snapshot.legal)
     table = service.tables[table_id]
-    log, seed = list(table.match.log), table.match.seed
+    log, seed, lines = list(table.match.log), table.match.seed, list(table.descriptions)
     await asyncio.sleep(0.2)  # the saver writes off the loop
     await anna.close()
     await service.close()
@@ -153,11 +153,11 @@ async def test_a_restarted_service_resumes_the_table_from_its_data_dir(tmp_path)
     await again.start()
     try:
         restored = again.tables[table_id]
-        assert restored.match.log == log and restored.match.seed == seed
+        assert restored.match.log == log and restored.match.seed == seed and restored.descriptions == lines
         assert restored.owners[0] == "key:anna" and restored.match.seats[1].bot == "random"
         anna = await connect(again, "key:anna", "Anna")
         snap = await anna.wait_for(lambda c: c.snapshot and c.snapshot.legal and c.snapshot)
-        assert snap.seat == 0 and snap.turn == len(log)
+        assert snap.seat == 0 and snap.turn == len(log) and anna.log == lines
         assert snap.view == as_sent(restored.match.view(0))
         await anna.send(p.Move(snap.legal[0], snap.turn))
         await anna.wait_for(lambda c: c.snapshot.turn > len(log))

@@ -68,6 +68,8 @@ class TableClient:
         self._task: asyncio.Task[None] | None = None
         self.listeners: list[Callable[[p.ServiceMessage], None]] = []
         self.keep_all = False
+        self.failure: Exception | None = None
+        """Why the connection ended, when it was not a clean end of stream."""
 
     async def connect(self) -> TableClient:
         self._task = asyncio.create_task(self._read())
@@ -116,8 +118,8 @@ class TableClient:
                     listener(message)
                 async with self._changed:
                     self._changed.notify_all()
-        except (ConnectionError, OSError, p.ProtocolError):
-            pass
+        except (ConnectionError, OSError, p.ProtocolError) as error:
+            self.failure = error
         finally:
             self.closed.set()
             async with self._changed:

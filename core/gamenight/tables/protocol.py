@@ -182,7 +182,8 @@ class TableInfo(msgspec.Struct):
     status: Literal["waiting", "playing", "over"]
     to_move: int
     watchers: int
-    timer: int
+    timer: float
+    """Seconds a person has for a move (0: no timer)."""
     public: bool
 
 

@@ -94,7 +94,7 @@ class Table:
     takeover_bot: str
     public: bool = True
     code: str = ""
-    timer: int = 0
+    timer: float = 0
     host: str = ""
     started: bool = False
     away: dict[int, float] = field(default_factory=dict)
@@ -665,7 +665,7 @@ class TableService:
             owners=[str(entry["owner"]) or None for entry in seats],
             names=[str(entry["name"]) for entry in seats],
             takeover_bot=match.game.bot(str(document["takeover_bot"])).id,
-            public=bool(document["public"]), code=str(document["code"]), timer=int(document["timer"]),
+            public=bool(document["public"]), code=str(document["code"]), timer=float(document["timer"]),
             host=str(document["host"]), started=bool(document["started"]),
             descriptions=_describe(match),
         )

@@ -205,9 +205,17 @@ class TableService:
                 await writer.wait_closed()
 
     async def _send_loop(self, connection: Connection, writer: asyncio.StreamWriter) -> None:
+        outbox = connection.outbox
         with contextlib.suppress(ConnectionError, OSError):
-            while (frame := await connection.outbox.get()) is not None:
-                writer.write(frame)
+            ending = False
+            while not ending:
+                frames = [await outbox.get()]
+                while not outbox.empty():  # everything queued goes out in one write (one system call)
+                    frames.append(outbox.get_nowait())
+                if None in frames:
+                    ending = True
+                    frames = frames[: frames.index(None)]
+                writer.write(b"".join(frames))  # type: ignore[arg-type]
                 if writer.transport.get_write_buffer_size() > 256 * 1024:
                     await writer.drain()
             await writer.drain()

@@ -22,7 +22,6 @@ import logging
 import secrets
 import time
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,6 +106,8 @@ class Table:
     driver: asyncio.Task[None] | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     saver: asyncio.Task[None] | None = None
+    wide_ints: bool = False
+    """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 
     def seat_of(self, identity: str) -> int | None:
         for seat, owner in enumerate(self.owners):
@@ -595,7 +596,8 @@ class TableService:
         outcome = match.outcome() if to_move == TERMINAL else None
         return p.Snapshot(
             table=self._info(table), seat=seat, code=table.code if seat >= 0 else "",
-            view=msgspec.to_builtins(view), legal=list(legal), turn=len(match.log),
+            view=_narrow(msgspec.to_builtins(view)) if table.wide_ints else msgspec.to_builtins(view),
+            legal=list(legal), turn=len(match.log),
             log=table.descriptions[log_start:], log_start=log_start,
             scores=list(scores) if scores is not None else None, totals=list(match.totals),
             interlude=None if interlude is None else p.InterludeInfo(
@@ -609,7 +611,11 @@ class TableService:
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
-            connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+            try:
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+            except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
+                table.wide_ints = True
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
             connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------
@@ -721,5 +727,18 @@ def _unique(name: str, taken: list[str]) -> str:
     return f"{name[:12]} {number}"
 
 
-def options_of(table: Table) -> Mapping[str, Any]:
-    return dict(table.match.options)
+def _narrow(value: Any) -> Any:
+    """``value`` (plain data) with every integer MessagePack cannot hold as decimal text.
+
+    The client's ``msgspec.convert(..., strict=False)`` turns the text back
+    into the int the view type declares.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else str(value)
+    if isinstance(value, list | tuple):
+        return [_narrow(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _narrow(item) for key, item in value.items()}
+    return value

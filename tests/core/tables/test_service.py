@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
+import pytest
 from gamenight.match import Match
 from gamenight.sdk import OBSERVER, observer_view
 from gamenight.tables import protocol as p
@@ -163,3 +164,18 @@ async def test_a_restarted_service_resumes_the_table_from_its_data_dir(tmp_path)
         await anna.wait_for(lambda c: c.snapshot.turn > len(log))
     finally:
         await again.close()
+
+
+@pytest.mark.parametrize("game_id", ["mille", "yatzy", "lits", "mate"])
+async def test_every_built_in_games_view_reaches_a_remote_table_intact(service, game_id):
+    game = REGISTRY.game(game_id)
+    anna = await connect(service, "key:anna", "Anna")
+    seats = [p.SeatSpec("person")] + [p.SeatSpec("bot", game.bots[0].id)] * (game.min_seats - 1)
+    await anna.send(p.OpenTable(game_id, seats))
+    await anna.wait_for(lambda c: c.snapshot and c.snapshot.legal)
+    table = next(iter(service.tables.values()))
+    remote = RemoteTable(anna, game)
+    turn = anna.snapshot.turn
+    assert remote.view() == game.rules.view(state_at(table, turn), 0)  # LITS's bitboards are wider than 64 bits
+    assert remote.legal_actions() == game.rules.legal_actions(state_at(table, turn))
+    assert table.wide_ints == (game_id == "lits")

@@ -66,4 +66,4 @@ async def service(tmp_path):
                            message_rate=FAST)
     await service.start()
     yield service
-    await service.close()
+    await asyncio.wait_for(service.close(), 5)

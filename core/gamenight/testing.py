@@ -152,6 +152,37 @@ def check_view_hiding(game: GameInfo, perturb: Callable[[Any, int, random.Random
             replay.apply(entry.action)
 
 
+def check_observer_hiding(game: GameInfo, perturb: Callable[[Any, int, random.Random], Any], games: int = 3,
+                          seed: int = 0, seats: int | None = None) -> None:
+    """A watcher's view (``OBSERVER``) must not depend on any seat's hidden information.
+
+    ``perturb`` is the one :func:`check_view_hiding` takes; applying it for
+    every seat in turn changes every hand, and the public view must stay the
+    same.  A game that is not :attr:`~gamenight.sdk.Rules.watchable` must
+    refuse a watcher (:func:`~gamenight.sdk.observer_view` raises).
+    """
+    from gamenight.sdk import observer_view
+
+    rules = game.rules
+    if not getattr(rules, "watchable", False):
+        try:
+            observer_view(rules, Match(game, [SeatConfig(f"p{i}") for i in range(game.default_seats)], {}).state)
+        except IllegalAction:
+            return
+        raise AssertionError(f"{game.id}: a game that is not watchable gave a watcher a view")
+    for match in random_playouts(game, games, seed=seed, seats=seats):
+        replay = Match(game, match.seats, match.options, seed=match.seed)
+        rng = random.Random(seed)
+        for entry in match.log:
+            state = replay.state
+            public = observer_view(rules, state)
+            for seat in range(len(match.seats)):
+                assert observer_view(rules, perturb(state, seat, rng)) == public, (
+                    f"{game.id}: the watchers' view changed when only seat {seat}'s hidden information changed"
+                )
+            replay.apply(entry.action)
+
+
 def check_save_round_trip(game: GameInfo, registry: Any, folder: Path, seed: int = 0) -> None:
     """Save a random game halfway and load it: the same state and log must come back."""
     from gamenight.saves import load_match, save_match

@@ -530,6 +530,9 @@ def why_illegal(state: LitsState, placement: Placement) -> Violation | None:
 class LitsRules(Rules):
     """Battle of LITS for two seats (docs/rules/lits.md)."""
 
+    watchable = True
+    """Perfect information: a watcher sees what the seats see."""
+
     def new_game(self, seats: int, options: Mapping[str, Any]) -> LitsState:
         """Fixed layouts start at once; ``random`` waits for the chance deal."""
         layout = str(options.get("layout", DEFAULT_LAYOUT))

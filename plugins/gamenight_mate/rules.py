@@ -309,6 +309,9 @@ def _distinct(cards: Sequence[str]) -> list[str]:
 class MateRules(Rules):
     """The rules of Mate as one four-play match (docs/rules/mate.md)."""
 
+    watchable = True
+    """Perfect information: a watcher sees what the seats see."""
+
     def new_game(self, seats: int, options: Mapping[str, Any]) -> MateState:
         """A match about to be dealt by A."""
         if seats != 2:

@@ -24,7 +24,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules, seat_token, translator
+from gamenight.sdk import (
+    CHANCE,
+    OBSERVER,
+    TERMINAL,
+    Action,
+    IllegalAction,
+    Interlude,
+    Outcome,
+    Rules,
+    seat_token,
+    translator,
+)
 
 _ = translator("mille")
 
@@ -367,6 +378,9 @@ def score_window(state: MilleState) -> list[tuple[str, tuple[int, int]]]:
 class MilleRules(Rules):
     """Mille Bornes for two seats, as BSD ``mille`` plays it."""
 
+    watchable = True
+    """A watcher (``OBSERVER``) sees both tables and no hand."""
+
     def new_game(self, seats: int, options: Mapping[str, Any]) -> MilleState:
         """A game waiting for its first deal."""
         if seats != 2:
@@ -635,13 +649,16 @@ class MilleRules(Rules):
 
     def view(self, state: MilleState, seat: int) -> MilleView:
         """``seat``'s own hand and both tables; of the opponent's hand only its size."""
-        opponent = state.seats[1 - seat]
+        if seat == OBSERVER:  # a watcher: seat 0 as "me", both hands hidden
+            me, opponent = state.seats[0]._replace(hand=(EMPTY,) * 7), state.seats[1]
+        else:
+            me, opponent = state.seats[seat], state.seats[1 - seat]
         return MilleView(
             seat=seat,
             phase=state.phase,
             turn=state.turn,
             picked=state.picked,
-            me=state.seats[seat],
+            me=me,
             opponent=opponent._replace(hand=(EMPTY,) * 7),
             opponent_hand_size=opponent.hand_count,
             deck_count=len(state.deck),

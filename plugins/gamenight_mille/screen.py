@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections import Counter
 from pathlib import Path
 
 from gamenight.sdk import (
@@ -30,7 +31,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from .rules import EXTENSION, SLOT_INDEX, SLOT_NAMES, MilleState, MilleView, score_window
+from .rules import EMPTY, EXTENSION, SLOT_NAMES, MilleState, MilleView, score_window
 from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
@@ -42,6 +43,20 @@ CARD_KEYS = {"p": 0, "0": 0, **{str(n): n for n in range(1, 7)}}
 CONFIRM = ("enter", "space", "ctrl+j")
 ERASE = ("backspace", "ctrl+h")
 KILL = ("escape", "ctrl+u")
+
+
+def face_up(view: MilleView) -> Counter[int]:
+    """Every card lying face up: both tables and the discard pile."""
+    return Counter(card for pile in (view.me.table, view.opponent.table, view.discards) for card in pile
+                   if card != EMPTY)
+
+
+def public_state(view: MilleView) -> MilleState:
+    """A state with only what ``view`` shows (no hand, a deck of blanks): enough for the score window."""
+    seats = (view.opponent, view.me) if view.seat == 1 else (view.me, view.opponent)
+    return MilleState(phase=view.phase, seats=seats, deck=(EMPTY,) * view.deck_count, discards=view.discards,
+                      turn=view.turn, picked=view.picked, trip=view.trip, extended=view.extended,
+                      hand_number=view.hand_number, totals=view.totals, target=view.target)
 
 
 class MilleScreen(GameScreen):
@@ -60,7 +75,8 @@ class MilleScreen(GameScreen):
         self.selected: int | None = None
         """The display row (0 = ``P``) of the chosen card, waiting for Return/Space."""
         self.last_play: tuple[str, int] | None = None
-        self._before: MilleState = match.state
+        self._shown: Counter[int] = Counter()
+        """The face-up cards (both tables, the discards) after the last action: what changes is what was played."""
         self._asking = False
 
     # -- drawing -------------------------------------------------------------------
@@ -94,17 +110,16 @@ class MilleScreen(GameScreen):
         return f">>:{verb}: {card}_"
 
     def refresh_view(self) -> None:
-        state: MilleState = self.match.state
-        if state.phase == 0:  # waiting for the first deal: nothing to draw yet
+        view: MilleView = self.view  # the screen draws from the view only (issue 16: it may be a remote table's)
+        if view.phase == 0:  # waiting for the first deal: nothing to draw yet
             return
-        view: MilleView = self.view
         seat = self.view_seat
         names = self.names
         ordered = (names[seat], names[1 - seat])
         self.query_one(MilleBoard).show(
             view, self.display_slots(view), self.last_play, self.prompt_text(), self.selected, self.t
         )
-        lines = score_window(state)
+        lines = score_window(public_state(view))
         if seat == 1:
             lines = [(label, (values[1], values[0])) for label, values in lines]
         games = (int(self.match.wins[seat]), int(self.match.wins[1 - seat]))
@@ -113,7 +128,7 @@ class MilleScreen(GameScreen):
         self.query_one(MileageArea).show(
             [(names[seat], view.me), (names[1 - seat], view.opponent)], view.trip, self.t
         )
-        if state.phase == EXTENSION and self.match.human_to_move() and not self._asking:
+        if view.phase == EXTENSION and self.match.human_to_move() and not self._asking:
             self._asking = True
             self.call_after_refresh(self._ask_extension)
 
@@ -135,20 +150,21 @@ class MilleScreen(GameScreen):
 
     def on_action(self, seat: int, action: Action, text: str) -> None:
         """Keep plays (not draws) in the log; remember what a seat just played on the board."""
-        before = self._before
+        shown = face_up(self.view)
         if action == "draw":
             self.recent.pop()  # the log keeps plays; draws only change the deck counter
         elif seat != CHANCE:
             verb, _sep, slot = action.partition(":")
             if slot and seat != self.view_seat:
-                card = before.seats[seat].hand[SLOT_INDEX[slot]]
-                self.last_play = (self.t("PLAY") if verb == "use" else self.t("DISCARD"), card)
+                new = shown - self._shown  # the card that just turned face up (the opponent's hand is never read)
+                if new:
+                    self.last_play = (self.t("PLAY") if verb == "use" else self.t("DISCARD"), min(new))
         else:
             self.last_play = None
-        self._before = self.match.state
+        self._shown = shown
 
     def on_new_game(self) -> None:
-        self._before = self.match.state
+        self._shown = face_up(self.view)
         self.last_play = None
         self._reset_command()
 
@@ -311,7 +327,7 @@ class MilleScreen(GameScreen):
     def _ask_extension(self) -> None:
         def answer(extend: bool | None) -> None:
             self._asking = False
-            if self.match.state.phase == EXTENSION and self.match.human_to_move():
+            if self.view.phase == EXTENSION and self.match.human_to_move():
                 self.submit("extend" if extend else "stop")
 
         self.app.push_screen(

@@ -382,7 +382,7 @@ class FastSevenRules(SevenRules):
         return _new(SevenView, (
             seat,
             seats,
-            hands[seat],
+            hands[seat] if seat >= 0 else (),  # OBSERVER (a watcher) holds no hand
             tuple(map(len, hands)),
             discards[-1] if discards else -1,
             called,

@@ -191,6 +191,9 @@ class SevenView(NamedTuple):
 class SevenRules(Rules):
     """The SEVEN engine (docs/rules/seven.md)."""
 
+    watchable = True
+    """A watcher (``seat`` :data:`~gamenight.sdk.OBSERVER`) sees the table with no hand: ``hand`` is empty."""
+
     # -- setup ----------------------------------------------------------------
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> SevenState:
@@ -476,7 +479,7 @@ class SevenRules(Rules):
         return SevenView(
             seat=seat,
             seats=state.seats,
-            hand=state.hands[seat],
+            hand=state.hands[seat] if seat >= 0 else (),  # OBSERVER (a watcher) holds no hand
             hand_sizes=tuple(len(hand) for hand in state.hands),
             top=state.discards[-1] if state.discards else -1,
             called=state.called,

@@ -219,6 +219,9 @@ def is_hold_mask(mask: str) -> bool:
 class YatzyRules(Rules):
     """The rules object of Yatzy (docs/rules/yatzy.md); option ``joker`` (bool, 5.1)."""
 
+    watchable = True
+    """Nothing is hidden: a watcher sees what the seats see."""
+
     def new_game(self, seats: int, options: Mapping[str, Any]) -> YatzyState:
         """A fresh game: every box of every seat open, seat 0 to roll."""
         if not MIN_SEATS <= seats <= MAX_SEATS:

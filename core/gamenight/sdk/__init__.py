@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
 __all__ = [
     "API_VERSION",
     "CHANCE",
+    "OBSERVER",
     "TERMINAL",
     "Action",
     "Bot",
@@ -98,6 +99,7 @@ __all__ = [
     "lazy_bot",
     "lazy_screen",
     "pad_cells",
+    "observer_view",
     "plain_factory",
     "play_headless",
     "read_help",
@@ -145,6 +147,27 @@ CHANCE = -1
 
 TERMINAL = -2
 """Returned by :meth:`Rules.to_move` when the game is over."""
+
+OBSERVER = -3
+"""The "seat" of a watcher at a shared table: ``view(state, OBSERVER)`` is the public view.
+
+A game supports watchers by setting :attr:`Rules.watchable` and answering
+``view(state, OBSERVER)`` with what every seat may see (no hand of anyone).
+Games that do not are never watched: the table service refuses watchers for
+them instead of risking a leak (``hands[OBSERVER]`` would quietly read a seat
+from the end of a tuple).
+"""
+
+
+def observer_view(rules: Rules[Any, ViewT], state: Any) -> ViewT:
+    """The public view of ``state`` for a watcher; :class:`IllegalAction` if the game has none.
+
+    Callers use this, not ``rules.view(state, OBSERVER)``, so a game that
+    never heard of watchers is refused rather than asked.
+    """
+    if not getattr(rules, "watchable", False):
+        raise IllegalAction(f"{type(rules).__name__} cannot be watched")
+    return rules.view(state, OBSERVER)
 
 
 def seat_token(seat: int) -> str:
@@ -334,8 +357,17 @@ class Rules(Generic[StateT, ViewT]):
         """
         raise NotImplementedError
 
+    watchable: bool = False
+    """True when :meth:`view` answers :data:`OBSERVER` with a public view (see :func:`observer_view`)."""
+
     def view(self, state: StateT, seat: int) -> ViewT:
-        """What ``seat`` may see: its own hidden cards, never anyone else's."""
+        """What ``seat`` may see: its own hidden cards, never anyone else's.
+
+        ``seat`` may be :data:`OBSERVER` (a watcher) only when :attr:`watchable`
+        is set; the view must then hold no seat's hidden information.
+        """
+        if seat == OBSERVER:
+            raise IllegalAction(f"{type(self).__name__} has no public view for watchers")
         raise NotImplementedError
 
     def outcome(self, state: StateT) -> Outcome:

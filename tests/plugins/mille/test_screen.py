@@ -12,7 +12,7 @@ from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.saves import SaveError, load_match, save_match
 from gamenight.testing import settle
-from gamenight_mille.rules import EXTENSION, GO, HAND_OVER, PLAY, MilleRules
+from gamenight_mille.rules import EXTENSION, GO, HAND_OVER, PLAY, SLOT_INDEX, MilleRules
 from gamenight_mille.screen import MilleScreen
 from gamenight_mille.widgets import ScoreWindow
 
@@ -369,3 +369,49 @@ async def test_two_bots_play_a_hand_on_the_table_to_the_end_of_hand_prompt(tmp_p
             await pilot.pause(0.05)
         assert isinstance(app.screen, ResultDialog)
         assert match.state.phase == HAND_OVER
+
+
+class ViewOnlyMatch(Match):
+    """A match whose full state the Mille screen may not read (as at a shared table, issue 16)."""
+
+    @property
+    def state(self):
+        import sys
+
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        assert caller != "gamenight_mille.screen", "the Mille screen read the full state"
+        return self.__dict__["_state"]
+
+    @state.setter
+    def state(self, value):
+        self.__dict__["_state"] = value
+
+
+async def test_the_screen_draws_from_views_only_and_still_shows_the_opponents_play(tmp_path):
+    match = ViewOnlyMatch(GAME, [SeatConfig("You"), SeatConfig("Computer", "expert")], {}, seed=3)
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MilleScreen)
+        for _turn in range(12):
+            if match.over or match.pending_interlude() is not None:
+                break
+            legal = match.legal_actions()
+            if "draw" in legal:
+                await pilot.press("p")
+            else:
+                discard = next(action for action in legal if action.startswith("discard:"))
+                await pilot.press("d", discard.split(":")[1], "space")
+            await settle(pilot)
+            plays = [number for number, entry in enumerate(match.log) if entry.seat == 1 and entry.action != "draw"]
+            if plays and screen.last_play is not None:
+                break
+        assert plays, "the computer never played a card"
+        number = plays[-1]
+        verb, _sep, slot = match.log[number].action.partition(":")
+        before = Match(GAME, [SeatConfig("You"), SeatConfig("Computer", "expert")], {}, seed=3)
+        before.replay(match.log[:number])
+        # the card the screen names is the one the computer played (found without reading its hand)
+        played = before.state.seats[1].hand[SLOT_INDEX[slot]]
+        assert screen.last_play == ("PLAY" if verb == "use" else "DISCARD", played)

@@ -1,0 +1,273 @@
+"""The client side of a shared table: a connection to the service, and a match-like face for screens.
+
+:class:`TableClient` speaks the protocol over one stream (in a hosted room:
+the socketpair the server gave the session) and keeps the latest
+:class:`~gamenight.tables.protocol.Snapshot`.  :class:`RemoteTable` shows
+that snapshot to a game screen through the members of
+:class:`~gamenight.match.Match` the screens use (``grep -o
+"self.match\\.[a-z_]*"`` over ``gamenight.ui.game_screen`` and the five
+screens):
+
+====================  ==================================================
+seats, game, rules,   from the snapshot / the locally installed game
+options, totals,
+wins, display
+to_move, over,        from the snapshot
+legal_actions,
+human_to_move,
+bot_to_move
+view(seat)            the snapshot's view, rebuilt as the game's view type
+pending_interlude,    the snapshot's pause; acknowledging sends an Ack
+acknowledge
+apply(action)         sends a Move (the service answers with a snapshot)
+log                   the public move descriptions
+state                 **none**: a remote table has no full state; a screen
+                      reading it raises (LITS, Mate, Mille, SEVEN, Yatzy
+                      and GameScreen.describe/after_move do so today)
+apply_chance,         the service's job: raise here
+bot_choice,
+start_game,
+record_result
+====================  ==================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from gamenight.match import SeatConfig
+from gamenight.sdk import OBSERVER, TERMINAL, GameInfo, Interlude, Outcome
+from gamenight.tables import protocol as p
+
+__all__ = ["RemoteTable", "TableClient", "view_type"]
+
+
+class TableClient:
+    """One connection to the table service (any asyncio stream pair)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.snapshot: p.Snapshot | None = None
+        self.log: list[tuple[int, str]] = []
+        """The table's public move descriptions, put together from the snapshots."""
+        self.events: list[p.Event] = []
+        self.chats: list[p.ChatLine] = []
+        self.errors: list[p.Error] = []
+        self.tables: list[p.TableInfo] = []
+        self.received: list[p.ServiceMessage] = []
+        self.name = ""
+        self.closed = asyncio.Event()
+        self._changed = asyncio.Condition()
+        self._task: asyncio.Task[None] | None = None
+        self.listeners: list[Callable[[p.ServiceMessage], None]] = []
+        self.keep_all = False
+        self.failure: Exception | None = None
+        """Why the connection ended, when it was not a clean end of stream."""
+
+    async def connect(self) -> TableClient:
+        self._task = asyncio.create_task(self._read())
+        await self.send(p.Hello(p.PROTOCOL_VERSION))
+        return self
+
+    async def send(self, message: msgspec.Struct) -> None:
+        self.writer.write(p.encode(message))
+        await self.writer.drain()
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(Exception):
+            await self.writer.wait_closed()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _read(self) -> None:
+        try:
+            while (frame := await p.read_frame(self.reader, p.SERVICE_FRAME_CAP)) is not None:
+                message = p.decode_service(frame)
+                if self.keep_all:
+                    self.received.append(message)
+                match message:
+                    case p.Snapshot():
+                        if message.log_start == 0:
+                            self.log = [tuple(entry) for entry in message.log]  # type: ignore[misc]
+                        elif message.log_start == len(self.log):
+                            self.log.extend(tuple(entry) for entry in message.log)  # type: ignore[misc]
+                        else:
+                            raise p.ProtocolError("the service's log skipped entries")
+                        self.snapshot = message
+                    case p.Event():
+                        self.events.append(message)
+                    case p.ChatLine():
+                        self.chats.append(message)
+                    case p.Error():
+                        self.errors.append(message)
+                    case p.TableList():
+                        self.tables = message.tables
+                    case p.Welcome():
+                        self.name = message.name
+                for listener in self.listeners:
+                    listener(message)
+                async with self._changed:
+                    self._changed.notify_all()
+        except (ConnectionError, OSError, p.ProtocolError) as error:
+            self.failure = error
+        finally:
+            self.closed.set()
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def wait_for(self, predicate: Callable[[TableClient], Any], timeout: float = 10.0) -> Any:
+        """Wait until ``predicate(self)`` is true (returns its value); TimeoutError otherwise."""
+        async def waiting() -> Any:
+            async with self._changed:
+                while not (value := predicate(self)):
+                    if self.closed.is_set():
+                        raise ConnectionError("the service closed the connection")
+                    await self._changed.wait()
+                return value
+
+        return await asyncio.wait_for(waiting(), timeout)
+
+
+def view_type(game: GameInfo) -> Any:
+    """The type ``game.rules.view`` returns (from its annotation), or None when it says nothing usable."""
+    try:
+        hints = typing.get_type_hints(type(game.rules).view)
+    except Exception:
+        return None
+    kind = hints.get("return")
+    return None if kind in (None, Any) or isinstance(kind, typing.TypeVar) else kind
+
+
+class RemoteTable:
+    """A shared table as a game screen sees it: the members of ``Match`` it uses, fed by snapshots."""
+
+    def __init__(self, client: TableClient, game: GameInfo) -> None:
+        self.client = client
+        self.game = game
+        self.display: dict[str, bool | int | str] = {}
+        self._type = view_type(game)
+        self._decoded: tuple[int, Any] | None = None
+
+    @property
+    def _snap(self) -> p.Snapshot:
+        if self.client.snapshot is None:
+            raise RuntimeError("no snapshot from the table service yet")
+        return self.client.snapshot
+
+    # -- what a screen reads ------------------------------------------------------------------
+
+    @property
+    def rules(self) -> Any:
+        return self.game.rules
+
+    @property
+    def state(self) -> Any:
+        raise AttributeError("a shared table has no full state: draw from view(seat) and the public log")
+
+    @property
+    def seat(self) -> int:
+        """The seat this room plays (``OBSERVER`` for a watcher)."""
+        return self._snap.seat
+
+    @property
+    def seats(self) -> list[SeatConfig]:
+        return [SeatConfig(info.name, "table" if info.bot else None) for info in self._snap.table.seats]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self._snap.table.options)
+
+    @property
+    def totals(self) -> list[float]:
+        return list(self._snap.totals)
+
+    @property
+    def wins(self) -> list[float]:
+        return [0.0] * len(self._snap.table.seats)
+
+    @property
+    def log(self) -> list[tuple[int, str]]:
+        """The public description of every move: ``(seat, text)``."""
+        return list(self.client.log)
+
+    def to_move(self) -> int:
+        return self._snap.table.to_move
+
+    @property
+    def over(self) -> bool:
+        return self.to_move() == TERMINAL
+
+    def legal_actions(self) -> list[str]:
+        return list(self._snap.legal)
+
+    def human_to_move(self) -> bool:
+        """True when *this* room's person must act now."""
+        return bool(self._snap.legal)
+
+    def bot_to_move(self) -> bool:
+        seat = self.to_move()
+        return seat >= 0 and self._snap.table.seats[seat].bot
+
+    def view(self, seat: int | None = None) -> Any:
+        """This room's view (only its own seat's is ever sent), rebuilt as the game's view type."""
+        snap = self._snap
+        if seat is not None and seat != snap.seat:
+            raise PermissionError(f"this room holds seat {snap.seat}, not {seat}")
+        if self._decoded is not None and self._decoded[0] == id(snap):
+            return self._decoded[1]
+        view = snap.view
+        if self._type is not None:
+            view = msgspec.convert(view, self._type, strict=False)
+        self._decoded = (id(snap), view)
+        return view
+
+    def pending_interlude(self) -> Interlude | None:
+        info = self._snap.interlude
+        if info is None:
+            return None
+        return Interlude(info.title, tuple(info.scores),
+                         tuple((label, tuple(values)) for label, values in info.lines), info.key)
+
+    def outcome(self) -> Outcome:
+        snap = self._snap
+        if snap.outcome is None:
+            raise RuntimeError("the game is not over")
+        return Outcome(tuple(snap.outcome), tuple(snap.winners))
+
+    # -- what a screen does ------------------------------------------------------------------
+
+    def acknowledge(self, interlude: Interlude) -> None:
+        self._send(p.Ack(interlude.key))
+
+    def apply(self, action: str) -> None:
+        """Send the move; the service's next snapshot shows its effect (or an Error says why not)."""
+        self._send(p.Move(action, self._snap.turn))
+
+    def _send(self, message: msgspec.Struct) -> None:
+        self.client.writer.write(p.encode(message))
+
+    def record_result(self) -> Outcome:
+        return self.outcome()
+
+    def apply_chance(self) -> str:
+        raise RuntimeError("the table service draws chance")
+
+    def bot_choice(self, should_stop: Callable[[], bool] = lambda: False) -> str:
+        raise RuntimeError("the table service runs the bots")
+
+    def start_game(self) -> None:
+        raise RuntimeError("the table service starts the next game")
+
+    @property
+    def watching(self) -> bool:
+        return self._snap.seat == OBSERVER

@@ -1,0 +1,327 @@
+"""The shared tables' wire protocol: versioned, validated, bounded messages.
+
+A connection carries *frames*: a 4-byte big-endian length, then that many
+bytes of MessagePack holding one message.  Every message is a tagged
+``msgspec.Struct``; decoding checks every field's type, length and range, so
+what reaches :mod:`gamenight.tables.service` is always well formed.  Anything
+else -- garbage, a frame over the size cap, an unknown message, a field out of
+range, a wrong protocol version -- raises :class:`ProtocolError` with a short
+reason, and the service answers with an :class:`Error` and hangs up.
+
+The protocol has no notion of *who* is speaking: the server that sets up a
+connection (one socketpair per SSH session) tells the service the identity it
+belongs to, so a room cannot claim to be someone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+__all__ = [
+    "CLIENT_FRAME_CAP",
+    "PROTOCOL_VERSION",
+    "SERVICE_FRAME_CAP",
+    "Ack",
+    "Chat",
+    "ChatLine",
+    "ClientMessage",
+    "Error",
+    "Event",
+    "Hello",
+    "InterludeInfo",
+    "Join",
+    "Leave",
+    "ListTables",
+    "Move",
+    "OpenTable",
+    "ProtocolError",
+    "RateLimiter",
+    "SeatInfo",
+    "SeatSpec",
+    "ServiceMessage",
+    "Snapshot",
+    "Start",
+    "TableInfo",
+    "TableList",
+    "Watch",
+    "Welcome",
+    "decode_client",
+    "decode_service",
+    "encode",
+    "read_frame",
+    "write_frame",
+]
+
+PROTOCOL_VERSION = 1
+"""Bumped on any incompatible change; a Hello with another version is refused."""
+
+CLIENT_FRAME_CAP = 64 * 1024
+"""Largest frame a client may send (bytes).  No legitimate message comes near it."""
+
+SERVICE_FRAME_CAP = 1024 * 1024
+"""Largest frame the service sends (a snapshot with a long public log)."""
+
+_HEADER = struct.Struct(">I")
+
+Short = Annotated[str, msgspec.Meta(max_length=64)]
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
+Code = Annotated[str, msgspec.Meta(max_length=16, pattern=r"^[A-Za-z0-9]*$")]
+GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")]
+SeatNumber = Annotated[int, msgspec.Meta(ge=-1, le=15)]
+OptionValue = bool | Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31)] | Short
+
+
+class ProtocolError(Exception):
+    """A frame or message that breaks the protocol; the text says how (shown to the sender, logged)."""
+
+
+# -- client -> service -------------------------------------------------------------
+
+
+class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
+    """The first message of a connection: the protocol version the client speaks."""
+
+    version: Annotated[int, msgspec.Meta(ge=0, le=1000)]
+
+
+class ListTables(msgspec.Struct, tag="list", forbid_unknown_fields=True):
+    """Ask for the public tables (answered with :class:`TableList`)."""
+
+
+class SeatSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """One seat of a table being opened: for a person, or for a bot (``bot`` names it)."""
+
+    kind: Literal["person", "bot"]
+    bot: Short = ""
+
+
+class OpenTable(msgspec.Struct, tag="open", forbid_unknown_fields=True):
+    """Open a table; the opener takes the first person seat and is its host."""
+
+    game: GameId
+    seats: Annotated[list[SeatSpec], msgspec.Meta(min_length=1, max_length=16)]
+    options: Annotated[dict[Short, OptionValue], msgspec.Meta(max_length=32)] = {}
+    public: bool = True
+    timer: Literal[0, 30, 60, 300] = 0
+
+
+class Join(msgspec.Struct, tag="join", forbid_unknown_fields=True):
+    """Sit at a table (``seat`` -1: any free person seat); ``code`` for a private one."""
+
+    table: TableId
+    seat: SeatNumber = -1
+    code: Code = ""
+
+
+class Watch(msgspec.Struct, tag="watch", forbid_unknown_fields=True):
+    """Watch a table (public view only)."""
+
+    table: TableId
+    code: Code = ""
+
+
+class Leave(msgspec.Struct, tag="leave", forbid_unknown_fields=True):
+    """Leave the table: a seat goes to the table's bot (the person may reclaim it)."""
+
+
+class Start(msgspec.Struct, tag="start", forbid_unknown_fields=True):
+    """The host starts the game now, the free seats played by the table's bot."""
+
+
+class Move(msgspec.Struct, tag="move", forbid_unknown_fields=True):
+    """Take ``action`` for one's own seat; ``turn`` is the move number the client saw."""
+
+    action: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    turn: Annotated[int, msgspec.Meta(ge=0, le=10_000_000)]
+
+
+class Chat(msgspec.Struct, tag="chat", forbid_unknown_fields=True):
+    """One line of chat to the table (sanitised and bounded by the service)."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+class Ack(msgspec.Struct, tag="ack", forbid_unknown_fields=True):
+    """The seat saw the pause ``key`` (end of a hand): play may go on once every person has."""
+
+    key: Short
+
+
+ClientMessage = Hello | ListTables | OpenTable | Join | Watch | Leave | Start | Move | Chat | Ack
+
+
+# -- service -> client -------------------------------------------------------------
+
+
+class Welcome(msgspec.Struct, tag="welcome"):
+    version: int
+    name: str
+    """The name this connection plays under (given by the server)."""
+
+
+class SeatInfo(msgspec.Struct):
+    name: str
+    bot: bool
+    """True when a bot plays the seat now (a bot seat, or a person's seat taken over)."""
+    person: bool
+    """True when a person holds (or may take) the seat."""
+    taken: bool
+    away: bool
+
+
+class TableInfo(msgspec.Struct):
+    table: str
+    game: str
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    status: Literal["waiting", "playing", "over"]
+    to_move: int
+    watchers: int
+    timer: float
+    """Seconds a person has for a move (0: no timer)."""
+    public: bool
+
+
+class TableList(msgspec.Struct, tag="tables"):
+    tables: list[TableInfo]
+
+
+class InterludeInfo(msgspec.Struct):
+    key: str
+    title: str
+    scores: list[float]
+    lines: list[tuple[str, list[float | str]]]
+    waiting: list[int]
+    """The seats whose person has not acknowledged yet."""
+
+
+class Snapshot(msgspec.Struct, tag="snapshot"):
+    """Everything one connection may know of its table now."""
+
+    table: TableInfo
+    seat: int
+    """The connection's seat, or ``gamenight.sdk.OBSERVER`` for a watcher."""
+    code: str
+    view: Any
+    """``rules.view(state, seat)`` as plain data (tuples become lists)."""
+    legal: list[str]
+    """The seat's legal actions when it is to move, else empty."""
+    turn: int
+    """The move number (length of the log): a :class:`Move` names it."""
+    log: list[tuple[int, str]]
+    """Public descriptions of the moves ``log_start`` onwards: ``(seat, text)``.
+
+    The first snapshot of a connection at a table starts at 0 (the whole log);
+    later ones carry only what is new, so a long game does not resend it."""
+    log_start: int
+    scores: list[float] | None
+    totals: list[float]
+    interlude: InterludeInfo | None
+    outcome: list[float] | None
+    winners: list[int]
+    deadline: float
+    """Seconds left on the move timer (0: no timer running)."""
+
+
+class Event(msgspec.Struct, tag="event"):
+    """A move's public description (``seat`` is who took it, -1 for chance)."""
+
+    table: str
+    turn: int
+    seat: int
+    text: str
+
+
+class ChatLine(msgspec.Struct, tag="chatline"):
+    table: str
+    name: str
+    text: str
+
+
+class Error(msgspec.Struct, tag="error"):
+    code: str
+    message: str
+
+
+ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Error
+
+_encoder = msgspec.msgpack.Encoder()
+_client_decoder = msgspec.msgpack.Decoder(ClientMessage)
+_service_decoder = msgspec.msgpack.Decoder(ServiceMessage)
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """A message as one frame (length prefix included)."""
+    payload = _encoder.encode(message)
+    return _HEADER.pack(len(payload)) + payload
+
+
+def _decode(decoder: msgspec.msgpack.Decoder[Any], payload: bytes) -> Any:
+    try:
+        return decoder.decode(payload)
+    except msgspec.ValidationError as error:
+        raise ProtocolError(f"invalid message: {str(error)[:160]}") from None
+    except msgspec.DecodeError as error:
+        raise ProtocolError(f"undecodable message: {str(error)[:160]}") from None
+
+
+def decode_client(payload: bytes) -> ClientMessage:
+    """A client's frame payload as a validated message; :class:`ProtocolError` otherwise."""
+    return _decode(_client_decoder, payload)
+
+
+def decode_service(payload: bytes) -> ServiceMessage:
+    """The service's frame payload as a message; :class:`ProtocolError` otherwise."""
+    return _decode(_service_decoder, payload)
+
+
+async def read_frame(reader: asyncio.StreamReader, cap: int) -> bytes | None:
+    """The next frame's payload; ``None`` at a clean end of stream.
+
+    A length over ``cap`` raises :class:`ProtocolError` before anything of
+    the body is read, so an attacker cannot make the reader buffer it.
+    """
+    try:
+        header = await reader.readexactly(_HEADER.size)
+    except asyncio.IncompleteReadError as error:
+        if error.partial:
+            raise ProtocolError("the stream ended inside a frame header") from None
+        return None
+    (size,) = _HEADER.unpack(header)
+    if size > cap:
+        raise ProtocolError(f"frame of {size} bytes is over the {cap}-byte limit")
+    try:
+        return await reader.readexactly(size)
+    except asyncio.IncompleteReadError:
+        raise ProtocolError("the stream ended inside a frame") from None
+
+
+async def write_frame(writer: asyncio.StreamWriter, message: msgspec.Struct) -> None:
+    writer.write(encode(message))
+    await writer.drain()
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` tokens a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: float, clock=time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.clock = clock
+        self.stamp = clock()
+
+    def allow(self, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens if there are enough; False (taking none) when the sender is too fast."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < cost:
+            return False
+        self.tokens -= cost
+        return True

@@ -1,0 +1,744 @@
+"""The table service: one asyncio authority over every shared table of a server.
+
+The server (``serve-ssh``) makes one connection per SSH session -- a
+socketpair whose other end goes to that session's room -- and hands it to
+:meth:`TableService.serve` together with the session's *identity* (its key
+fingerprint or guest name) and display name.  The room never names itself, so
+it can act only for the seat its identity holds.
+
+For every table the service owns the :class:`~gamenight.match.Match`: it
+applies moves, draws chance from the match's seed, runs bots in worker
+threads from their seat's view only, and sends each connection only its own
+seat's view (watchers :func:`~gamenight.sdk.observer_view`).  Every move is
+saved (the ordinary save format, plus the table's seats) under the data dir,
+and a new service restores the running tables from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import tomli_w
+
+from gamenight.atomic import write_atomic
+from gamenight.match import Match, SeatConfig
+from gamenight.saves import SaveError, load_match, match_to_document
+from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, GameInfo, IllegalAction, fill_seat_names, observer_view
+from gamenight.tables import protocol as p
+from gamenight.text import safe_text, validate_name
+
+__all__ = ["Connection", "Table", "TableService"]
+
+log = logging.getLogger("gamenight.tables")
+
+CHAT_LIMIT = 200
+MAX_TABLES = 200
+MAX_VIOLATIONS = 5
+"""Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
+
+
+@dataclass
+class Connection:
+    """One client: its identity (from the server), the table it sits at or watches, its outbox."""
+
+    identity: str
+    name: str
+    outbox: asyncio.Queue[bytes | None]
+    table: Table | None = None
+    seat: int = OBSERVER
+    violations: int = 0
+    messages: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=20, burst=40))
+    """Messages of any kind: a person sends a few a second; a room that sends more is cut off."""
+    chats: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=3))
+    closed: bool = False
+    log_sent: int = 0
+    """How many of its table's move descriptions this connection has been sent in snapshots."""
+
+    def send(self, message: msgspec.Struct) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(p.encode(message))
+        except asyncio.QueueFull:  # a client that does not read is cut off, not buffered without end
+            self.close()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self.outbox.put_nowait(None)
+
+
+@dataclass
+class Table:
+    """One shared table: its match, who holds each seat, who watches."""
+
+    id: str
+    game: GameInfo
+    match: Match
+    persons: list[bool]
+    """Per seat: True when the seat is for a person (False: a bot seat from the start)."""
+    owners: list[str | None]
+    """Per person seat: the identity holding it (kept while a bot stands in)."""
+    names: list[str]
+    takeover_bot: str
+    public: bool = True
+    code: str = ""
+    timer: float = 0
+    host: str = ""
+    started: bool = False
+    away: dict[int, float] = field(default_factory=dict)
+    """Seats whose person dropped: since when (monotonic)."""
+    acks: set[int] = field(default_factory=set)
+    descriptions: list[tuple[int, str]] = field(default_factory=list)
+    connections: list[Connection] = field(default_factory=list)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    deadline: float = 0.0
+    driver: asyncio.Task[None] | None = None
+    dirty: asyncio.Event = field(default_factory=asyncio.Event)
+    saver: asyncio.Task[None] | None = None
+    wide_ints: bool = False
+    """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
+
+    def seat_of(self, identity: str) -> int | None:
+        for seat, owner in enumerate(self.owners):
+            if owner == identity:
+                return seat
+        return None
+
+    def bot_plays(self, seat: int) -> bool:
+        return self.match.seats[seat].bot is not None
+
+    def status(self) -> str:
+        if not self.started:
+            return "waiting"
+        return "over" if self.match.over else "playing"
+
+
+class TableService:
+    """Every shared table of one server, and the connections to them."""
+
+    def __init__(self, registry: Any, data_dir: Path | None = None, *, away_timeout: float = 300.0,
+                 bot_time_budget: float = 2.0, seed: int | None = None,
+                 message_rate: tuple[float, float] = (20.0, 40.0)) -> None:
+        self.registry = registry
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.away_timeout = away_timeout
+        self.message_rate = message_rate
+        """``(per second, burst)`` of messages a connection may send (simulated clients need more)."""
+        self.bot_time_budget = bot_time_budget
+        self.tables: dict[str, Table] = {}
+        self.connections: list[Connection] = []
+        self._seeds = secrets.SystemRandom() if seed is None else None
+        self._next_seed = seed or 0
+        self.refusals: list[tuple[str, str]] = []
+        """``(identity, reason)`` of every refused request, newest last (also logged)."""
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Restore the running tables saved under the data dir."""
+        if self.data_dir is None:
+            return
+        folder = self.data_dir / "tables"
+        for path in sorted(folder.glob("*.table.toml")) if folder.exists() else ():
+            try:
+                table = self._restore(path)
+            except (SaveError, OSError, ValueError, KeyError, TypeError, tomllib.TOMLDecodeError) as error:
+                log.warning("table %s not restored: %s", path.name, safe_text(error, limit=200))
+                continue
+            self.tables[table.id] = table
+            for seat, owner in enumerate(table.owners):
+                if owner is not None:
+                    table.away[seat] = time.monotonic()
+            self._launch(table)
+
+    async def close(self) -> None:
+        for table in self.tables.values():
+            for task in (table.driver, table.saver):
+                if task is not None:
+                    task.cancel()
+        for table in self.tables.values():
+            for task in (table.driver, table.saver):
+                if task is not None:
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            self._save_now(table)
+        for connection in list(self.connections):
+            connection.close()
+
+    def _launch(self, table: Table) -> None:
+        table.driver = asyncio.create_task(self._drive(table), name=f"table-{table.id}")
+        table.saver = asyncio.create_task(self._save_loop(table), name=f"table-{table.id}-save")
+
+    # -- connections -------------------------------------------------------------------------
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str,
+                    name: str) -> None:
+        """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
+        connection = Connection(identity, _usable_name(name, identity), asyncio.Queue(maxsize=512),
+                                messages=p.RateLimiter(*self.message_rate))
+        sender = asyncio.create_task(self._send_loop(connection, writer))
+        self.connections.append(connection)
+        try:
+            await self._receive(connection, reader)
+        except p.ProtocolError as error:
+            self._refuse(connection, "protocol", str(error))
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self.connections.remove(connection)
+            self._detach(connection, dropped=True)
+            connection.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, 2)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _send_loop(self, connection: Connection, writer: asyncio.StreamWriter) -> None:
+        outbox = connection.outbox
+        with contextlib.suppress(ConnectionError, OSError):
+            ending = False
+            while not ending:
+                frames = [await outbox.get()]
+                while not outbox.empty():  # everything queued goes out in one write (one system call)
+                    frames.append(outbox.get_nowait())
+                if None in frames:
+                    ending = True
+                    frames = frames[: frames.index(None)]
+                writer.write(b"".join(frames))  # type: ignore[arg-type]
+                if writer.transport.get_write_buffer_size() > 256 * 1024:
+                    await writer.drain()
+            await writer.drain()
+
+    async def _receive(self, connection: Connection, reader: asyncio.StreamReader) -> None:
+        first = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
+        if first is None:
+            return
+        hello = p.decode_client(first)
+        if not isinstance(hello, p.Hello):
+            raise p.ProtocolError("the first message must be hello")
+        if hello.version != p.PROTOCOL_VERSION:
+            raise p.ProtocolError(f"protocol version {hello.version} is not {p.PROTOCOL_VERSION}")
+        connection.send(p.Welcome(p.PROTOCOL_VERSION, connection.name))
+        self._reattach(connection)
+        while not connection.closed:
+            frame = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
+            if frame is None:
+                return
+            if not connection.messages.allow():
+                raise p.ProtocolError("too many messages")
+            message = p.decode_client(frame)
+            self._handle(connection, message)
+
+    def _refuse(self, connection: Connection, code: str, reason: str, fatal: bool = True) -> None:
+        log.warning("refused %s (%s): %s", connection.identity, code, reason)
+        self.refusals.append((connection.identity, f"{code}: {reason}"))
+        del self.refusals[:-1000]
+        connection.send(p.Error(code, reason))
+        connection.violations += 1
+        if fatal or connection.violations > MAX_VIOLATIONS:
+            connection.close()
+
+    def _handle(self, connection: Connection, message: p.ClientMessage) -> None:
+        match message:
+            case p.Hello():
+                self._refuse(connection, "protocol", "hello twice")
+            case p.ListTables():
+                connection.send(p.TableList([self._info(t) for t in self.tables.values() if t.public]))
+            case p.OpenTable():
+                self._open(connection, message)
+            case p.Join():
+                self._join(connection, message)
+            case p.Watch():
+                self._watch(connection, message)
+            case p.Leave():
+                self._detach(connection, dropped=False)
+            case p.Start():
+                self._start(connection)
+            case p.Move():
+                self._move(connection, message)
+            case p.Chat():
+                self._chat(connection, message)
+            case p.Ack():
+                self._ack(connection, message)
+
+    # -- tables ------------------------------------------------------------------------------
+
+    def _open(self, connection: Connection, message: p.OpenTable) -> None:
+        if connection.table is not None:
+            return self._refuse(connection, "busy", "leave your table first", fatal=False)
+        if len(self.tables) >= MAX_TABLES:
+            return self._refuse(connection, "full", "this server has no room for another table", fatal=False)
+        try:
+            game = self.registry.game(message.game)
+            if not game.min_seats <= len(message.seats) <= game.max_seats:
+                raise ValueError(f"{game.id} takes {game.min_seats}-{game.max_seats} seats")
+            if not any(seat.kind == "person" for seat in message.seats):
+                raise ValueError("a table needs a seat for a person")
+            if not game.bots:
+                raise ValueError(f"{game.id} has no bot to stand in for an absent player")
+            takeover = max(game.bots, key=lambda spec: spec.strength).id
+            seats = []
+            for number, spec in enumerate(message.seats):
+                if spec.kind == "bot":
+                    game.bot(spec.bot or takeover)  # KeyError if unknown
+                    seats.append(SeatConfig(f"{game.bot(spec.bot or takeover).label} {number + 1}",
+                                            spec.bot or takeover))
+                else:
+                    seats.append(SeatConfig(f"Seat {number + 1}"))
+            options = game.parse_options(message.options)
+        except (KeyError, ValueError) as error:
+            return self._refuse(connection, "bad-table", safe_text(str(error).strip("'\""), limit=200), fatal=False)
+        table_id = secrets.token_hex(4)
+        match = Match(game, seats, options, seed=self._seed(), bot_time_budget=self.bot_time_budget)
+        persons = [spec.kind == "person" for spec in message.seats]
+        table = Table(
+            id=table_id, game=game, match=match, persons=persons, owners=[None] * len(seats),
+            names=[seat.name for seat in seats], takeover_bot=takeover, public=message.public,
+            code="" if message.public else secrets.token_hex(3).upper(), timer=message.timer,
+            host=connection.identity,
+        )
+        self.tables[table_id] = table
+        self._launch(table)
+        self._sit(connection, table, persons.index(True))
+
+    def _seed(self) -> int:
+        if self._seeds is not None:
+            return self._seeds.randrange(2**62)
+        self._next_seed += 1
+        return self._next_seed
+
+    def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
+        table = self.tables.get(table_id)
+        if table is None or (not table.public and not secrets.compare_digest(code.upper(), table.code)):
+            self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
+            return None
+        return table
+
+    def _join(self, connection: Connection, message: p.Join) -> None:
+        table = self._find(connection, message.table, message.code)
+        if table is None:
+            return
+        held = table.seat_of(connection.identity)
+        if held is not None:  # reclaiming one's own seat
+            return self._sit(connection, table, held)
+        if connection.table is not None:
+            return self._refuse(connection, "busy", "leave your table first", fatal=False)
+        free = [seat for seat, person in enumerate(table.persons) if person and table.owners[seat] is None]
+        if message.seat != -1:
+            free = [seat for seat in free if seat == message.seat]
+        if not free:
+            return self._refuse(connection, "no-seat", "no free seat for a person there", fatal=False)
+        self._sit(connection, table, free[0])
+
+    def _sit(self, connection: Connection, table: Table, seat: int) -> None:
+        if connection.table is not None and connection.table is not table:
+            self._detach(connection, dropped=False)
+        for other in table.connections:  # the same identity on a new connection replaces the old one
+            if other is not connection and other.identity == connection.identity:
+                other.table = None
+                other.close()
+        table.connections = [c for c in table.connections if c.identity != connection.identity]
+        table.owners[seat] = connection.identity
+        table.names[seat] = _unique(connection.name, [n for s, n in enumerate(table.names) if s != seat])
+        table.away.pop(seat, None)
+        if table.match.seats[seat].bot is not None and table.persons[seat]:  # reclaimed from the stand-in
+            log.info("table %s: %s reclaims seat %d", table.id, connection.identity, seat)
+        table.match.seats[seat] = SeatConfig(table.names[seat])
+        connection.table, connection.seat, connection.log_sent = table, seat, 0
+        table.connections.append(connection)
+        if not table.started and all(o is not None for o, person in zip(table.owners, table.persons, strict=True)
+                                     if person):
+            table.started = True
+        self._changed(table)
+
+    def _watch(self, connection: Connection, message: p.Watch) -> None:
+        table = self._find(connection, message.table, message.code)
+        if table is None:
+            return
+        if not getattr(table.game.rules, "watchable", False):
+            return self._refuse(connection, "no-watching", f"{table.game.id} cannot be watched", fatal=False)
+        if connection.table is not None:
+            self._detach(connection, dropped=False)
+        connection.table, connection.seat, connection.log_sent = table, OBSERVER, 0
+        table.connections.append(connection)
+        self._broadcast(table)
+
+    def _start(self, connection: Connection) -> None:
+        table = connection.table
+        if table is None or table.host != connection.identity or table.started:
+            return self._refuse(connection, "not-host", "only the host starts a waiting table", fatal=False)
+        for seat, person in enumerate(table.persons):
+            if person and table.owners[seat] is None:
+                table.match.seats[seat] = SeatConfig(table.names[seat], table.takeover_bot)
+        table.started = True
+        self._changed(table)
+
+    def _reattach(self, connection: Connection) -> None:
+        """A returning identity lands back at its seat (and reclaims it from the bot)."""
+        for table in self.tables.values():
+            seat = table.seat_of(connection.identity)
+            if seat is not None and not table.match.over:
+                self._sit(connection, table, seat)
+                return
+
+    def _detach(self, connection: Connection, dropped: bool) -> None:
+        """The connection leaves its table: a dropped seat waits, a left seat goes to the bot at once."""
+        table = connection.table
+        if table is None:
+            return
+        connection.table = None
+        if connection in table.connections:
+            table.connections.remove(connection)
+        seat = connection.seat
+        if seat >= 0 and table.owners[seat] == connection.identity:
+            if dropped and table.started and not table.match.over:
+                table.away[seat] = time.monotonic()
+            elif table.started:
+                self._take_over(table, seat)
+            else:
+                table.owners[seat] = None
+                table.names[seat] = f"Seat {seat + 1}"
+        self._changed(table)
+
+    def _take_over(self, table: Table, seat: int) -> None:
+        table.away.pop(seat, None)
+        table.match.seats[seat] = SeatConfig(table.names[seat], table.takeover_bot)
+        log.info("table %s: the bot takes seat %d", table.id, seat)
+
+    # -- play --------------------------------------------------------------------------------
+
+    def _move(self, connection: Connection, message: p.Move) -> None:
+        table = connection.table
+        if table is None or connection.seat < 0:
+            return self._refuse(connection, "not-seated", "you have no seat", fatal=False)
+        match = table.match
+        seat = connection.seat
+        if (not table.started or match.to_move() != seat or match.bot_to_move()
+                or table.owners[seat] != connection.identity):
+            return self._refuse(connection, "not-your-turn", "it is not your turn", fatal=False)
+        if match.pending_interlude() is not None:
+            return self._refuse(connection, "paused", "the table is paused", fatal=False)
+        if message.turn != len(match.log):
+            return self._refuse(connection, "stale", "that move answers an older position", fatal=False)
+        try:
+            self._apply(table, message.action)
+        except IllegalAction as error:
+            self._refuse(connection, "illegal", safe_text(error, limit=200), fatal=False)
+
+    def _apply(self, table: Table, action: str) -> None:
+        """Apply one action for whoever is to move, then tell everyone (raises IllegalAction, changing nothing)."""
+        match = table.match
+        seat = match.to_move()
+        before = match.state
+        match.apply(action)
+        text = fill_seat_names(match.rules.describe_action(before, action, seat), table.names)
+        table.descriptions.append((seat, text))
+        event = p.Event(table.id, len(match.log), seat, text)
+        for connection in table.connections:
+            connection.send(event)
+        table.deadline = 0.0
+        self._changed(table)
+
+    def _ack(self, connection: Connection, message: p.Ack) -> None:
+        table = connection.table
+        if table is None or connection.seat < 0:
+            return
+        interlude = table.match.pending_interlude()
+        if interlude is not None and interlude.key == message.key:
+            table.acks.add(connection.seat)
+            self._changed(table)
+
+    def _chat(self, connection: Connection, message: p.Chat) -> None:
+        table = connection.table
+        if table is None:
+            return self._refuse(connection, "not-seated", "chat goes to a table", fatal=False)
+        if not connection.chats.allow():
+            return self._refuse(connection, "chat-flood", "you are chatting too fast", fatal=False)
+        text = " ".join(safe_text(message.text, limit=CHAT_LIMIT).split())
+        if not text:
+            return
+        line = p.ChatLine(table.id, connection.name, text)
+        for other in table.connections:
+            other.send(line)
+
+    def _changed(self, table: Table) -> None:
+        table.wake.set()
+        table.dirty.set()
+        self._broadcast(table)
+
+    async def _drive(self, table: Table) -> None:
+        """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
+        match = table.match
+        while True:
+            table.wake.clear()
+            if table.started and not match.over:
+                interlude = match.pending_interlude()
+                now = time.monotonic()
+                for seat, since in list(table.away.items()):
+                    if now - since >= self.away_timeout:
+                        self._take_over(table, seat)
+                        self._changed(table)
+                if interlude is not None:
+                    waiting = self._waiting(table)
+                    if not waiting:
+                        match.acknowledge(interlude)
+                        table.acks.clear()
+                        self._changed(table)
+                        continue
+                    if table.timer and not table.deadline:
+                        table.deadline = now + table.timer
+                elif match.to_move() == CHANCE:
+                    self._apply(table, match.rules.sample_chance(match.state, match._chance_rng()))
+                    continue
+                elif match.bot_to_move():
+                    await self._bot_move(table)
+                    continue
+                elif table.timer and not table.deadline:
+                    table.deadline = now + table.timer
+                    self._broadcast(table)
+            elif match.over and not match.recorded:
+                match.record_result()
+                self._changed(table)
+            timeouts = [table.deadline - time.monotonic()] if table.deadline else []
+            timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
+            try:
+                await asyncio.wait_for(table.wake.wait(), max(0.0, min(timeouts)) if timeouts else None)
+            except TimeoutError:
+                if table.deadline and time.monotonic() >= table.deadline:
+                    table.deadline = 0.0
+                    await self._expire(table)
+
+    def _waiting(self, table: Table) -> list[int]:
+        """Seated, present persons who have not acknowledged the pause."""
+        return [seat for seat, owner in enumerate(table.owners)
+                if owner is not None and not table.bot_plays(seat) and seat not in table.away
+                and seat not in table.acks]
+
+    async def _expire(self, table: Table) -> None:
+        """The move timer ran out: a pause goes on, a person's move is made by the table's bot."""
+        match = table.match
+        interlude = match.pending_interlude()
+        if interlude is not None:
+            match.acknowledge(interlude)
+            table.acks.clear()
+            self._changed(table)
+        elif match.human_to_move():
+            await self._bot_move(table, stand_in=True)
+
+    async def _bot_move(self, table: Table, stand_in: bool = False) -> None:
+        match = table.match
+        seat = match.to_move()
+        turn = len(match.log)
+        state = match.state
+        view = match.rules.view(state, seat)
+        legal = match.rules.legal_actions(state)
+        if stand_in:
+            spec = table.game.bot(table.takeover_bot)
+            bot = spec.factory(match.rules, seat, match.options)
+        else:
+            bot = match.bot(seat)
+        stop = False
+        context = match.bot_context(seat, should_stop=lambda: stop)
+        try:
+            action = await asyncio.wait_for(asyncio.to_thread(bot.choose, view, legal, context),
+                                            self.bot_time_budget * 2 + 1)
+        except Exception as error:  # a bot that fails or overruns plays its first legal move
+            stop = True
+            log.warning("table %s: bot of seat %d failed (%s); first legal move", table.id, seat,
+                        safe_text(f"{type(error).__name__}: {error}", limit=120))
+            action = legal[0]
+        if len(match.log) != turn or match.state is not state or (not stand_in and not table.bot_plays(seat)):
+            return  # the position moved on, or the person reclaimed the seat meanwhile
+        try:
+            self._apply(table, action)
+        except IllegalAction:
+            self._apply(table, legal[0])
+
+    # -- what each connection sees ---------------------------------------------------------
+
+    def _info(self, table: Table) -> p.TableInfo:
+        seats = [
+            p.SeatInfo(name=table.names[seat], bot=table.bot_plays(seat), person=table.persons[seat],
+                       taken=table.owners[seat] is not None, away=seat in table.away)
+            for seat in range(len(table.names))
+        ]
+        match = table.match
+        return p.TableInfo(
+            table=table.id, game=table.game.id, options=dict(match.options), seats=seats,
+            status=table.status(),  # type: ignore[arg-type]
+            to_move=match.to_move(), watchers=sum(c.seat == OBSERVER for c in table.connections),
+            timer=table.timer, public=table.public,
+        )
+
+    def snapshot(self, table: Table, seat: int, log_start: int = 0) -> p.Snapshot:
+        """What ``seat`` (or a watcher, ``OBSERVER``) may know of ``table`` now (the log from ``log_start``)."""
+        match = table.match
+        rules = match.rules
+        view = observer_view(rules, match.state) if seat == OBSERVER else rules.view(match.state, seat)
+        to_move = match.to_move()
+        interlude = match.pending_interlude()
+        legal = rules.legal_actions(match.state) if (
+            seat >= 0 and to_move == seat and interlude is None and table.started and not table.bot_plays(seat)
+        ) else []
+        scores = rules.current_scores(match.state)
+        outcome = match.outcome() if to_move == TERMINAL else None
+        return p.Snapshot(
+            table=self._info(table), seat=seat, code=table.code if seat >= 0 else "",
+            view=_narrow(msgspec.to_builtins(view)) if table.wide_ints else msgspec.to_builtins(view),
+            legal=list(legal), turn=len(match.log),
+            log=table.descriptions[log_start:], log_start=log_start,
+            scores=list(scores) if scores is not None else None, totals=list(match.totals),
+            interlude=None if interlude is None else p.InterludeInfo(
+                key=interlude.key, title=interlude.title, scores=list(interlude.scores),
+                lines=[(label, list(values)) for label, values in interlude.lines],
+                waiting=self._waiting(table)),
+            outcome=list(outcome.scores) if outcome else None,
+            winners=list(outcome.winners) if outcome else [],
+            deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
+        )
+
+    def _broadcast(self, table: Table) -> None:
+        for connection in list(table.connections):
+            try:
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+            except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
+                table.wide_ints = True
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+            connection.log_sent = len(table.descriptions)
+
+    # -- saving ------------------------------------------------------------------------------
+
+    def _paths(self, table_id: str) -> tuple[Path, Path]:
+        assert self.data_dir is not None
+        folder = self.data_dir / "tables"
+        return folder / f"{table_id}.save.toml", folder / f"{table_id}.table.toml"
+
+    def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The save document of the match and the table's own, as plain data (cheap: no TOML yet)."""
+        table_doc = {
+            "format": 1, "id": table.id, "game": table.game.id, "public": table.public, "code": table.code,
+            "timer": table.timer, "host": table.host, "started": table.started,
+            "takeover_bot": table.takeover_bot, "acknowledged": table.match.acknowledged,
+            "seats": [
+                {"person": table.persons[s], "owner": table.owners[s] or "", "name": table.names[s],
+                 "bot": table.match.seats[s].bot or ""}
+                for s in range(len(table.names))
+            ],
+        }
+        return match_to_document(table.match), table_doc
+
+    def _save_now(self, table: Table) -> None:
+        if self.data_dir is None:
+            return
+        save_path, table_path = self._paths(table.id)
+        _write_both(save_path, *self._documents(table), table_path, None)
+
+    async def _save_loop(self, table: Table) -> None:
+        """Save after every change, off the event loop; changes during a write are saved by the next one."""
+        if self.data_dir is None:
+            return
+        save_path, table_path = self._paths(table.id)
+        written: list[str | None] = [None]
+        while True:
+            await table.dirty.wait()
+            table.dirty.clear()
+            match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
+            await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
+
+    def _restore(self, table_path: Path) -> Table:
+        document = tomllib.loads(table_path.read_text(encoding="utf-8"))
+        table_id = str(document["id"])
+        if not table_id.isalnum() or len(table_id) > 16:
+            raise ValueError("bad table id")
+        match = load_match(self.registry, self._paths(table_id)[0])
+        match.bot_time_budget = self.bot_time_budget
+        match.acknowledged = str(document.get("acknowledged", ""))
+        seats = document["seats"]
+        if len(seats) != len(match.seats):
+            raise ValueError("the table's seats do not match its save")
+        for seat, entry in enumerate(seats):
+            bot = str(entry["bot"]) or None
+            if bot is not None:
+                match.game.bot(bot)
+            match.seats[seat] = SeatConfig(str(entry["name"]), bot)
+        return Table(
+            id=table_id, game=match.game, match=match,
+            persons=[bool(entry["person"]) for entry in seats],
+            owners=[str(entry["owner"]) or None for entry in seats],
+            names=[str(entry["name"]) for entry in seats],
+            takeover_bot=match.game.bot(str(document["takeover_bot"])).id,
+            public=bool(document["public"]), code=str(document["code"]), timer=float(document["timer"]),
+            host=str(document["host"]), started=bool(document["started"]),
+            descriptions=_describe(match),
+        )
+
+
+def _write_both(save_path: Path, match_doc: dict[str, Any], table_doc: dict[str, Any], table_path: Path,
+                written: list[str | None] | None) -> None:
+    """Write the match's save, then the table's file if it changed (seats change far less often than moves)."""
+    write_atomic(save_path, tomli_w.dumps(match_doc))
+    text = tomli_w.dumps(table_doc)
+    if written is None or written[0] != text:
+        write_atomic(table_path, text)
+        if written is not None:
+            written[0] = text
+
+
+def _describe(match: Match) -> list[tuple[int, str]]:
+    """The public description of every move of the current game, replayed from its log."""
+    names = [seat.name for seat in match.seats]
+    replay = Match(match.game, list(match.seats), match.options, seed=match.seed, games_played=match.games_played
+                   - (1 if match.recorded else 0))
+    lines = []
+    for entry in match.log:
+        before = replay.state
+        replay.apply(entry.action)
+        lines.append((entry.seat, fill_seat_names(match.rules.describe_action(before, entry.action, entry.seat),
+                                                  names)))
+    return lines
+
+
+def _usable_name(name: str, identity: str) -> str:
+    for candidate in (name, identity[:16], "Guest"):
+        if validate_name(candidate) is None:
+            return candidate
+    return "Guest"
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """``name``, or ``name 2``, ``name 3``... so no two seats at a table share a name."""
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name[:12]} {number}" in taken:
+        number += 1
+    return f"{name[:12]} {number}"
+
+
+def _narrow(value: Any) -> Any:
+    """``value`` (plain data) with every integer MessagePack cannot hold as decimal text.
+
+    The client's ``msgspec.convert(..., strict=False)`` turns the text back
+    into the int the view type declares.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else str(value)
+    if isinstance(value, list | tuple):
+        return [_narrow(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _narrow(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,69 @@
+"""Helpers: a table service on a temporary data dir, and clients over real socketpairs."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+
+import pytest
+from gamenight.plugins import load_registry
+from gamenight.tables.client import TableClient
+from gamenight.tables.protocol import Move
+from gamenight.tables.service import TableService
+
+REGISTRY = load_registry()
+FAST = (1000.0, 1000.0)
+"""Message rate for simulated players, who move at machine speed (a person's limit is tested on its own)."""
+
+
+async def connect(service: TableService, identity: str, name: str | None = None) -> TableClient:
+    """A client on one end of a socketpair, the service serving the other as ``identity`` (as the server would)."""
+    ours, theirs = socket.socketpair()
+    service_reader, service_writer = await asyncio.open_connection(sock=theirs)
+    asyncio.get_running_loop().create_task(service.serve(service_reader, service_writer, identity, name or identity))
+    reader, writer = await asyncio.open_connection(sock=ours)
+    client = TableClient(reader, writer)
+    client.keep_all = True
+    await client.connect()
+    await client.wait_for(lambda c: c.name)
+    return client
+
+
+async def raw(service: TableService, identity: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A bare stream to the service, for clients that misbehave."""
+    ours, theirs = socket.socketpair()
+    service_reader, service_writer = await asyncio.open_connection(sock=theirs)
+    asyncio.get_running_loop().create_task(service.serve(service_reader, service_writer, identity, identity))
+    return await asyncio.open_connection(sock=ours)
+
+
+async def play_randomly(client: TableClient, seed: int, stop: asyncio.Event) -> int:
+    """Play random legal moves for the client's seat until the game ends; returns the moves sent."""
+    rng = random.Random(seed)
+    sent = 0
+    answered = -1
+    while not stop.is_set():
+        def ready(c, answered=answered):
+            snap = c.snapshot
+            if snap is None:
+                return None
+            done = snap.table.status == "over" or stop.is_set()
+            return snap if done or (snap.legal and snap.turn != answered) else None
+
+        snap = await client.wait_for(ready, timeout=60)
+        if stop.is_set() or snap.table.status == "over":
+            return sent
+        answered = snap.turn
+        await client.send(Move(rng.choice(snap.legal), snap.turn))
+        sent += 1
+    return sent
+
+
+@pytest.fixture
+async def service(tmp_path):
+    service = TableService(REGISTRY, tmp_path / "data", away_timeout=300, bot_time_budget=0.2, seed=7,
+                           message_rate=FAST)
+    await service.start()
+    yield service
+    await asyncio.wait_for(service.close(), 5)

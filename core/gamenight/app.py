@@ -106,11 +106,7 @@ def _room_command_palette() -> type:
         def dismiss(self, result=None) -> AwaitComplete:
             if self._closing or self.app.screen is not self:
                 self._closing = True
-
-                async def nothing() -> None:
-                    return None
-
-                return AwaitComplete(nothing())
+                return AwaitComplete.nothing()
             self._closing = True
             return super().dismiss(result)
 

@@ -96,18 +96,18 @@ def _room_command_palette() -> type:
         screen other than itself.
         """
 
-        _closing = False
+        _palette_closing = False
 
         def check_message_enabled(self, message) -> bool:
-            if self._closing and isinstance(message, OptionList.OptionSelected | Input.Submitted | Button.Pressed):
+            if self._palette_closing and isinstance(message, OptionList.OptionSelected | Input.Submitted | Button.Pressed):
                 return False
             return super().check_message_enabled(message)
 
         def dismiss(self, result=None) -> AwaitComplete:
-            if self._closing or self.app.screen is not self:
-                self._closing = True
+            if self._palette_closing or self.app.screen is not self:
+                self._palette_closing = True
                 return AwaitComplete.nothing()
-            self._closing = True
+            self._palette_closing = True
             return super().dismiss(result)
 
     return RoomCommandPalette

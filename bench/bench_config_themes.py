@@ -69,8 +69,9 @@ def main() -> None:
         print(measure("Config.load (hand-written file, 1 bad name)", lambda: Config.load(path), args.runs))
         print(measure("Config.load + set_name + save (tomlkit, atomic)", save, args.runs))
         print(measure("load_themes: the 3 built-in themes", lambda: load_themes([]), args.runs))
-        print(measure("Config.load of a 64 KiB file nested 32,000 deep (refused)", lambda: Config.load(deep),
-                      args.runs))
+        print(
+            measure("Config.load of a 64 KiB file nested 32,000 deep (refused)", lambda: Config.load(deep), args.runs)
+        )
 
 
 if __name__ == "__main__":

@@ -48,11 +48,17 @@ def main() -> None:
     from gamenight.screens.help_screen import join_wide_lines
     from rich._wrap import divide_line as rich_divide_line
 
-    loads = [float(subprocess.run([sys.executable, "-c", LOAD], capture_output=True, text=True, check=True).stdout)
-             for _ in range(args.runs)]
+    loads = [
+        float(subprocess.run([sys.executable, "-c", LOAD], capture_output=True, text=True, check=True).stdout)
+        for _ in range(args.runs)
+    ]
     registry = load_registry()
-    paragraphs = [line for game in ("lits", "mate", "mille", "seven", "yatzy")
-                  for line in join_wide_lines(registry.games[game].help["ja"]).split("\n") if line.strip()]
+    paragraphs = [
+        line
+        for game in ("lits", "mate", "mille", "seven", "yatzy")
+        for line in join_wide_lines(registry.games[game].help["ja"]).split("\n")
+        if line.strip()
+    ]
     divide_line(paragraphs[0], 76)  # the parser is loaded
 
     def timed(function) -> list[float]:
@@ -64,8 +70,10 @@ def main() -> None:
             times.append(time.process_time() - started)
         return times
 
-    print(f"{len(paragraphs)} paragraphs, {sum(len(p) for p in paragraphs)} characters of Japanese help; "
-          f"{args.runs} runs (CPU time)\n")
+    print(
+        f"{len(paragraphs)} paragraphs, {sum(len(p) for p in paragraphs)} characters of Japanese help; "
+        f"{args.runs} runs (CPU time)\n"
+    )
     print("| what | median | IQR | min |\n|---|---|---|---|")
     show("load BudouX's Japanese parser (fresh process)", loads)
     show("wrap all five Japanese helps at 76 cells: gamenight.linebreak", timed(divide_line))

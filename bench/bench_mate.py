@@ -138,11 +138,15 @@ def summarise(raw: Path) -> None:
     ties = sum(d == 0 for d in diffs) / n
     seconds = sorted(r["seconds"] for r in records.values())
     print(f"## Perfect vs greedy: {n} matches of four plays (seeds {min(records)}-{max(records)})\n")
-    print(f"- mean score difference per match (perfect - greedy): **{mean:+.1f}** "
-          f"(95% CI {mean - half:+.1f} to {mean + half:+.1f}; sd {statistics.stdev(diffs):.1f})")
+    print(
+        f"- mean score difference per match (perfect - greedy): **{mean:+.1f}** "
+        f"(95% CI {mean - half:+.1f} to {mean + half:+.1f}; sd {statistics.stdev(diffs):.1f})"
+    )
     print(f"- perfect wins {wins:.1%} of the matches, ties {ties:.1%}")
-    print(f"- mean match totals: perfect {statistics.mean(r['perfect'] for r in records.values()):.1f}, "
-          f"greedy {statistics.mean(r['greedy'] for r in records.values()):.1f}")
+    print(
+        f"- mean match totals: perfect {statistics.mean(r['perfect'] for r in records.values()):.1f}, "
+        f"greedy {statistics.mean(r['greedy'] for r in records.values()):.1f}"
+    )
     print(f"- seconds per match: median {statistics.median(seconds):.2f}, max {seconds[-1]:.2f}")
 
 

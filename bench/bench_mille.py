@@ -233,8 +233,7 @@ def report(
             "",
             "## Expert thinking time",
             "",
-            "| pairing | per game: median | per game: p99 | per game: max "
-            "| per decision: median | per decision: p99 |",
+            "| pairing | per game: median | per game: p99 | per game: max | per decision: median | per decision: p99 |",
             "| --- | --- | --- | --- | --- | --- |",
         ]
         for r in results:

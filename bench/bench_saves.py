@@ -46,8 +46,31 @@ from tests.core.test_saves_tampering import (
 )
 
 GAMES = ("mille", "seven", "yatzy", "mate")
-PIECES = ["0", "9", "-", ".", '"', "[", "]", "{", ",", "\n", "=", " ", "x", "\x1b", "\u202e", "nan", "inf",
-          "true", "1e999", "\\u0000", "[[[[[[", "'", "\u3164"]
+PIECES = [
+    "0",
+    "9",
+    "-",
+    ".",
+    '"',
+    "[",
+    "]",
+    "{",
+    ",",
+    "\n",
+    "=",
+    " ",
+    "x",
+    "\x1b",
+    "\u202e",
+    "nan",
+    "inf",
+    "true",
+    "1e999",
+    "\\u0000",
+    "[[[[[[",
+    "'",
+    "\u3164",
+]
 
 
 def structured(document: dict, rng: random.Random) -> dict:
@@ -73,8 +96,14 @@ def fuzz(count: int, seed: int, folder: Path) -> Counter:
         original, path = saves[game_id]
         text = path.read_text(encoding="utf-8")
         if number % 2:
-            edits = [(rng.choice(["insert", "delete", "replace", "duplicate-line", "drop-line"]), rng.random(),
-                      rng.choice(PIECES)) for _ in range(rng.randint(1, 4))]
+            edits = [
+                (
+                    rng.choice(["insert", "delete", "replace", "duplicate-line", "drop-line"]),
+                    rng.random(),
+                    rng.choice(PIECES),
+                )
+                for _ in range(rng.randint(1, 4))
+            ]
             data = apply_edits(text, edits).encode("utf-8", "surrogatepass")
         else:
             data = tomli_w.dumps(structured(tomllib.loads(text), rng)).encode()
@@ -126,8 +155,10 @@ def main() -> None:
         print(f"  {count:5d}  {name}{'' if name in ALLOWED else '   <-- FAILURE'}")
 
     path = long_session(args.games, folder)
-    print(f"Mille session with {args.games} finished games: {path.stat().st_size / 1024:.0f} KB, load "
-          f"{summary(cpu_times(lambda: load_match(registry(), path), args.runs))}")
+    print(
+        f"Mille session with {args.games} finished games: {path.stat().st_size / 1024:.0f} KB, load "
+        f"{summary(cpu_times(lambda: load_match(registry(), path), args.runs))}"
+    )
 
     big = folder / "big.toml"
     big.write_bytes(b"# " + b"x" * MAX_SAVE_BYTES + b"\n")
@@ -139,8 +170,9 @@ def main() -> None:
             return
         raise AssertionError("a file over the cap loaded")
 
-    print(f"file over the cap ({big.stat().st_size / 2**20:.1f} MB): refused in "
-          f"{summary(cpu_times(refuse, args.runs))}")
+    print(
+        f"file over the cap ({big.stat().st_size / 2**20:.1f} MB): refused in {summary(cpu_times(refuse, args.runs))}"
+    )
 
 
 if __name__ == "__main__":

@@ -120,11 +120,20 @@ def play_deal(bots: list, seed: int, timed: int = -1, times: list[tuple[float, b
 
 def expert_settings(args: argparse.Namespace) -> ExpertSettings:
     """The expert's settings from the command line (the room's where not given)."""
-    return ExpertSettings(samples=args.samples, horizon=args.horizon, win_bonus=args.win_bonus,
-                          greedy_model=not args.no_greedy_model, keeper=not args.no_keeper,
-                          all_calls=not args.best_call_only, track=not args.no_track,
-                          adapt=not args.no_adapt, posterior=not args.no_posterior, burn=args.burn, thin=args.thin,
-                          beta=args.beta)
+    return ExpertSettings(
+        samples=args.samples,
+        horizon=args.horizon,
+        win_bonus=args.win_bonus,
+        greedy_model=not args.no_greedy_model,
+        keeper=not args.no_keeper,
+        all_calls=not args.best_call_only,
+        track=not args.no_track,
+        adapt=not args.no_adapt,
+        posterior=not args.no_posterior,
+        burn=args.burn,
+        thin=args.thin,
+        beta=args.beta,
+    )
 
 
 class _KeeperBot:
@@ -162,27 +171,35 @@ def strength(args: argparse.Namespace) -> str:
     choices = [spent for spent, chose, _cpu in times if chose]
     every = [spent for spent, _chose, _cpu in times]
     choices_cpu = [cpu for _spent, chose, cpu in times if chose]
-    return "\n".join([
-        f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
-        + (f", {asdict(expert_settings(args))})" if args.bot == "expert" else ")"),
-        "",
-        "| measure | value |",
-        "|---|---|",
-        f"| win rate | {wins / args.deals:.1%} (95% CI {low:.1%} – {high:.1%}); fair share 20% |",
-        f"| mean points per deal | {mean:+.2f} ± {half:.2f} (95% CI); fair share 0 |",
-        f"| decision time, all {len(every)} decisions: median / p99 | "
-        f"{statistics.median(every) * 1e3:.2f} ms / {percentile(every, 0.99) * 1e3:.1f} ms |",
-        f"| decision time, the {len(choices)} with a real choice: median / p99 / max | "
-        f"{statistics.median(choices) * 1e3:.1f} ms / {percentile(choices, 0.99) * 1e3:.1f} ms / "
-        f"{max(choices) * 1e3:.1f} ms |",
-        f"| CPU time of those decisions: median / p99 / total | {statistics.median(choices_cpu) * 1e3:.1f} ms / "
-        f"{percentile(choices_cpu, 0.99) * 1e3:.1f} ms / {sum(choices_cpu):.1f} s |",
-        f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
-        f"| deals ended by the 500-turn guard | {limit_hits} |",
-        f"| wall time | {elapsed:.0f} s |",
-        *([f"| posterior chain: decisions, of which fell back; deals, of which not yet explaining the log | "
-           f"{', '.join(map(str, expert.chain_stats))} |"] if args.bot == "expert" else []),
-    ])
+    return "\n".join(
+        [
+            f"### {args.bot} vs four {args.opponent} ({args.deals} deals"
+            + (f", {asdict(expert_settings(args))})" if args.bot == "expert" else ")"),
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| win rate | {wins / args.deals:.1%} (95% CI {low:.1%} – {high:.1%}); fair share 20% |",
+            f"| mean points per deal | {mean:+.2f} ± {half:.2f} (95% CI); fair share 0 |",
+            f"| decision time, all {len(every)} decisions: median / p99 | "
+            f"{statistics.median(every) * 1e3:.2f} ms / {percentile(every, 0.99) * 1e3:.1f} ms |",
+            f"| decision time, the {len(choices)} with a real choice: median / p99 / max | "
+            f"{statistics.median(choices) * 1e3:.1f} ms / {percentile(choices, 0.99) * 1e3:.1f} ms / "
+            f"{max(choices) * 1e3:.1f} ms |",
+            f"| CPU time of those decisions: median / p99 / total | {statistics.median(choices_cpu) * 1e3:.1f} ms / "
+            f"{percentile(choices_cpu, 0.99) * 1e3:.1f} ms / {sum(choices_cpu):.1f} s |",
+            f"| turns per deal, median (p99) | {statistics.median(turns):.0f} ({percentile(turns, 0.99):.0f}) |",
+            f"| deals ended by the 500-turn guard | {limit_hits} |",
+            f"| wall time | {elapsed:.0f} s |",
+            *(
+                [
+                    f"| posterior chain: decisions, of which fell back; deals, of which not yet explaining the log | "
+                    f"{', '.join(map(str, expert.chain_stats))} |"
+                ]
+                if args.bot == "expert"
+                else []
+            ),
+        ]
+    )
 
 
 class _Oracle(ExpertBot):
@@ -229,7 +246,6 @@ class _Oracle(ExpertBot):
             hands[seat] = list(true[seat])
         return hands, stock
 
-
     def _reveal(self, view, unseen, rng):
         """A deal of the unseen cards that honours what the oracle knows of each other hand.
 
@@ -241,7 +257,8 @@ class _Oracle(ExpertBot):
         knows = self.knows
         special = frozenset(c for c in range(52) if c % 13 in (0, 6, 11))
         kind = {"specials": special, "suits+specials": special, "plain": frozenset(range(52)) - special}.get(
-            knows, frozenset())
+            knows, frozenset()
+        )
         true = self.state.hands
         hands = [list(hand) if seat == view.seat else [c for c in hand if c in kind] for seat, hand in enumerate(true)]
         fixed = {c for seat, hand in enumerate(hands) if seat != view.seat for c in hand}
@@ -291,8 +308,13 @@ KNOWS = {
 def ceiling(args: argparse.Namespace) -> str:
     # The oracles replace the dealt hidden cards, so they deal them the plain way (no posterior chain).
     options = replace(expert_settings(args), posterior=False)
-    lines = [f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
-             f"vs four greedy, {asdict(options)})", "", "| knows | win rate | mean points |", "|---|---|---|"]
+    lines = [
+        f"### the same search with hidden cards revealed (bench-only oracle; {args.deals} deals "
+        f"vs four greedy, {asdict(options)})",
+        "",
+        "| knows | win rate | mean points |",
+        "|---|---|---|",
+    ]
     for knows in args.knows.split(","):
         oracle = _Oracle(knows, options)
         wins, points = 0, []
@@ -383,15 +405,17 @@ def speed(args: argparse.Namespace) -> str:
     runners = {
         HEADLINE: lambda n, s: _seven_random_deals(n, s, "card"),
         READABLE: lambda n, s: _seven_random_deals(n, s, "card", READABLE_RULES),
-        "seven, the `random` bot (builds the seat's view for every move)":
-            lambda n, s: _seven_random_deals(n, s, "bot"),
-        "seven, uniformly random legal actions (incl. draws at will, so deals run long)":
-            lambda n, s: _seven_random_deals(n, s, "uniform"),
+        "seven, the `random` bot (builds the seat's view for every move)": lambda n, s: _seven_random_deals(
+            n, s, "bot"
+        ),
+        "seven, uniformly random legal actions (incl. draws at will, so deals run long)": lambda n, s: (
+            _seven_random_deals(n, s, "uniform")
+        ),
     }
     if pyspiel is not None:
         game = pyspiel.load_game("crazy_eights", {"players": 5})
-        runners["OpenSpiel crazy_eights (5 players), uniformly random legal actions"] = (
-            lambda n, s: _spiel_random_deals(game, n, s)
+        runners["OpenSpiel crazy_eights (5 players), uniformly random legal actions"] = lambda n, s: (
+            _spiel_random_deals(game, n, s)
         )
     batch = {name: 0 for name in runners}
     totals = {name: [0, 0, 0.0] for name in runners}
@@ -471,13 +495,15 @@ def invariants(args: argparse.Namespace) -> str:
         turns.append(state.turns)
         blocked += state.blocked_from >= 0
     elapsed = time.perf_counter() - started
-    return "\n".join([
-        f"### {args.deals} seeded 5-seat deals, random bots, checked after every action",
-        "",
-        f"All {args.deals} deals ended; 52 cards conserved after each of {actions:,} actions; every deal's "
-        f"scores sum to zero. Turns per deal: median {statistics.median(turns):.0f}, p99 "
-        f"{percentile(turns, 0.99):.0f}, max {max(turns)}; blocked deals {blocked}. Wall time {elapsed:.0f} s.",
-    ])
+    return "\n".join(
+        [
+            f"### {args.deals} seeded 5-seat deals, random bots, checked after every action",
+            "",
+            f"All {args.deals} deals ended; 52 cards conserved after each of {actions:,} actions; every deal's "
+            f"scores sum to zero. Turns per deal: median {statistics.median(turns):.0f}, p99 "
+            f"{percentile(turns, 0.99):.0f}, max {max(turns)}; blocked deals {blocked}. Wall time {elapsed:.0f} s.",
+        ]
+    )
 
 
 def decisions(args: argparse.Namespace) -> str:
@@ -510,17 +536,19 @@ def decisions(args: argparse.Namespace) -> str:
         bot.choose(view, legal, ctx)
         times.append(time.process_time() - started)
     quartiles = statistics.quantiles(times, n=4)
-    return "\n".join([
-        f"### the room's expert on {len(positions)} fixed positions (seeds {args.seed}-{args.seed + args.deals - 1}, "
-        f"every {args.every}th real choice)",
-        "",
-        "| CPU time per decision | value |",
-        "|---|---|",
-        f"| median (IQR) | {statistics.median(times) * 1e3:.1f} ms "
-        f"({quartiles[0] * 1e3:.1f} – {quartiles[2] * 1e3:.1f}) |",
-        f"| p90 / max | {percentile(times, 0.9) * 1e3:.1f} ms / {max(times) * 1e3:.1f} ms |",
-        f"| total | {sum(times):.2f} s |",
-    ])
+    return "\n".join(
+        [
+            f"### the room's expert on {len(positions)} fixed positions "
+            f"(seeds {args.seed}-{args.seed + args.deals - 1}, every {args.every}th real choice)",
+            "",
+            "| CPU time per decision | value |",
+            "|---|---|",
+            f"| median (IQR) | {statistics.median(times) * 1e3:.1f} ms "
+            f"({quartiles[0] * 1e3:.1f} – {quartiles[2] * 1e3:.1f}) |",
+            f"| p90 / max | {percentile(times, 0.9) * 1e3:.1f} ms / {max(times) * 1e3:.1f} ms |",
+            f"| total | {sum(times):.2f} s |",
+        ]
+    )
 
 
 def add_expert_options(p: argparse.ArgumentParser) -> None:
@@ -528,19 +556,32 @@ def add_expert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=default.samples)
     p.add_argument("--horizon", type=int, default=default.horizon, help="turns per playout (0: to the end)")
     p.add_argument("--win-bonus", type=float, default=default.win_bonus)
-    p.add_argument("--no-greedy-model", action="store_true",
-                   help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played")
+    p.add_argument(
+        "--no-greedy-model",
+        action="store_true",
+        help="infer hidden cards from forced draws only, not from how 7s, Aces and Queens are played",
+    )
     p.add_argument("--no-keeper", action="store_true", help="the expert's own playouts play greedy_card")
     p.add_argument("--best-call-only", action="store_true", help="a Queen is tried with best_call only")
     p.add_argument("--no-track", action="store_true", help="ignore what the log tells about the stock")
-    p.add_argument("--no-posterior", action="store_true",
-                   help="deal the hidden cards as infer_knowledge bends them, not by the posterior chain")
+    p.add_argument(
+        "--no-posterior",
+        action="store_true",
+        help="deal the hidden cards as infer_knowledge bends them, not by the posterior chain",
+    )
     p.add_argument("--burn", type=int, default=default.burn, help="posterior chain moves before the first deal")
     p.add_argument("--thin", type=int, default=default.thin, help="posterior chain moves between deals")
-    p.add_argument("--beta", type=float, default=default.beta,
-                   help="posterior chain's energy weight (rises from 0.5 while burning in)")
-    p.add_argument("--no-adapt", action="store_true",
-                   help="read every seat's plays by the greedy model, even a seat whose plays contradict it")
+    p.add_argument(
+        "--beta",
+        type=float,
+        default=default.beta,
+        help="posterior chain's energy weight (rises from 0.5 while burning in)",
+    )
+    p.add_argument(
+        "--no-adapt",
+        action="store_true",
+        help="read every seat's plays by the greedy model, even a seat whose plays contradict it",
+    )
     p.add_argument("--seed", type=int, default=0)
 
 
@@ -548,10 +589,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="part", required=True)
     p = sub.add_parser("strength")
-    p.add_argument("--opponent", choices=("greedy", "random", "expert"), default="greedy",
-                   help="the four other seats (expert: at its defaults, whatever the measured seat is given)")
-    p.add_argument("--bot", choices=("expert", "greedy", "random", "keeper"), default="expert",
-                   help="the bot in the measured seat (greedy/random/keeper give baselines)")
+    p.add_argument(
+        "--opponent",
+        choices=("greedy", "random", "expert"),
+        default="greedy",
+        help="the four other seats (expert: at its defaults, whatever the measured seat is given)",
+    )
+    p.add_argument(
+        "--bot",
+        choices=("expert", "greedy", "random", "keeper"),
+        default="expert",
+        help="the bot in the measured seat (greedy/random/keeper give baselines)",
+    )
     p.add_argument("--deals", type=int, default=2000)
     p.add_argument("--outcomes", help="write each deal's result (deal, won, points) to this file")
     add_expert_options(p)

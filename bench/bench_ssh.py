@@ -95,9 +95,27 @@ class ServerProcess:
     def __init__(self, data_dir: Path, sessions: int, extra: tuple[str, ...] = ()) -> None:
         self.events: list[dict] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gamenight.ssh", "--guest", "--port", "0", "--data-dir", str(data_dir),
-             "--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000", "--idle-timeout", "0", *extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "gamenight.ssh",
+                "--guest",
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+                "--max-sessions",
+                str(sessions + 5),
+                "--max-new-per-minute",
+                "100000",
+                "--idle-timeout",
+                "0",
+                *extra,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
@@ -186,12 +204,21 @@ def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
         home.mkdir(parents=True)
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TERM": "xterm-256color",
-               "LANG": "C.UTF-8"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+        }
         began = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "gamenight", "--saves", str(home / "saves"),
-                                  "--config", str(home / "config.toml")],
-                                 stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "gamenight", "--saves", str(home / "saves"), "--config", str(home / "config.toml")],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+        )
         os.close(slave)
         seen = b""
         while LOBBY not in seen and time.perf_counter() - began < 120:
@@ -222,14 +249,17 @@ def median_ci(values: list[float], rounds: int = 2000, seed: int = 1) -> tuple[f
 def summary(values: list[float], unit: str, scale: float = 1.0) -> str:
     scaled = [v * scale for v in values]
     low, high = median_ci(scaled)
-    return (f"median {statistics.median(scaled):.1f} {unit} (95% CI {low:.1f}–{high:.1f}), "
-            f"p95 {percentile(scaled, 0.95):.1f}, min {min(scaled):.1f}, max {max(scaled):.1f}, n={len(scaled)}")
+    return (
+        f"median {statistics.median(scaled):.1f} {unit} (95% CI {low:.1f}–{high:.1f}), "
+        f"p95 {percentile(scaled, 0.95):.1f}, min {min(scaled):.1f}, max {max(scaled):.1f}, n={len(scaled)}"
+    )
 
 
 async def open_session(port: int, number: int) -> tuple[Session, float]:
     began = time.perf_counter()
-    conn = await asyncssh.connect("127.0.0.1", port, username=f"bench{number}", known_hosts=None,
-                                  client_keys=None, agent_path=None, config=[])
+    conn = await asyncssh.connect(
+        "127.0.0.1", port, username=f"bench{number}", known_hosts=None, client_keys=None, agent_path=None, config=[]
+    )
     process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
     session = Session(conn, process)
     asyncio.get_running_loop().create_task(session.pump())
@@ -269,8 +299,9 @@ async def run(args: argparse.Namespace) -> dict:
         cpu_before, began_idle = [group_cpu_seconds(pid) for pid in pids], time.perf_counter()
         await asyncio.sleep(args.idle_window)
         idle_seconds = time.perf_counter() - began_idle
-        result["idle_cpu_percent"] = [100 * (group_cpu_seconds(pid) - before) / idle_seconds
-                                      for pid, before in zip(pids, cpu_before, strict=True)]
+        result["idle_cpu_percent"] = [
+            100 * (group_cpu_seconds(pid) - before) / idle_seconds for pid, before in zip(pids, cpu_before, strict=True)
+        ]
         memories = [group_memory_kib(pid) for pid in pids]
         result["uss_kib"] = [m[0] for m in memories]
         result["pss_kib"] = [m[1] for m in memories]
@@ -354,8 +385,9 @@ def main() -> int:
     parser.add_argument("--latency-sessions", type=int, default=5)
     parser.add_argument("--keys", type=int, default=20, help="arrow keys per latency session")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to wait before measuring memory")
-    parser.add_argument("--direct-runs", type=int, default=5,
-                        help="runs of the baseline: the room started in a local pty, without SSH")
+    parser.add_argument(
+        "--direct-runs", type=int, default=5, help="runs of the baseline: the room started in a local pty, without SSH"
+    )
     parser.add_argument("--idle-window", type=float, default=10.0, help="seconds over which idle CPU is measured")
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()

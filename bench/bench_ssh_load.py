@@ -44,8 +44,28 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_ssh import LOBBY, QUIET, Session, group_cpu_seconds, percentile
 
 DOWN, UP = b"\x1b[B", b"\x1b[A"
-KEYS = [DOWN, UP, b"\x1b[C", b"\x1b[D", b"\t", b"\x1b[Z", b"\r", b"\x1b", b" ", b"h", b"j", b"k", b"l", b"?",
-        b"n", b"y", b"1", b"2", b"3", b"\x10"]  # arrows, tab, enter, escape, letters, digits, ctrl+p
+KEYS = [
+    DOWN,
+    UP,
+    b"\x1b[C",
+    b"\x1b[D",
+    b"\t",
+    b"\x1b[Z",
+    b"\r",
+    b"\x1b",
+    b" ",
+    b"h",
+    b"j",
+    b"k",
+    b"l",
+    b"?",
+    b"n",
+    b"y",
+    b"1",
+    b"2",
+    b"3",
+    b"\x10",
+]  # arrows, tab, enter, escape, letters, digits, ctrl+p
 """Keys a player might press (no ctrl+q / q: leaving is not what this measures)."""
 
 
@@ -55,9 +75,23 @@ class Server:
         self.events: list[dict] = []
         self.lines = 0
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gamenight.ssh", "--guest", "--port", "0", "--data-dir", str(data_dir),
-             "--idle-timeout", "0", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "gamenight.ssh",
+                "--guest",
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+                "--idle-timeout",
+                "0",
+                *args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
@@ -119,15 +153,25 @@ def group_members(pgid: int) -> list[int]:
 
 
 def connect(port: int, user: str, address: str):
-    return asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_keys=None, agent_path=None,
-                            config=[], local_addr=(address, 0))
+    return asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=user,
+        known_hosts=None,
+        client_keys=None,
+        agent_path=None,
+        config=[],
+        local_addr=(address, 0),
+    )
 
 
 def summary(values: list[float], unit: str) -> str:
     if not values:
         return "none"
-    return (f"median {statistics.median(values):.1f} {unit}, p90 {percentile(values, 0.9):.1f}, "
-            f"min {min(values):.1f}, max {max(values):.1f}, n={len(values)}")
+    return (
+        f"median {statistics.median(values):.1f} {unit}, p90 {percentile(values, 0.9):.1f}, "
+        f"min {min(values):.1f}, max {max(values):.1f}, n={len(values)}"
+    )
 
 
 # -- 1. load ------------------------------------------------------------------------------------
@@ -204,18 +248,25 @@ async def sample_memory(server: Server, stop: asyncio.Event, peaks: dict[int, tu
 
 
 async def load(args: argparse.Namespace, data_dir: Path) -> dict:
-    server = Server(data_dir / "load", "--max-sessions", str(args.max_sessions), "--room-memory",
-                    str(args.room_memory))
+    server = Server(data_dir / "load", "--max-sessions", str(args.max_sessions), "--room-memory", str(args.room_memory))
     rng = random.Random(args.seed)
-    record: dict = {"refused": [], "no_lobby": [], "admitted": 0, "still_there": 0, "left_at": {}, "last_words": {},
-                    "sent": {"keys": 0, "bytes": 0, "pastes": 0, "resizes": 0}}
+    record: dict = {
+        "refused": [],
+        "no_lobby": [],
+        "admitted": 0,
+        "still_there": 0,
+        "left_at": {},
+        "last_words": {},
+        "sent": {"keys": 0, "bytes": 0, "pastes": 0, "resizes": 0},
+    }
     peaks: dict[int, tuple[int, int]] = {}
     stop = asyncio.Event()
     sampler = asyncio.get_running_loop().create_task(sample_memory(server, stop, peaks))
     began = time.monotonic()
     try:
-        await asyncio.gather(*(player(n, server.port, args.seconds, random.Random(rng.random()), record)
-                               for n in range(args.clients)))
+        await asyncio.gather(
+            *(player(n, server.port, args.seconds, random.Random(rng.random()), record) for n in range(args.clients))
+        )
         await asyncio.sleep(3)  # the last rooms end
     finally:
         stop.set()
@@ -237,11 +288,18 @@ async def load(args: argparse.Namespace, data_dir: Path) -> dict:
             continue
         endings.append(end["ts"] - left)
     record.update(
-        seconds=time.monotonic() - began, server_alive=alive, server_returncode=returncode,
-        sessions_started=len(server.of("session_start")), crashed=crashed, end_after_disconnect_s=endings,
-        exit_statuses=exit_statuses, peak_rss_mib=[p[0] / 1024 for p in peaks.values()],
-        peak_size_mib=[p[1] / 1024 for p in peaks.values()], isolated=server.listening["isolated"],
-        limits=[e["kind"] for e in server.of("limit")], log_lines=server.lines,
+        seconds=time.monotonic() - began,
+        server_alive=alive,
+        server_returncode=returncode,
+        sessions_started=len(server.of("session_start")),
+        crashed=crashed,
+        end_after_disconnect_s=endings,
+        exit_statuses=exit_statuses,
+        peak_rss_mib=[p[0] / 1024 for p in peaks.values()],
+        peak_size_mib=[p[1] / 1024 for p in peaks.values()],
+        isolated=server.listening["isolated"],
+        limits=[e["kind"] for e in server.of("limit")],
+        log_lines=server.lines,
         server_errors=[e for e in server.of("error")],
         room_crashed=[e.get("error", "") for e in server.of("room_crashed")],
         input_dropped=sum(e.get("input_dropped", 0) for e in server.of("session_end")),
@@ -294,8 +352,9 @@ async def flood(args: argparse.Namespace, data_dir: Path) -> dict:
         result["baseline_s"] = await keystrokes(session, args.keys)
         stop = asyncio.Event()
         counts = {"connections": 0, "refused": 0, "turned_away": 0}
-        flooders = [asyncio.get_running_loop().create_task(flooder(server.port, n, stop, counts))
-                    for n in range(args.flooders)]
+        flooders = [
+            asyncio.get_running_loop().create_task(flooder(server.port, n, stop, counts)) for n in range(args.flooders)
+        ]
         await asyncio.sleep(2)
         lines_before, began = server.lines, time.monotonic()
         result["flood_s"] = await keystrokes(session, args.keys)
@@ -362,7 +421,7 @@ def report(result: dict, args: argparse.Namespace, command: str, load_average: t
             f"(exit status on SIGTERM {load_part['server_returncode']}) |",
             f"| sessions admitted and reaching the lobby | {load_part['admitted']} "
             f"(rooms started: {load_part['sessions_started']}) |",
-            f"| clients refused | {len(refused)}, of which {full} with \"The server is full\" |",
+            f'| clients refused | {len(refused)}, of which {full} with "The server is full" |',
             f"| clients admitted but no lobby within 180 s | {len(load_part['no_lobby'])} |",
             f"| rooms that ended while their client was there, status ≠ 0 (crashes) | {len(load_part['crashed'])} "
             f"{load_part['crashed'][:5] if load_part['crashed'] else ''} |",
@@ -433,8 +492,7 @@ def main() -> int:
     parser.add_argument("--keys", type=int, default=40, help="arrow keys timed alone and again during the flood")
     parser.add_argument("--resizes", type=int, default=7004)
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--parts", nargs="+", default=["load", "flood", "resize"],
-                        choices=["load", "flood", "resize"])
+    parser.add_argument("--parts", nargs="+", default=["load", "flood", "resize"], choices=["load", "flood", "resize"])
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()

@@ -78,8 +78,10 @@ def first_frame(code: str) -> tuple[float, float]:
 
 def _row(name: str, values: list[float]) -> str:
     q = statistics.quantiles(values, n=4)
-    return (f"{name:34} median {statistics.median(values) * 1000:7.1f} ms   "
-            f"IQR {q[0] * 1000:.1f}–{q[2] * 1000:.1f} ms   min {min(values) * 1000:.1f} ms")
+    return (
+        f"{name:34} median {statistics.median(values) * 1000:7.1f} ms   "
+        f"IQR {q[0] * 1000:.1f}–{q[2] * 1000:.1f} ms   min {min(values) * 1000:.1f} ms"
+    )
 
 
 def main() -> None:

@@ -53,6 +53,7 @@ def rss_kib() -> int:
 async def seat_player(client: TableClient, rng: random.Random, think: float, sent: dict, done: asyncio.Event) -> None:
     answered = -1
     while True:
+
         def ready(c, answered=answered):
             snap = c.snapshot
             if snap is None:
@@ -84,6 +85,7 @@ async def run_clients(socks: list[socket.socket], tables: int, think: float, see
         def hear(message):
             if isinstance(message, p.Event) and message.seat >= 0 and message.seat != seat_box[0]:
                 received.append((message.table, message.turn, seat_box[0], time.perf_counter()))
+
         return hear
 
     seats_of: list[list[int]] = []
@@ -112,12 +114,18 @@ async def run_clients(socks: list[socket.socket], tables: int, think: float, see
         if (table, turn) in sent:
             latencies.append(when - sent[(table, turn)])
     finals = [
-        {"table": c.snapshot.table.table, "seat": c.snapshot.seat, "view": c.snapshot.view, "turn": c.snapshot.turn,
-         "events": len(c.events), "log": c.log, "errors": [e.code for e in c.errors]}
+        {
+            "table": c.snapshot.table.table,
+            "seat": c.snapshot.seat,
+            "view": c.snapshot.view,
+            "turn": c.snapshot.turn,
+            "events": len(c.events),
+            "log": c.log,
+            "errors": [e.code for e in c.errors],
+        }
         for c in clients
     ]
-    report = msgspec.msgpack.encode({"latencies": latencies, "finals": finals, "elapsed": elapsed,
-                                     "moves": len(sent)})
+    report = msgspec.msgpack.encode({"latencies": latencies, "finals": finals, "elapsed": elapsed, "moves": len(sent)})
     out.sendall(len(report).to_bytes(8, "big") + report)
     for client in clients:
         await client.close()
@@ -159,8 +167,7 @@ async def main_async(args: argparse.Namespace, pairs, report_parent, pid: int) -
     registry = load_registry()
     rss_before = rss_kib()
     with tempfile.TemporaryDirectory() as data:
-        service = TableService(registry, Path(data), seed=args.seed, message_rate=(1000.0, 1000.0),
-                               away_timeout=600)
+        service = TableService(registry, Path(data), seed=args.seed, message_rate=(1000.0, 1000.0), away_timeout=600)
         await service.start()
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         tasks = await serve(service, [theirs for _ours, theirs in pairs])
@@ -183,17 +190,27 @@ async def main_async(args: argparse.Namespace, pairs, report_parent, pid: int) -
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     lat = [x * 1000 for x in report["latencies"]]
     quartiles = statistics.quantiles(lat, n=4)
-    print(f"tables {args.tables} x {SEATS} seats, think {args.think} s, seed {args.seed}, "
-          f"load average {os.getloadavg()[0]:.1f}")
-    print(f"moves by people {report['moves']}, all moves incl. chance {total_moves}, "
-          f"wall {report['elapsed']:.1f} s, deliveries timed {len(lat)}")
-    print(f"latency move -> other seats' Event: median {statistics.median(lat):.1f} ms, "
-          f"IQR {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, p95 {percentile(lat, 0.95):.1f} ms, "
-          f"p99 {percentile(lat, 0.99):.1f} ms, max {max(lat):.1f} ms")
-    print(f"service CPU {cpu:.2f} s = {cpu / args.tables * 1000:.0f} ms per table "
-          f"({cpu / max(1, total_moves) * 1e6:.0f} us per move, {cpu / report['elapsed'] * 100:.0f}% of one core)")
-    print(f"service RSS {rss_before / 1024:.1f} -> {rss_peak / 1024:.1f} MiB: "
-          f"{(rss_peak - rss_before) / args.tables:.0f} KiB per table (socket buffers and saves included)")
+    print(
+        f"tables {args.tables} x {SEATS} seats, think {args.think} s, seed {args.seed}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"moves by people {report['moves']}, all moves incl. chance {total_moves}, "
+        f"wall {report['elapsed']:.1f} s, deliveries timed {len(lat)}"
+    )
+    print(
+        f"latency move -> other seats' Event: median {statistics.median(lat):.1f} ms, "
+        f"IQR {quartiles[0]:.1f}-{quartiles[2]:.1f} ms, p95 {percentile(lat, 0.95):.1f} ms, "
+        f"p99 {percentile(lat, 0.99):.1f} ms, max {max(lat):.1f} ms"
+    )
+    print(
+        f"service CPU {cpu:.2f} s = {cpu / args.tables * 1000:.0f} ms per table "
+        f"({cpu / max(1, total_moves) * 1e6:.0f} us per move, {cpu / report['elapsed'] * 100:.0f}% of one core)"
+    )
+    print(
+        f"service RSS {rss_before / 1024:.1f} -> {rss_peak / 1024:.1f} MiB: "
+        f"{(rss_peak - rss_before) / args.tables:.0f} KiB per table (socket buffers and saves included)"
+    )
     print(f"lost: {len(lost)} of {len(report['finals'])} clients differ from the service {lost[:3]}")
     return 1 if lost else 0
 

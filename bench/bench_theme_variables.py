@@ -61,10 +61,17 @@ def main() -> None:
 
     registry = load_registry()
     with tempfile.TemporaryDirectory() as folder:
-        app = GameNightApp(registry=registry, config=Config.load(Path(folder) / "c.toml"),
-                           saves_dir=Path(folder) / "saves")
-        print(measure(f"take the games' variables ({len(app.available_themes)} themes, "
-                      f"{len(app.game_theme_variables)} variables)", app._take_game_variables, args.runs))
+        app = GameNightApp(
+            registry=registry, config=Config.load(Path(folder) / "c.toml"), saves_dir=Path(folder) / "saves"
+        )
+        print(
+            measure(
+                f"take the games' variables ({len(app.available_themes)} themes, "
+                f"{len(app.game_theme_variables)} variables)",
+                app._take_game_variables,
+                args.runs,
+            )
+        )
         (Path(folder) / "old").mkdir()
         (Path(folder) / "old" / "themes").mkdir()
         (Path(folder) / "old" / "themes" / "old.toml").write_text(OLD_THEME, encoding="utf-8")
@@ -81,8 +88,10 @@ def main() -> None:
             with_old_theme()
         spent = with_old_theme.spent  # type: ignore[attr-defined]
         q1, _median, q3 = statistics.quantiles(spent, n=4)
-        print(f"| the same with a user theme using 3 old names | {statistics.median(spent):.2f} ms | "
-              f"{q1:.2f}–{q3:.2f} ms | {max(spent):.2f} ms |")
+        print(
+            f"| the same with a user theme using 3 old names | {statistics.median(spent):.2f} ms | "
+            f"{q1:.2f}–{q3:.2f} ms | {max(spent):.2f} ms |"
+        )
 
 
 if __name__ == "__main__":

@@ -24,9 +24,22 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MYPYPATH": str(ROOT / "core")}
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
-         "--cache-dir", str(cache), *targets],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--no-error-summary",
+            "--cache-dir",
+            str(cache),
+            *targets,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
 
 

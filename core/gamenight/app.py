@@ -53,11 +53,28 @@ THEME_VARIABLE_DEFAULTS = {
 named ``<game id>-…``, added to these when the game is registered."""
 
 ANSI_ON_DARK = TerminalTheme(
-    (12, 12, 12), (217, 217, 217),
-    [(26, 26, 26), (255, 128, 128), (152, 224, 36), (253, 151, 31), (157, 101, 255), (255, 128, 200),
-     (88, 209, 235), (196, 197, 181)],
-    [(98, 94, 76), (255, 150, 150), (166, 226, 46), (230, 219, 116), (174, 129, 255), (255, 150, 210),
-     (102, 217, 239), (246, 246, 239)],
+    (12, 12, 12),
+    (217, 217, 217),
+    [
+        (26, 26, 26),
+        (255, 128, 128),
+        (152, 224, 36),
+        (253, 151, 31),
+        (157, 101, 255),
+        (255, 128, 200),
+        (88, 209, 235),
+        (196, 197, 181),
+    ],
+    [
+        (98, 94, 76),
+        (255, 150, 150),
+        (166, 226, 46),
+        (230, 219, 116),
+        (174, 129, 255),
+        (255, 150, 210),
+        (102, 217, 239),
+        (246, 246, 239),
+    ],
 )
 """How a dark truecolour theme draws the 16 ANSI colours that games use in Rich text ("red" cards,
 "yellow" notes): Textual's Monokai, with red and magenta lightened (Monokai's #f4005f was under
@@ -99,7 +116,9 @@ def _room_command_palette() -> type:
         _palette_closing = False
 
         def check_message_enabled(self, message) -> bool:
-            if self._palette_closing and isinstance(message, OptionList.OptionSelected | Input.Submitted | Button.Pressed):
+            if self._palette_closing and isinstance(
+                message, OptionList.OptionSelected | Input.Submitted | Button.Pressed
+            ):
                 return False
             return super().check_message_enabled(message)
 
@@ -185,8 +204,12 @@ class GameNightApp(App):
     def _unknown_theme_text(self) -> str:
         problem = self._broken_themes.get(self._wanted_theme)
         if problem is not None:
-            return _("The theme {name!r} could not be loaded; using {default}. {problem}", name=self._wanted_theme,
-                     default=DEFAULT_THEME, problem=problem)
+            return _(
+                "The theme {name!r} could not be loaded; using {default}. {problem}",
+                name=self._wanted_theme,
+                default=DEFAULT_THEME,
+                problem=problem,
+            )
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
@@ -245,8 +268,9 @@ class GameNightApp(App):
             known = reserved | set(theme.to_color_system().generate())
             notices, unknown = resolve_game_variables(theme, known, declared, self.registry.games)
             if unknown and theme.name not in self._shipped_themes:
-                notices.append(_("{theme}: no game declares variables.{names}", theme=theme.name,
-                                 names=", ".join(unknown)))
+                notices.append(
+                    _("{theme}: no game declares variables.{names}", theme=theme.name, names=", ".join(unknown))
+                )
             for notice in notices:
                 if notice not in seen:
                     seen.add(notice)
@@ -283,8 +307,9 @@ class GameNightApp(App):
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").
-            self.call_after_refresh(self.run_worker, self._load_registry, thread=True, name="plugins",
-                                    exit_on_error=False)
+            self.call_after_refresh(
+                self.run_worker, self._load_registry, thread=True, name="plugins", exit_on_error=False
+            )
         if self.start_match is not None:
             self.open_match(self.start_match)
         elif self.start_save is not None:
@@ -301,8 +326,13 @@ class GameNightApp(App):
         try:
             registry = load_registry()
         except Exception as error:  # load_registry reports plugin faults itself; this is ours
-            self.call_from_thread(self.notify, _("Could not look for games: {error}", error=safe_text(error)),
-                                  severity="error", timeout=12, markup=False)
+            self.call_from_thread(
+                self.notify,
+                _("Could not look for games: {error}", error=safe_text(error)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
             registry = Registry()
         self.call_from_thread(self.registry_arrived, registry)
 
@@ -352,8 +382,12 @@ class GameNightApp(App):
 
             def prepared(error: str | None) -> None:
                 if error is not None:
-                    self.notify(_("A bot could not prepare: {error}", error=safe_text(error)), severity="error",
-                                timeout=12, markup=False)
+                    self.notify(
+                        _("A bot could not prepare: {error}", error=safe_text(error)),
+                        severity="error",
+                        timeout=12,
+                        markup=False,
+                    )
                     return
                 self._show_match(match, save_path)
 
@@ -363,14 +397,19 @@ class GameNightApp(App):
 
     def _show_match(self, match: Match, save_path: Path | None) -> None:
         if match.game.screen is None:
-            self.notify(_("{game} has no screen to play on.", game=safe_text(match.game.title)), severity="error",
-                        markup=False)
+            self.notify(
+                _("{game} has no screen to play on.", game=safe_text(match.game.title)), severity="error", markup=False
+            )
             return
         try:
             screen = match.game.screen(match)
         except Exception as error:
-            self.notify(_("The game's screen failed to open: {error}", error=safe_text(error)), severity="error",
-                        timeout=12, markup=False)
+            self.notify(
+                _("The game's screen failed to open: {error}", error=safe_text(error)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
             return
         screen.save_path = save_path
         self.push_screen(screen)

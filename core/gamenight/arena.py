@@ -50,8 +50,14 @@ class ArenaResult:
             "seed": self.seed,
             "games_per_s": round(self.games_per_s, 3),
             "seats": [
-                {"seat": s.seat, "bot": s.bot, "mean": round(s.mean, 4), "ci95": round(s.ci95, 4),
-                 "wins": s.wins, "win_rate": round(s.win_rate, 4)}
+                {
+                    "seat": s.seat,
+                    "bot": s.bot,
+                    "mean": round(s.mean, 4),
+                    "ci95": round(s.ci95, 4),
+                    "wins": s.wins,
+                    "win_rate": round(s.win_rate, 4),
+                }
                 for s in self.seats
             ],
         }
@@ -89,8 +95,9 @@ def run_arena(
     wins = [0.0] * len(bots)
     started = time.perf_counter()
     for index in range(games):
-        match = play_headless(game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget,
-                             game_number=index)
+        match = play_headless(
+            game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget, game_number=index
+        )
         outcome = match.outcome()
         for seat in range(len(bots)):
             scores[seat].append(outcome.scores[seat])
@@ -99,10 +106,19 @@ def run_arena(
             progress(index + 1)
     seconds = time.perf_counter() - started
     return ArenaResult(
-        game=game.id, games=games, seed=seed, seconds=seconds,
+        game=game.id,
+        games=games,
+        seed=seed,
+        seconds=seconds,
         seats=tuple(
-            SeatResult(seat, bot, statistics.fmean(scores[seat]) if games else 0.0, ci95(scores[seat]),
-                       wins[seat], wins[seat] / games if games else 0.0)
+            SeatResult(
+                seat,
+                bot,
+                statistics.fmean(scores[seat]) if games else 0.0,
+                ci95(scores[seat]),
+                wins[seat],
+                wins[seat] / games if games else 0.0,
+            )
             for seat, bot in enumerate(bots)
         ),
     )

@@ -37,7 +37,7 @@ def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
         description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
-                    "(each has --help).",
+        "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
     parser.add_argument("save", nargs="?", type=Path, help="resume this save file")
@@ -88,9 +88,17 @@ def _plugins_command(argv: Sequence[str]) -> int:
         _headed_column(table, header)
     for record in registry.plugins:
         table.add_row(
-            *(_plain(value, 80) for value in (record.name, record.distribution, record.version,
-                                               ", ".join(record.games), ", ".join(record.bots),
-                                               ", ".join(record.themes))),
+            *(
+                _plain(value, 80)
+                for value in (
+                    record.name,
+                    record.distribution,
+                    record.version,
+                    ", ".join(record.games),
+                    ", ".join(record.bots),
+                    ", ".join(record.themes),
+                )
+            ),
             Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"),
         )
     console.print(table)
@@ -107,8 +115,9 @@ def _arena_command(argv: Sequence[str]) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="K=V", help="a game option")
-    parser.add_argument("--time-budget", type=float, default=2.0, metavar="S",
-                        help="seconds per move for searching bots (default 2)")
+    parser.add_argument(
+        "--time-budget", type=float, default=2.0, metavar="S", help="seconds per move for searching bots (default 2)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     from rich.console import Console
@@ -132,8 +141,14 @@ def _arena_command(argv: Sequence[str]) -> int:
             options[key.strip()] = value.strip()
         bots = [bot.strip() for bot in args.seats.split(",") if bot.strip()]
         if not game.min_seats <= len(bots) <= game.max_seats:
-            raise ValueError(_("{game} takes {seats}, not {count}", game=game.id,
-                               seats=seat_count(game.min_seats, game.max_seats), count=len(bots)))
+            raise ValueError(
+                _(
+                    "{game} takes {seats}, not {count}",
+                    game=game.id,
+                    seats=seat_count(game.min_seats, game.max_seats),
+                    count=len(bots),
+                )
+            )
         for bot in bots:
             game.bot(bot)
         game.parse_options(options)
@@ -146,22 +161,48 @@ def _arena_command(argv: Sequence[str]) -> int:
         err.print(Text.assemble("gamenight arena: ", _plain(error.args[0] if error.args else error)), style="red")
         return 2
     with Progress(
-        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True, disable=not err.is_terminal,
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task(escape(safe_text(game.id, 40)), total=args.games)
-        result = run_arena(game, bots, args.games, args.seed, options,
-                           progress=lambda done: progress.update(task, completed=done), time_budget=args.time_budget)
+        result = run_arena(
+            game,
+            bots,
+            args.games,
+            args.seed,
+            options,
+            progress=lambda done: progress.update(task, completed=done),
+            time_budget=args.time_budget,
+        )
     if args.json:
         print(json.dumps(result.as_json()))
         return 0
-    table = Table(title=_plain(_("{game}: {games} games, seed {seed}, {rate} games/s", game=game.id,
-                                 games=result.games, seed=result.seed, rate=f"{result.games_per_s:.1f}")))
+    table = Table(
+        title=_plain(
+            _(
+                "{game}: {games} games, seed {seed}, {rate} games/s",
+                game=game.id,
+                games=result.games,
+                seed=result.seed,
+                rate=f"{result.games_per_s:.1f}",
+            )
+        )
+    )
     for column in (_("Seat"), _("Bot"), _("Mean ± 95% CI"), _("Wins"), _("Win rate")):
         _headed_column(table, column, justify="right")
     for seat in result.seats:
-        table.add_row(str(seat.seat + 1), _plain(seat.bot, 80), f"{seat.mean:.2f} ± {seat.ci95:.2f}",
-                      f"{seat.wins:g}", f"{seat.win_rate:.1%}")
+        table.add_row(
+            str(seat.seat + 1),
+            _plain(seat.bot, 80),
+            f"{seat.mean:.2f} ± {seat.ci95:.2f}",
+            f"{seat.wins:g}",
+            f"{seat.win_rate:.1%}",
+        )
     Console().print(table)
     return 0
 
@@ -187,8 +228,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {"plugins": _plugins_command, "arena": _arena_command, "serve-ssh": _serve_ssh_command,
-                "serve-web": _serve_web_command}[command](rest)
+        return {
+            "plugins": _plugins_command,
+            "arena": _arena_command,
+            "serve-ssh": _serve_ssh_command,
+            "serve-web": _serve_web_command,
+        }[command](rest)
     args = _room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))

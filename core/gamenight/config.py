@@ -89,15 +89,18 @@ def _theme_problem(value: Any) -> str | None:
 
 
 def _delay_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-            or not 0 <= value <= 5:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not 0 <= value <= 5:
         return _("must be a number of seconds from 0 to 5.")
     return None
 
 
 def _path_problem(value: Any) -> str | None:
-    if not isinstance(value, str) or not value or len(value) > MAX_PATH_CHARS \
-            or safe_text(value, MAX_PATH_CHARS) != value:
+    if (
+        not isinstance(value, str)
+        or not value
+        or len(value) > MAX_PATH_CHARS
+        or safe_text(value, MAX_PATH_CHARS) != value
+    ):
         return _("must be a folder path (text without control characters).")
     return None
 
@@ -138,11 +141,17 @@ class Config:
         except FileNotFoundError:
             return config
         except TomlFileError as error:
-            config.error = _("The config file {path} is malformed: {reason}. Using defaults; the file was "
-                             "left as it is.", path=path, reason=safe_text(error))
+            config.error = _(
+                "The config file {path} is malformed: {reason}. Using defaults; the file was left as it is.",
+                path=path,
+                reason=safe_text(error),
+            )
         except (OSError, UnicodeError) as error:
-            config.error = _("Cannot read the config file {path}: {reason}", path=path,
-                             reason=getattr(error, "strerror", None) or safe_text(error))
+            config.error = _(
+                "Cannot read the config file {path}: {reason}",
+                path=path,
+                reason=getattr(error, "strerror", None) or safe_text(error),
+            )
         config._check()
         return config
 
@@ -176,8 +185,10 @@ class Config:
         for key in list(general):
             check = GENERAL_KEYS.get(key)
             if check is None:
-                self._problem(f"[general] {safe_text(key, 40)}",
-                              _("is not a setting (known: {keys}).", keys=", ".join(GENERAL_KEYS)))
+                self._problem(
+                    f"[general] {safe_text(key, 40)}",
+                    _("is not a setting (known: {keys}).", keys=", ".join(GENERAL_KEYS)),
+                )
                 del general[key]
             elif (problem := check(general[key])) is not None:
                 self._problem(f"[general] {key}", problem)
@@ -189,7 +200,7 @@ class Config:
         if players is None:
             return
         if not isinstance(players, dict):
-            self._problem(f"[{shown}] player", _("must be lines like player.1 = \"Name\"."))
+            self._problem(f"[{shown}] player", _('must be lines like player.1 = "Name".'))
             del section["player"]
             return
         for key in list(players):
@@ -198,8 +209,14 @@ class Config:
                 self._problem(where, _("a seat number must be from 1 to {count}.", count=MAX_SEATS))
                 del players[key]
             elif (problem := validate_name(players[key])) is not None:
-                self._warn(_("{path}: {where}: {problem} Using the default name.", path=self.path, where=where,
-                             problem=problem))
+                self._warn(
+                    _(
+                        "{path}: {where}: {problem} Using the default name.",
+                        path=self.path,
+                        where=where,
+                        problem=problem,
+                    )
+                )
                 del players[key]
 
     # -- reading -------------------------------------------------------------
@@ -295,8 +312,9 @@ class Config:
         except FileNotFoundError:
             text = ""
         except TomlFileError as error:
-            raise ConfigError(_("Not saved: the config file has an error to fix first. {error}",
-                                error=safe_text(error))) from None
+            raise ConfigError(
+                _("Not saved: the config file has an error to fix first. {error}", error=safe_text(error))
+            ) from None
         try:
             document = tomlkit.parse(text)
             for keys, value in self._changes.items():
@@ -306,8 +324,9 @@ class Config:
         except ConfigError:
             raise
         except Exception as error:  # tomlkit refusing what tomllib accepted: say so, write nothing
-            raise ConfigError(_("Not saved: the config file has an error to fix first. {error}",
-                                error=safe_text(error))) from None
+            raise ConfigError(
+                _("Not saved: the config file has an error to fix first. {error}", error=safe_text(error))
+            ) from None
         write_atomic(self.path, new_text)
         self._changes.clear()
 
@@ -322,13 +341,18 @@ def _set_in(document: Any, keys: tuple[str, ...], value: Any) -> None:
         document.add(section_name, tomlkit.table())
     section = document[section_name]
     if not isinstance(section, MutableMapping):
-        raise ConfigError(_("Not saved: {where} in the config file is not a table; fix it first.",
-                            where=f"[{section_name}]"))
+        raise ConfigError(
+            _("Not saved: {where} in the config file is not a table; fix it first.", where=f"[{section_name}]")
+        )
     if rest[0] == "player" and len(rest) == 2:
         if "player" in section:
             if not isinstance(section["player"], MutableMapping):
-                raise ConfigError(_("Not saved: {where} in the config file is not a table; fix it first.",
-                                    where=f"[{section_name}] player"))
+                raise ConfigError(
+                    _(
+                        "Not saved: {where} in the config file is not a table; fix it first.",
+                        where=f"[{section_name}] player",
+                    )
+                )
             section["player"][rest[1]] = value
         else:
             section.add(tomlkit.key(["player", rest[1]]), value)

@@ -138,8 +138,14 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
                     index += 1
                 continue
             # kinsoku even when folding: "ー" goes down with the character before it
-            cut = next((c for c in range(index, start, -1)
-                        if not text[c].isspace() and text[c] not in NO_START and text[c - 1] not in NO_END), index)
+            cut = next(
+                (
+                    c
+                    for c in range(index, start, -1)
+                    if not text[c].isspace() and text[c] not in NO_START and text[c - 1] not in NO_END
+                ),
+                index,
+            )
             if cut == start:  # a single character wider than the line
                 cut = index + 1
         breaks.append(cut)

@@ -85,8 +85,14 @@ class Match:
     def __post_init__(self) -> None:
         count = len(self.seats)
         if not self.game.min_seats <= count <= self.game.max_seats:
-            raise ValueError(_("{game} takes {seats}, not {count}", game=self.game.id,
-                               seats=seat_count(self.game.min_seats, self.game.max_seats), count=count))
+            raise ValueError(
+                _(
+                    "{game} takes {seats}, not {count}",
+                    game=self.game.id,
+                    seats=seat_count(self.game.min_seats, self.game.max_seats),
+                    count=count,
+                )
+            )
         self.options = self.game.parse_options(self.options)
         if not self.totals:
             self.totals = [0.0] * count
@@ -229,8 +235,9 @@ class Match:
     def bot_context(self, seat: int, should_stop=lambda: False) -> BotContext:
         """A fresh context for the bot in ``seat`` (its RNG follows the log length)."""
         rng = random.Random(f"{self.seed}:{self.games_played}:{seat}:{len(self.log)}")
-        return BotContext(seat=seat, rng=rng, options=self.options, should_stop=should_stop,
-                          time_budget=self.bot_time_budget)
+        return BotContext(
+            seat=seat, rng=rng, options=self.options, should_stop=should_stop, time_budget=self.bot_time_budget
+        )
 
     def bot_choice(self, should_stop=lambda: False) -> Action:
         """Ask the bot to move for its seat -- from that seat's view only.
@@ -256,16 +263,24 @@ class Match:
         for number, entry in enumerate(entries, start=1):
             seat, action = (entry.seat, entry.action) if isinstance(entry, LogEntry) else entry
             if self.to_move() != seat:
-                raise IllegalAction(_("move {number}: the log says seat {seat} acts, but it is {turn}'s turn",
-                                      number=number, seat=seat, turn=self.to_move()))
+                raise IllegalAction(
+                    _(
+                        "move {number}: the log says seat {seat} acts, but it is {turn}'s turn",
+                        number=number,
+                        seat=seat,
+                        turn=self.to_move(),
+                    )
+                )
             if check_chance and seat == CHANCE and action != self.rules.sample_chance(self.state, self._chance_rng()):
-                raise IllegalAction(_("move {number}: this chance outcome is not the one the seed draws",
-                                      number=number))
+                raise IllegalAction(
+                    _("move {number}: this chance outcome is not the one the seed draws", number=number)
+                )
             try:
                 self.apply(action)
             except IllegalAction as error:
-                raise IllegalAction(_("move {number} ({action!r}): {error}",
-                                      number=number, action=action, error=error)) from None
+                raise IllegalAction(
+                    _("move {number} ({action!r}): {error}", number=number, action=action, error=error)
+                ) from None
 
 
 def play_headless(
@@ -283,7 +298,11 @@ def play_headless(
     :meth:`gamenight.sdk.Rules.new_game_in_match`), so who starts rotates.
     """
     match = Match(
-        game, list(seats), dict(options or {}), seed=seed, bot_time_budget=bot_time_budget,
+        game,
+        list(seats),
+        dict(options or {}),
+        seed=seed,
+        bot_time_budget=bot_time_budget,
         games_played=game_number,
     )
     for _action_number in range(max_actions):

@@ -51,8 +51,21 @@ MAX_DISPLAY_KEYS = 16
 """Most entries of a save's ``display`` table (how the table is shown)."""
 _LOG_LINE = re.compile(r"(-1|0|[1-9][0-9]{0,2}) (.+)", re.DOTALL)
 _KNOWN_FIELDS = frozenset(
-    {"format", "game", "plugin_version", "saved_at", "seed", "games_played", "totals", "wins", "options",
-     "seats", "history", "log", "display"}
+    {
+        "format",
+        "game",
+        "plugin_version",
+        "saved_at",
+        "seed",
+        "games_played",
+        "totals",
+        "wins",
+        "options",
+        "seats",
+        "history",
+        "log",
+        "display",
+    }
 )
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -125,13 +138,19 @@ def read_document(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise SaveError(_("Cannot read {path}: {reason}", path=shown(path), reason=error.strerror)) from None
     if len(data) > MAX_SAVE_BYTES:
-        raise SaveError(_("{path} is larger than a save can be ({size} MB at most).",
-                          path=shown(path), size=MAX_SAVE_BYTES // (1024 * 1024)))
+        raise SaveError(
+            _(
+                "{path} is larger than a save can be ({size} MB at most).",
+                path=shown(path),
+                size=MAX_SAVE_BYTES // (1024 * 1024),
+            )
+        )
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as error:
-        raise SaveError(_("{path} is not a valid save file: {reason}", path=shown(path),
-                          reason=safe_text(error, limit=200))) from None
+        raise SaveError(
+            _("{path} is not a valid save file: {reason}", path=shown(path), reason=safe_text(error, limit=200))
+        ) from None
     except RecursionError:
         raise SaveError(_("{path} is not a valid save file: it is nested too deeply.", path=shown(path))) from None
 
@@ -172,8 +191,10 @@ def _numbers(document: dict[str, Any], key: str, count: int) -> list[float] | No
     if key not in document:
         return None
     values = document[key]
-    if not isinstance(values, list) or len(values) != count or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    if (
+        not isinstance(values, list)
+        or len(values) != count
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values)
     ):
         raise SaveError(_("The save's '{key}' field is malformed.", key=key))
     if key == "wins" and any(v < 0 for v in values):
@@ -184,8 +205,14 @@ def _numbers(document: dict[str, Any], key: str, count: int) -> list[float] | No
 def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
     raw_seats = _field(document, "seats", list)
     if not game.min_seats <= len(raw_seats) <= game.max_seats:
-        raise SaveError(_("The save has {count} seats; {game} takes {seats}.", count=len(raw_seats),
-                          game=game.id, seats=seat_count(game.min_seats, game.max_seats)))
+        raise SaveError(
+            _(
+                "The save has {count} seats; {game} takes {seats}.",
+                count=len(raw_seats),
+                game=game.id,
+                seats=seat_count(game.min_seats, game.max_seats),
+            )
+        )
     bots = {spec.id for spec in game.bots}
     seats = []
     for number, raw in enumerate(raw_seats, start=1):
@@ -193,8 +220,7 @@ def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
             raise SaveError(_("The save's seats are malformed."))
         problem = validate_name(raw.get("name"))
         if problem is not None:
-            raise SaveError(_("Seat {number}'s name in the save is refused: {problem}", number=number,
-                              problem=problem))
+            raise SaveError(_("Seat {number}'s name in the save is refused: {problem}", number=number, problem=problem))
         name = raw["name"]
         if "default_name" in raw:  # the game's default name: in the language of today, not of the save
             default = raw["default_name"]
@@ -212,8 +238,10 @@ def _seats(document: dict[str, Any], game: GameInfo) -> list[SeatConfig]:
 def _options(document: dict[str, Any]) -> dict[str, Any]:
     options = _field(document, "options", dict)
     for key, value in options.items():
-        if len(key) > MAX_FIELD_CHARS or not isinstance(value, bool | int | str) or (
-            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value))
+        if (
+            len(key) > MAX_FIELD_CHARS
+            or not isinstance(value, bool | int | str)
+            or (isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value)))
         ):
             raise SaveError(_("The save's options are malformed."))
     return dict(options)
@@ -225,9 +253,13 @@ def _display(document: dict[str, Any]) -> dict[str, bool | int | str]:
     if len(display) > MAX_DISPLAY_KEYS:
         raise SaveError(_("The save's '{key}' field is malformed.", key="display"))
     for key, value in display.items():
-        if len(key) > MAX_FIELD_CHARS or not _plain(key) or not isinstance(value, bool | int | str) or (
-            isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value))
-        ) or (isinstance(value, int) and not -(2**31) <= value < 2**31):
+        if (
+            len(key) > MAX_FIELD_CHARS
+            or not _plain(key)
+            or not isinstance(value, bool | int | str)
+            or (isinstance(value, str) and (len(value) > MAX_FIELD_CHARS or not _plain(value)))
+            or (isinstance(value, int) and not -(2**31) <= value < 2**31)
+        ):
             raise SaveError(_("The save's '{key}' field is malformed.", key="display"))
     return dict(display)
 
@@ -238,8 +270,9 @@ def _log(lines: Any, seats: int, game_number: int | None) -> list[LogEntry]:
     def malformed(number: int) -> SaveError:
         if game_number is None:
             return SaveError(_("Move {number} of the save is malformed.", number=number))
-        return SaveError(_("Move {number} of game {game} in the save's history is malformed.",
-                           number=number, game=game_number + 1))
+        return SaveError(
+            _("Move {number} of game {game} in the save's history is malformed.", number=number, game=game_number + 1)
+        )
 
     if not isinstance(lines, list):
         raise SaveError(_("Game {game} in the save's history is malformed.", game=(game_number or 0) + 1))
@@ -268,8 +301,11 @@ def load_match(registry, path: Path) -> Match:
     version = _field(document, "format", int)
     if version > FORMAT_VERSION:
         raise SaveError(
-            _("{path} was written by a newer gamenight (save format {version}); please upgrade.",
-              path=shown(path), version=version)
+            _(
+                "{path} was written by a newer gamenight (save format {version}); please upgrade.",
+                path=shown(path),
+                version=version,
+            )
         )
     if version < 1:
         raise SaveError(_("Unknown save format {version}.", version=version))
@@ -307,8 +343,12 @@ def load_match(registry, path: Path) -> Match:
     except (ValueError, IllegalAction) as error:
         raise SaveError(_("The save cannot be replayed: {reason}", reason=safe_text(error, limit=300))) from None
     except Exception as error:  # a plugin's rules failing on strange input must not end the room
-        raise SaveError(_("The game's rules failed on this save: {reason}",
-                          reason=safe_text(f"{type(error).__name__}: {error}", limit=300))) from None
+        raise SaveError(
+            _(
+                "The game's rules failed on this save: {reason}",
+                reason=safe_text(f"{type(error).__name__}: {error}", limit=300),
+            )
+        ) from None
     _check_counts(match, version, games_played, totals, wins)
     match.display = display
     return match
@@ -327,23 +367,39 @@ def _replay_history(match: Match, history: list[list[LogEntry]]) -> None:
         match.start_game()
 
 
-def _check_counts(match: Match, version: int, games_played: int, totals: list[float] | None,
-                  wins: list[float] | None) -> None:
+def _check_counts(
+    match: Match, version: int, games_played: int, totals: list[float] | None, wins: list[float] | None
+) -> None:
     """The saved totals, wins and games played must be those the replayed games give."""
     earlier = len(match.history)
     if games_played == earlier + 1 and match.over:
         match.record_result()  # saved after the current game ended and was counted
     elif games_played != earlier:
         if version < 2:
-            raise SaveError(_("This save was written by an older gamenight (save format 1): its running totals "
-                              "over {count} earlier games cannot be checked, so it cannot be resumed.",
-                              count=games_played))
-        raise SaveError(_("The save says {claimed} games were played, but its history holds {count}.",
-                          claimed=games_played, count=earlier))
+            raise SaveError(
+                _(
+                    "This save was written by an older gamenight (save format 1): its running totals "
+                    "over {count} earlier games cannot be checked, so it cannot be resumed.",
+                    count=games_played,
+                )
+            )
+        raise SaveError(
+            _(
+                "The save says {claimed} games were played, but its history holds {count}.",
+                claimed=games_played,
+                count=earlier,
+            )
+        )
     for key, saved, derived in (("totals", totals, match.totals), ("wins", wins, match.wins)):
         if saved is not None and saved != derived:
-            raise SaveError(_("The save's '{key}' ({saved}) are not what its games give ({derived}).", key=key,
-                              saved=_listed(saved), derived=_listed(derived)))
+            raise SaveError(
+                _(
+                    "The save's '{key}' ({saved}) are not what its games give ({derived}).",
+                    key=key,
+                    saved=_listed(saved),
+                    derived=_listed(derived),
+                )
+            )
 
 
 def _listed(values: list[float]) -> str:

@@ -117,8 +117,9 @@ def random_playouts(
     return finished
 
 
-def check_bot_legality(game: GameInfo, bot_ids: Iterable[str], games: int = 3, seed: int = 0,
-                       options: Mapping[str, Any] | None = None) -> None:
+def check_bot_legality(
+    game: GameInfo, bot_ids: Iterable[str], games: int = 3, seed: int = 0, options: Mapping[str, Any] | None = None
+) -> None:
     """Play ``games`` games with the given bots; every move they pick must be legal."""
     bots = list(bot_ids)
     for index in range(games):
@@ -133,8 +134,13 @@ def check_bot_legality(game: GameInfo, bot_ids: Iterable[str], games: int = 3, s
             match.apply(choice)
 
 
-def check_view_hiding(game: GameInfo, perturb: Callable[[Any, int, random.Random], Any], games: int = 5,
-                      seed: int = 0, seats: int | None = None) -> None:
+def check_view_hiding(
+    game: GameInfo,
+    perturb: Callable[[Any, int, random.Random], Any],
+    games: int = 5,
+    seed: int = 0,
+    seats: int | None = None,
+) -> None:
     """A seat's view must not change when only others' hidden information changes.
 
     ``perturb(state, seat, rng)`` returns a state that differs from ``state``
@@ -152,8 +158,13 @@ def check_view_hiding(game: GameInfo, perturb: Callable[[Any, int, random.Random
             replay.apply(entry.action)
 
 
-def check_observer_hiding(game: GameInfo, perturb: Callable[[Any, int, random.Random], Any], games: int = 3,
-                          seed: int = 0, seats: int | None = None) -> None:
+def check_observer_hiding(
+    game: GameInfo,
+    perturb: Callable[[Any, int, random.Random], Any],
+    games: int = 3,
+    seed: int = 0,
+    seats: int | None = None,
+) -> None:
     """A watcher's view (``OBSERVER``) must not depend on any seat's hidden information.
 
     ``perturb`` is the one :func:`check_view_hiding` takes; applying it for
@@ -302,15 +313,23 @@ async def screen_mounts(
         raise AssertionError(f"{game.id}: a game for several seats needs at least one bot")
     count = seats or game.default_seats
     person = count - 1 if human_seat is None else human_seat
-    lineup = [SeatConfig("Player") if seat == person else SeatConfig(f"{bots[0].label} {seat + 1}", bots[0].id)
-              for seat in range(count)]
+    lineup = [
+        SeatConfig("Player") if seat == person else SeatConfig(f"{bots[0].label} {seat + 1}", bots[0].id)
+        for seat in range(count)
+    ]
     match = Match(game, lineup, dict(options or {}), seed=seed)
     previous = get_language()
     set_language(language)
     try:
         with tempfile.TemporaryDirectory() as folder:
-            app = GameNightApp(registry=_game_registry(game, registry), config=Config.load(Path(folder) / "c.toml"),
-                               saves_dir=Path(folder) / "saves", theme_name=theme, bot_delay=0, start_match=match)
+            app = GameNightApp(
+                registry=_game_registry(game, registry),
+                config=Config.load(Path(folder) / "c.toml"),
+                saves_dir=Path(folder) / "saves",
+                theme_name=theme,
+                bot_delay=0,
+                start_match=match,
+            )
             async with app.run_test(size=size) as pilot:
                 await wait_for_bots(pilot)
                 screen = _find_game_screen(app, match)

@@ -76,8 +76,7 @@ def validate_name(name: object) -> str | None:
         return _("A name must be text.")
     if not name.strip():
         return _("A name cannot be empty.")
-    too_wide = _("A name can be at most {cells} cells wide (a Japanese character takes two).",
-                 cells=MAX_NAME_CELLS)
+    too_wide = _("A name can be at most {cells} cells wide (a Japanese character takes two).", cells=MAX_NAME_CELLS)
     head = name[: 4 * MAX_NAME_CHARS]  # the reason shows early; a huge name is not scanned to its end
     if any(_unshowable(ch) for ch in head):
         return _("A name cannot contain control characters.")

@@ -56,8 +56,19 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _VARIABLE_NAME = THEME_VARIABLE_NAME
 _VARIABLE_VALUE = THEME_VARIABLE_VALUE
 
-_COLOUR_KEYS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
-                "surface", "panel", "boost")
+_COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 _THEME_KEYS = frozenset(f.name for f in fields(Theme))
 
 
@@ -85,8 +96,13 @@ def check_variables(variables: Mapping[str, str]) -> str | None:
         return None
     names = {name: f"v{index}" for index, name in enumerate(variables)}
     sheet = Stylesheet(variables={names[name]: value for name, value in variables.items()})
-    sheet.add_source(" ".join(f"Screen {{ {'text-style' if _is_style_variable(name) else 'color'}: ${key}; }}"
-                              for name, key in names.items()), read_from=("theme", ""))
+    sheet.add_source(
+        " ".join(
+            f"Screen {{ {'text-style' if _is_style_variable(name) else 'color'}: ${key}; }}"
+            for name, key in names.items()
+        ),
+        read_from=("theme", ""),
+    )
     try:
         sheet.parse()  # one parse for all: the common case, every value good
         return None
@@ -129,8 +145,12 @@ def _problem(data: Mapping[str, Any]) -> str | None:
             return _("{key}: must be true or false", key=key)
     for key in ("luminosity_spread", "text_alpha"):
         value = data.get(key, 0.5)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-                or not 0 <= value <= 1:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not 0 <= value <= 1
+        ):
             return _("{key}: must be a number from 0 to 1", key=key)
     variables = data.get("variables", {})
     if not isinstance(variables, Mapping):
@@ -197,8 +217,9 @@ def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Pat
     if user_dir is not None and user_dir.is_dir():
         user_files = sorted(user_dir.glob("*.toml"))
         if len(user_files) > MAX_THEME_FILES:
-            result.errors.append(_("{folder}: only the first {count} theme files are read",
-                                   folder=user_dir, count=MAX_THEME_FILES))
+            result.errors.append(
+                _("{folder}: only the first {count} theme files are read", folder=user_dir, count=MAX_THEME_FILES)
+            )
         ordered.extend(user_files[:MAX_THEME_FILES])
     for source in ordered:
         origin = safe_text(source.get("name", "<plugin theme>"), 64) if isinstance(source, Mapping) else str(source)
@@ -234,18 +255,26 @@ def check_game_variables(game_id: str, variables: Any, reserved: Iterable[str] =
     reserved = set(reserved)
     prefix = f"{game_id}-"
     for key, value in variables.items():
-        if not isinstance(key, str) or not _VARIABLE_NAME.fullmatch(key) or not key.startswith(prefix) \
-                or key in reserved:
-            return _("theme_variables: {key!r} must be named {prefix}… (a-z, 0-9 and '-')",
-                     key=safe_text(key, 40), prefix=prefix)
+        if (
+            not isinstance(key, str)
+            or not _VARIABLE_NAME.fullmatch(key)
+            or not key.startswith(prefix)
+            or key in reserved
+        ):
+            return _(
+                "theme_variables: {key!r} must be named {prefix}… (a-z, 0-9 and '-')",
+                key=safe_text(key, 40),
+                prefix=prefix,
+            )
         if not isinstance(value, str) or not _VARIABLE_VALUE.fullmatch(value):
             return _("theme_variables.{key}: must be a colour or a text style, as text", key=key)
     problem = check_variables(variables)
     return None if problem is None else problem.replace("variables.", "theme_variables.", 1)
 
 
-def resolve_game_variables(theme: Theme, known: Iterable[str], declared: Mapping[str, str],
-                           game_ids: Iterable[str]) -> tuple[list[str], list[str]]:
+def resolve_game_variables(
+    theme: Theme, known: Iterable[str], declared: Mapping[str, str], game_ids: Iterable[str]
+) -> tuple[list[str], list[str]]:
     """Rename a theme's old unprefixed game variables; find the ones nobody declares.
 
     ``known`` are the names every theme may set (Textual's and the room's),
@@ -269,8 +298,9 @@ def resolve_game_variables(theme: Theme, known: Iterable[str], declared: Mapping
             continue
         value = variables.pop(name)
         variables.setdefault(targets[0], value)
-        notices.append(_("{theme}: variables.{old} is deprecated; name it {new}", theme=theme.name, old=name,
-                         new=targets[0]))
+        notices.append(
+            _("{theme}: variables.{old} is deprecated; name it {new}", theme=theme.name, old=name, new=targets[0])
+        )
     if notices:
         theme.variables = variables
     return notices, unknown

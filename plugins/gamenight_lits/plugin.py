@@ -23,7 +23,6 @@ _LAYOUT_LABELS = {
 }
 
 
-
 GAME = GameInfo(
     id="lits",
     title="Battle of LITS",

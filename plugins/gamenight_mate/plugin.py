@@ -15,7 +15,6 @@ GAMENIGHT_API = "1.0"
 _HERE = Path(__file__).parent
 
 
-
 GAME = GameInfo(
     id="mate",
     title="Mate",
@@ -26,10 +25,20 @@ GAME = GameInfo(
     default_seats=2,
     bots=(
         BotSpec("random", "Random", lazy_bot("gamenight_mate.bots:make_random"), 0, "Plays any legal card."),
-        BotSpec("greedy", "Greedy", lazy_bot("gamenight_mate.bots:make_greedy"), 1,
-                "Mates at once when it can, else keeps the lead cheaply."),
-        BotSpec("perfect", "Perfect", lazy_bot("gamenight_mate.bots:make_perfect"), 2,
-                "Solves the whole play exactly and never misses a mate."),
+        BotSpec(
+            "greedy",
+            "Greedy",
+            lazy_bot("gamenight_mate.bots:make_greedy"),
+            1,
+            "Mates at once when it can, else keeps the lead cheaply.",
+        ),
+        BotSpec(
+            "perfect",
+            "Perfect",
+            lazy_bot("gamenight_mate.bots:make_perfect"),
+            2,
+            "Solves the whole play exactly and never misses a mate.",
+        ),
     ),
     options=(
         Option(

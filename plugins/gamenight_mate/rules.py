@@ -334,9 +334,7 @@ class MateRules(Rules):
             return MateState(variant=state.variant, play=play, results=state.results)
         return self._start_play(state, play, (state.deal[1], state.deal[0]))
 
-    def _start_play(
-        self, state: MateState, play: int, deal: tuple[tuple[str, ...], tuple[str, ...]]
-    ) -> MateState:
+    def _start_play(self, state: MateState, play: int, deal: tuple[tuple[str, ...], tuple[str, ...]]) -> MateState:
         return MateState(
             variant=state.variant,
             play=play,
@@ -378,9 +376,7 @@ class MateRules(Rules):
         cards = state.hands[seat]
         if first is not None:
             cards = tuple(
-                card
-                for card in cards
-                if card_suit(card) != card_suit(first) and card_rank(card) != card_rank(first)
+                card for card in cards if card_suit(card) != card_suit(first) and card_rank(card) != card_rank(first)
             )
         return _distinct(cards)
 

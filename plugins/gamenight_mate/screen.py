@@ -44,11 +44,16 @@ class MateScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", _("Card ←"), show=False),
         Binding("right", "cursor(1)", _("Card →"), show=False),
-        Binding("enter,space", "play", _("Play"),
-                tooltip=_("Play the card under the cursor (or set it aside when foreplacing)")),
+        Binding(
+            "enter,space",
+            "play",
+            _("Play"),
+            tooltip=_("Play the card under the cursor (or set it aside when foreplacing)"),
+        ),
         Binding("n", "keep_all", _("Keep all"), tooltip=_("Set no card aside this play")),
-        Binding("e", "explain", _("Best play"),
-                tooltip=_("The move to make now with best play by both, and its outcome")),
+        Binding(
+            "e", "explain", _("Best play"), tooltip=_("The move to make now with best play by both, and its outcome")
+        ),
         Binding("c", "continue", _("Continue"), show=False),
     ]
 

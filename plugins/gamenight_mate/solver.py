@@ -228,9 +228,7 @@ class Solver:
             table[key] = (best, best, best_lead)
         return best
 
-    def _answer(
-        self, a: int, mine: int, theirs: int, leader: int, fp: tuple[bool, bool], alpha: int, beta: int
-    ) -> int:
+    def _answer(self, a: int, mine: int, theirs: int, leader: int, fp: tuple[bool, bool], alpha: int, beta: int) -> int:
         """Value for ``leader`` after it led card ``a`` from ``mine``: the other seat picks the least."""
         t = self.t
         move = 1 + (MOVES - fp[leader]) - mine.bit_count()
@@ -256,9 +254,7 @@ class Solver:
                     break
         return worst
 
-    def _move_ten(
-        self, mine: int, theirs: int, leader: int, a: int, b: int, fp: tuple[bool, bool], keeps: bool
-    ) -> int:
+    def _move_ten(self, mine: int, theirs: int, leader: int, a: int, b: int, fp: tuple[bool, bool], keeps: bool) -> int:
         """Move 10 when a seat foreplaced: it plays its move-9 card again (mate.md 5.1); value for ``leader``.
 
         ``mine``/``theirs`` are the cards left after move 9 (led ``a``, answered ``b``).
@@ -344,8 +340,7 @@ class Solver:
     def action_values(self, state: MateState, seat: int) -> dict[str, int]:
         """Exact value for ``seat`` (to move) of each legal action."""
         return {
-            action: self.play_value(self.rules.apply(state, action), seat)
-            for action in self.rules.legal_actions(state)
+            action: self.play_value(self.rules.apply(state, action), seat) for action in self.rules.legal_actions(state)
         }
 
     def best_action(

@@ -147,8 +147,9 @@ class MatchSheet(Static):
             text.append("\n")
             if index == PLAYS:
                 text.append("─" * (label_cells + sum(widths) + len(names)) + "\n", style="dim")
-            line = pad_right(label, label_cells) + "".join(" " + point.rjust(width)
-                                                           for point, width in zip(points, widths, strict=True))
+            line = pad_right(label, label_cells) + "".join(
+                " " + point.rjust(width) for point, width in zip(points, widths, strict=True)
+            )
             text.append(line, style=style)
         self.update(text)
 

@@ -308,8 +308,6 @@ class ExpertBot:
         return base * min(1.0, threats / 2.0) * (1.0 if copies == 1 else 0.3)
 
 
-
-
 def _hand_totals_if_stopped(view: MilleView) -> tuple[int, int]:
     """Hand totals (mine, theirs) if the seat that reached 700 stops now."""
     seats = (view.me, view.opponent) if view.seat == 0 else (view.opponent, view.me)

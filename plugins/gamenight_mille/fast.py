@@ -104,8 +104,21 @@ def _parse_deal(action: str) -> tuple[int, ...]:
 
 def _with_hand(seat: Seat, hand: tuple[int, ...]) -> Seat:
     """``seat`` with a new hand and its coup fourré flags cleared (a draw or the end of its turn)."""
-    return _new_tuple(Seat, (hand, seat.battle, seat.speed, seat.mileage, seat.two_hundreds, seat.safeties,
-                             seat.coups, False, False, seat.table))
+    return _new_tuple(
+        Seat,
+        (
+            hand,
+            seat.battle,
+            seat.speed,
+            seat.mileage,
+            seat.two_hundreds,
+            seat.safeties,
+            seat.coups,
+            False,
+            False,
+            seat.table,
+        ),
+    )
 
 
 def _moved(
@@ -117,8 +130,23 @@ def _moved(
     picked: bool,
 ) -> MilleState:
     """``state`` with new seats, deck, discards and turn (built directly: the hottest path)."""
-    return _new_tuple(MilleState, (state.phase, seats, deck, discards, turn, picked, state.trip, state.extended,
-                                   state.hand_number, state.totals, state.target, state.first))
+    return _new_tuple(
+        MilleState,
+        (
+            state.phase,
+            seats,
+            deck,
+            discards,
+            turn,
+            picked,
+            state.trip,
+            state.extended,
+            state.hand_number,
+            state.totals,
+            state.target,
+            state.first,
+        ),
+    )
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:
@@ -186,9 +214,23 @@ class FastMilleRules(MilleRules):
             else:
                 hand, deck = (deck[0], *me.hand[1:]), deck[1:]
             me = _with_hand(me, hand)
-            after = _new_tuple(MilleState, (state.phase, _put(state.seats, turn, me), deck, state.discards, turn,
-                                            True, state.trip, state.extended, state.hand_number, state.totals,
-                                            state.target, state.first))
+            after = _new_tuple(
+                MilleState,
+                (
+                    state.phase,
+                    _put(state.seats, turn, me),
+                    deck,
+                    state.discards,
+                    turn,
+                    True,
+                    state.trip,
+                    state.extended,
+                    state.hand_number,
+                    state.totals,
+                    state.target,
+                    state.first,
+                ),
+            )
             return after if deck else self._check_deck_out(after)
         verb, slot = _PARSED.get(action, ("", -1))
         card = me.hand[slot] if slot >= 0 else EMPTY
@@ -218,9 +260,21 @@ class FastMilleRules(MilleRules):
         if card >= EXTRA_TANK:
             return self._play_safety(state, me, card)
         if card <= D200:
-            me = _new_tuple(Seat, (me.hand, me.battle, me.speed, me.mileage + VALUE[card],
-                                   me.two_hundreds + (card == D200), me.safeties, me.coups, False, False,
-                                   (*me.table, card)))
+            me = _new_tuple(
+                Seat,
+                (
+                    me.hand,
+                    me.battle,
+                    me.speed,
+                    me.mileage + VALUE[card],
+                    me.two_hundreds + (card == D200),
+                    me.safeties,
+                    me.coups,
+                    False,
+                    False,
+                    (*me.table, card),
+                ),
+            )
             seats = _put(seats, turn, me)
             if me.mileage == state.trip:
                 after = state._replace(seats=seats)
@@ -238,8 +292,21 @@ class FastMilleRules(MilleRules):
             pair = (me, opponent) if turn == 0 else (opponent, me)
             return self._pass_turn(state, pair, state.discards)
         speed, battle = (card, me.battle) if card == END_OF_LIMIT else (me.speed, card)
-        me = _new_tuple(Seat, (me.hand, battle, speed, me.mileage, me.two_hundreds, me.safeties, me.coups,
-                               False, False, (*me.table, card)))
+        me = _new_tuple(
+            Seat,
+            (
+                me.hand,
+                battle,
+                speed,
+                me.mileage,
+                me.two_hundreds,
+                me.safeties,
+                me.coups,
+                False,
+                False,
+                (*me.table, card),
+            ),
+        )
         return self._pass_turn(state, _put(seats, turn, me), state.discards)
 
     def _check_deck_out(self, state: MilleState) -> MilleState:

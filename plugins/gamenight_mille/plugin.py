@@ -16,7 +16,6 @@ GAMENIGHT_API = "1.0"
 _HERE = Path(__file__).parent
 
 
-
 GAME = GameInfo(
     id="mille",
     title="Mille Bornes",
@@ -48,7 +47,7 @@ GAME = GameInfo(
         ("Order the hand (O)", "Show the hand sorted by card, or as dealt", "order"),
         ("Toggle the score window (W)", "The full score window with the bonus rows, or the small one", "window"),
         ("Redraw (R)", "Draw the whole screen again", "redraw"),
-        ("Quit (Q)", "Leave the table after \"Really?\"", "quit"),
+        ("Quit (Q)", 'Leave the table after "Really?"', "quit"),
     ),
     version="1",
 )

@@ -149,7 +149,6 @@ class Seat(NamedTuple):
         return sum(1 for card in self.hand if card != EMPTY)
 
 
-
 def protected(seat: Seat, hazard: int) -> bool:
     """True when ``seat`` has played the safety against ``hazard``."""
     return seat.safeties[SAFETY_FOR[hazard] - EXTRA_TANK]
@@ -368,9 +367,13 @@ def score_window(state: MilleState) -> list[tuple[str, tuple[int, int]]]:
     """
     lines = hand_lines(state)
     hand = hand_totals(state)
-    overall = state.totals if state.phase in (HAND_OVER, GAME_OVER) else (
-        state.totals[0] + hand[0],
-        state.totals[1] + hand[1],
+    overall = (
+        state.totals
+        if state.phase in (HAND_OVER, GAME_OVER)
+        else (
+            state.totals[0] + hand[0],
+            state.totals[1] + hand[1],
+        )
     )
     return [*lines, ("Hand Total", hand), ("Overall Total", overall)]
 

@@ -47,16 +47,27 @@ KILL = ("escape", "ctrl+u")
 
 def face_up(view: MilleView) -> Counter[int]:
     """Every card lying face up: both tables and the discard pile."""
-    return Counter(card for pile in (view.me.table, view.opponent.table, view.discards) for card in pile
-                   if card != EMPTY)
+    return Counter(
+        card for pile in (view.me.table, view.opponent.table, view.discards) for card in pile if card != EMPTY
+    )
 
 
 def public_state(view: MilleView) -> MilleState:
     """A state with only what ``view`` shows (no hand, a deck of blanks): enough for the score window."""
     seats = (view.opponent, view.me) if view.seat == 1 else (view.me, view.opponent)
-    return MilleState(phase=view.phase, seats=seats, deck=(EMPTY,) * view.deck_count, discards=view.discards,
-                      turn=view.turn, picked=view.picked, trip=view.trip, extended=view.extended,
-                      hand_number=view.hand_number, totals=view.totals, target=view.target)
+    return MilleState(
+        phase=view.phase,
+        seats=seats,
+        deck=(EMPTY,) * view.deck_count,
+        discards=view.discards,
+        turn=view.turn,
+        picked=view.picked,
+        trip=view.trip,
+        extended=view.extended,
+        hand_number=view.hand_number,
+        totals=view.totals,
+        target=view.target,
+    )
 
 
 class MilleScreen(GameScreen):
@@ -125,9 +136,7 @@ class MilleScreen(GameScreen):
         games = (int(self.match.wins[seat]), int(self.match.wins[1 - seat]))
         full = self.full_window or self.match.pending_interlude() is not None
         self.query_one(ScoreWindow).show(ordered, lines, games, full, self.ordering, list(self.recent), self.t)
-        self.query_one(MileageArea).show(
-            [(names[seat], view.me), (names[1 - seat], view.opponent)], view.trip, self.t
-        )
+        self.query_one(MileageArea).show([(names[seat], view.me), (names[1 - seat], view.opponent)], view.trip, self.t)
         if view.phase == EXTENSION and self.match.human_to_move() and not self._asking:
             self._asking = True
             self.call_after_refresh(self._ask_extension)
@@ -139,7 +148,7 @@ class MilleScreen(GameScreen):
             self.message(self.resumed_label(self.save_path))
 
     def resumed_label(self, path: Path) -> str:
-        """"Resumed “mid-hand”, saved 2026-12-01 07:14." -- or for a name the room chose, only its time."""
+        """ "Resumed “mid-hand”, saved 2026-12-01 07:14." -- or for a name the room chose, only its time."""
         when = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
         name = path.name.removesuffix(".toml")
         if re.fullmatch(rf"{re.escape(self.match.game.id)}-\d{{8}}-\d{{6}}", name):
@@ -280,8 +289,7 @@ class MilleScreen(GameScreen):
                 self.command = "use" if key == "u" else "discard"
             else:  # "u 9", "u x", or Return before a card: say what is wanted (with the bell)
                 verb = self.t("use") if self.command == "use" else self.t("discard")
-                self.message(self.t("Which card to {verb}? Type P or 1-6 (Escape cancels).", verb=verb),
-                             error=True)
+                self.message(self.t("Which card to {verb}? Type P or 1-6 (Escape cancels).", verb=verb), error=True)
         elif key in CONFIRM:
             row = self.selected
             verb = self.command or "use"
@@ -295,8 +303,7 @@ class MilleScreen(GameScreen):
         elif key in ("u", "d"):
             self.command = "use" if key == "u" else "discard"
         else:
-            self.message(self.t("Return or Space to confirm, Backspace to choose again, Escape to cancel."),
-                         error=True)
+            self.message(self.t("Return or Space to confirm, Backspace to choose again, Escape to cancel."), error=True)
         self.redraw()
 
     def _reset_command(self) -> None:
@@ -361,7 +368,8 @@ class MilleScreen(GameScreen):
 
         self.app.push_screen(
             ResultDialog(
-                self.t(interlude.title), self.t("Another hand?"),
+                self.t(interlude.title),
+                self.t("Another hand?"),
                 self.result_table(interlude.lines, interlude.scores),
                 [("again", self.t("Another hand"), "y"), ("leave", self.t("Leave"), "n")],
             ),
@@ -371,8 +379,7 @@ class MilleScreen(GameScreen):
     def result_table(self, lines, scores, winners=(), totals=None) -> ResultTable:
         """The score window's lines, then Games; no "Score" row (it would repeat Overall Total)."""
         lines = [*lines, ("Games", tuple(self.match.wins))]
-        return ResultTable([s.name for s in self.match.seats], lines, scores, totals, winners, self.t,
-                           score_row=False)
+        return ResultTable([s.name for s in self.match.seats], lines, scores, totals, winners, self.t, score_row=False)
 
     def _offer_save(self) -> None:
         def answer(save: bool | None) -> None:
@@ -382,4 +389,3 @@ class MilleScreen(GameScreen):
                 self.app.pop_screen()
 
         self.app.push_screen(YesNoDialog(self.t("Save game?")), answer)
-

@@ -157,8 +157,16 @@ class MilleBoard(Static):
 
 SMALL_ROWS = ("Milestones Played", "Each Safety", "All 4 Safeties", "Each Coup Fourré")
 FULL_ROWS = ("Trip Completed", "Safe Trip", "Delayed Action", "Extension", "Shut-Out")
-VALUES = {"Each Safety": 100, "All 4 Safeties": 300, "Each Coup Fourré": 300, "Trip Completed": 400,
-          "Safe Trip": 300, "Delayed Action": 300, "Extension": 200, "Shut-Out": 500}
+VALUES = {
+    "Each Safety": 100,
+    "All 4 Safeties": 300,
+    "Each Coup Fourré": 300,
+    "Trip Completed": 400,
+    "Safe Trip": 300,
+    "Delayed Action": 300,
+    "Extension": 200,
+    "Shut-Out": 500,
+}
 COMMANDS = (
     ("P", "pick"), ("U #", "use card"), ("D #", "discard card"), ("O", "order hand"),
     ("W", "toggle window"), ("S", "save"), ("R", "redraw"), ("Q", "quit"),

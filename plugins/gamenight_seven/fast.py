@@ -57,9 +57,7 @@ _ = translator("seven")
 __all__ = ["FastSevenRules"]
 
 _SEVENS = SEVEN_CARDS
-_QUEEN_CALLS = tuple(
-    tuple(f"{CARD_CODES[c]}:{suit}" for suit in "SHCD") if c % 13 == QUEEN else () for c in range(52)
-)
+_QUEEN_CALLS = tuple(tuple(f"{CARD_CODES[c]}:{suit}" for suit in "SHCD") if c % 13 == QUEEN else () for c in range(52))
 
 # A "lead" says what a discard must match: the top card (0..51), a called suit (52 + suit), or a
 # pending 7 penalty (_PENALTY_LEAD).  _MAY_PLAY[lead][card] says whether the card may go on it;
@@ -82,7 +80,8 @@ _MAY_PLAY = tuple(tuple(_may_play(lead, card) for card in range(52)) for lead in
 _ACTIONS = tuple(
     tuple(
         (_QUEEN_CALLS[card] if _RANK_OF[card] == QUEEN and lead != _PENALTY_LEAD else (CARD_CODES[card],))
-        if _MAY_PLAY[lead][card] else ()
+        if _MAY_PLAY[lead][card]
+        else ()
         for card in range(52)
     )
     for lead in range(57)
@@ -126,8 +125,17 @@ _I_PHASE, _I_HANDS, _I_STOCK, _I_DISCARDS, _I_TURN, _I_CALLED, _I_PENALTY = (
 )
 _I_OWED, _I_OWED_ENDS, _I_OWED_TOTAL, _I_DRAWN, _I_PASSES, _I_TURNS, _I_NOTICE, _I_EVENTS, _I_DRY = (
     _FIELDS.index(name)
-    for name in ("owed", "owed_ends_turn", "owed_total", "drawn", "passes", "turns", "shuffle_notice",
-                 "events", "dry_positions")
+    for name in (
+        "owed",
+        "owed_ends_turn",
+        "owed_total",
+        "drawn",
+        "passes",
+        "turns",
+        "shuffle_notice",
+        "events",
+        "dry_positions",
+    )
 )
 
 
@@ -235,8 +243,27 @@ class FastSevenRules(SevenRules):
 
     def apply(self, state: SevenState, action: Action) -> SevenState:
         # The hot path: a discard or a one-card draw, building the new state positionally.
-        (seats, phase, hands, stock, discards, seat, called, penalty, owed, owed_ends, owed_total, drawn,
-         _passes, turns, notice, winner, blocked_from, events, dry) = state
+        (
+            seats,
+            phase,
+            hands,
+            stock,
+            discards,
+            seat,
+            called,
+            penalty,
+            owed,
+            owed_ends,
+            owed_total,
+            drawn,
+            _passes,
+            turns,
+            notice,
+            winner,
+            blocked_from,
+            events,
+            dry,
+        ) = state
         if phase != PLAY:
             if phase == DEAL:
                 return self._apply_deal(state, action)
@@ -251,20 +278,59 @@ class FastSevenRules(SevenRules):
                 new_hands = list(hands)
                 new_hands[seat] = tuple(hand)
                 events += (_DRAW_EVENTS[seat],)
-                return _new(SevenState, (
-                    seats, phase, tuple(new_hands), stock[:-1], discards, seat, called, penalty, 0, owed_ends, 0, 0,
-                    0, turns, notice, winner, blocked_from, events, dry,
-                ))
+                return _new(
+                    SevenState,
+                    (
+                        seats,
+                        phase,
+                        tuple(new_hands),
+                        stock[:-1],
+                        discards,
+                        seat,
+                        called,
+                        penalty,
+                        0,
+                        owed_ends,
+                        0,
+                        0,
+                        0,
+                        turns,
+                        notice,
+                        winner,
+                        blocked_from,
+                        events,
+                        dry,
+                    ),
+                )
             if penalty and len(stock) >= penalty:
                 # The whole penalty from the stock, and the turn ends.
                 new_hands = list(hands)
                 new_hands[seat] = tuple(sorted(hands[seat] + stock[-penalty:]))
                 turns += 1
-                new = _new(SevenState, (
-                    seats, phase, tuple(new_hands), stock[:-penalty], discards, (seat + 1) % seats, called, 0,
-                    0, False, 0, 0, 0, turns, notice, winner, blocked_from,
-                    (*events, _event("penalty", seat, -1, penalty, penalty)), dry,
-                ))
+                new = _new(
+                    SevenState,
+                    (
+                        seats,
+                        phase,
+                        tuple(new_hands),
+                        stock[:-penalty],
+                        discards,
+                        (seat + 1) % seats,
+                        called,
+                        0,
+                        0,
+                        False,
+                        0,
+                        0,
+                        0,
+                        turns,
+                        notice,
+                        winner,
+                        blocked_from,
+                        (*events, _event("penalty", seat, -1, penalty, penalty)),
+                        dry,
+                    ),
+                )
                 if turns >= TURN_LIMIT or (len(stock) == penalty and len(discards) <= DRY_DISCARDS):
                     return self._check_turn_limit(new)
                 return new
@@ -296,21 +362,60 @@ class FastSevenRules(SevenRules):
         turns += 1
         if not remaining:
             events += (played, _WIN_EVENTS[seat])
-            return _new(SevenState, (
-                seats, OVER, hands, stock, discards, seat, call, 0, owed, owed_ends, owed_total, drawn,
-                0, turns, False, seat, blocked_from, events, dry,
-            ))
+            return _new(
+                SevenState,
+                (
+                    seats,
+                    OVER,
+                    hands,
+                    stock,
+                    discards,
+                    seat,
+                    call,
+                    0,
+                    owed,
+                    owed_ends,
+                    owed_total,
+                    drawn,
+                    0,
+                    turns,
+                    False,
+                    seat,
+                    blocked_from,
+                    events,
+                    dry,
+                ),
+            )
         following = (seat + 1) % seats
         if rank == ACE:
             events += (played, _SKIP_EVENTS[following])
             following = (following + 1) % seats
         else:
             events += (played,)
-        new = _new(SevenState, (
-            seats, phase, hands, stock, discards, following, call,
-            penalty + PENALTY_STEP if rank == SEVEN else 0,
-            owed, owed_ends, owed_total, drawn, 0, turns, False, winner, blocked_from, events, dry,
-        ))
+        new = _new(
+            SevenState,
+            (
+                seats,
+                phase,
+                hands,
+                stock,
+                discards,
+                following,
+                call,
+                penalty + PENALTY_STEP if rank == SEVEN else 0,
+                owed,
+                owed_ends,
+                owed_total,
+                drawn,
+                0,
+                turns,
+                False,
+                winner,
+                blocked_from,
+                events,
+                dry,
+            ),
+        )
         if turns >= TURN_LIMIT or (not stock and len(discards) <= DRY_DISCARDS):
             return self._check_turn_limit(new)
         return new
@@ -376,25 +481,47 @@ class FastSevenRules(SevenRules):
         return state
 
     def view(self, state: SevenState, seat: int) -> SevenView:
-        (seats, phase, hands, stock, discards, turn, called, penalty, _owed, _owed_ends, _owed_total, _drawn,
-         _passes, turns, notice, winner, blocked_from, events, _dry) = state
-        # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
-        return _new(SevenView, (
-            seat,
+        (
             seats,
-            hands[seat] if seat >= 0 else (),  # OBSERVER (a watcher) holds no hand
-            tuple(map(len, hands)),
-            discards[-1] if discards else -1,
+            phase,
+            hands,
+            stock,
+            discards,
+            turn,
             called,
             penalty,
-            len(stock),
-            len(discards),
-            discards,
-            turn if phase == PLAY else TERMINAL if phase == OVER else CHANCE,
-            turn,
-            notice or phase == SHUFFLE,
-            events,
-            winner,
-            blocked_from >= 0,
+            _owed,
+            _owed_ends,
+            _owed_total,
+            _drawn,
+            _passes,
             turns,
-        ))
+            notice,
+            winner,
+            blocked_from,
+            events,
+            _dry,
+        ) = state
+        # Positional, in SevenView's field order (much faster than keywords; bots call this a lot).
+        return _new(
+            SevenView,
+            (
+                seat,
+                seats,
+                hands[seat] if seat >= 0 else (),  # OBSERVER (a watcher) holds no hand
+                tuple(map(len, hands)),
+                discards[-1] if discards else -1,
+                called,
+                penalty,
+                len(stock),
+                len(discards),
+                discards,
+                turn if phase == PLAY else TERMINAL if phase == OVER else CHANCE,
+                turn,
+                notice or phase == SHUFFLE,
+                events,
+                winner,
+                blocked_from >= 0,
+                turns,
+            ),
+        )

@@ -18,7 +18,6 @@ SEAT_NAMES = ("You", "Urd", "Belldandy", "Skuld", "Marller")
 """The original's five seats (docs/rules/seven.md 1.1); the shell renames them from ``[seven] player.N``."""
 
 
-
 GAME = GameInfo(
     id="seven",
     title="SEVEN",

@@ -253,9 +253,7 @@ class SevenRules(Rules):
             raise IllegalAction(_("A deal must be all 52 cards, each once."))
         # seven.md 2.2: 5 cards each, dealt in turn from the deck's start; the rest is the
         # stock, the deck's end its top.
-        hands = tuple(
-            tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(state.seats)
-        )
+        hands = tuple(tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(state.seats))
         stock = deck[state.seats * HAND_SIZE :]
         events = []
         up = stock.pop()
@@ -377,17 +375,21 @@ class SevenRules(Rules):
         if self.may_play(state, card):
             return
         if state.penalty:  # seven.md 4.3
-            raise IllegalAction(
-                _("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty)
-            )
+            raise IllegalAction(_("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty))
         if state.called >= 0:  # seven.md 3.7
             raise IllegalAction(
-                _("{card} does not follow the called suit {suit}.", card=card_label(card),
-                  suit=SUIT_SYMBOLS[state.called])
+                _(
+                    "{card} does not follow the called suit {suit}.",
+                    card=card_label(card),
+                    suit=SUIT_SYMBOLS[state.called],
+                )
             )
         raise IllegalAction(  # seven.md 3.1
-            _("{card} matches neither the suit nor the rank of {top}.", card=card_label(card),
-              top=card_label(state.discards[-1]))
+            _(
+                "{card} matches neither the suit nor the rank of {top}.",
+                card=card_label(card),
+                top=card_label(state.discards[-1]),
+            )
         )
 
     def _apply_draw(self, state: SevenState) -> SevenState:
@@ -420,9 +422,7 @@ class SevenRules(Rules):
         # Done, or stock and discards are exhausted: seven.md 5.2 -- draw what exists, the rest is void.
         done = state._replace(owed=0, owed_total=0, drawn=0)
         if not state.owed_ends_turn:
-            return done._replace(
-                passes=0, events=(*state.events, Event(kind="draw", seat=seat, count=state.drawn))
-            )
+            return done._replace(passes=0, events=(*state.events, Event(kind="draw", seat=seat, count=state.drawn)))
         done = done._replace(
             owed_ends_turn=False,
             penalty=0,
@@ -438,7 +438,9 @@ class SevenRules(Rules):
         if self.legal_actions(state) != ["pass"]:
             raise IllegalAction(_("You may pass only when you cannot play and nothing is left to draw."))
         new = state._replace(
-            turn=(state.turn + 1) % state.seats, passes=state.passes + 1, turns=state.turns + 1,
+            turn=(state.turn + 1) % state.seats,
+            passes=state.passes + 1,
+            turns=state.turns + 1,
             events=(*state.events, Event(kind="pass", seat=state.turn)),
         )
         return self._check_blocked(new)
@@ -468,7 +470,10 @@ class SevenRules(Rules):
         order = [(start + k) % state.seats for k in range(state.seats)]
         winner = min(order, key=lambda seat: hand_penalty(state.hands[seat]))  # min keeps the first tie
         return state._replace(
-            phase=OVER, penalty=0, winner=winner, blocked_from=start,
+            phase=OVER,
+            penalty=0,
+            winner=winner,
+            blocked_from=start,
             events=(*state.events, Event(kind="blocked", seat=start), Event(kind="win", seat=winner)),
         )
 

@@ -33,8 +33,7 @@ class SevenScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "draw", _("Draw"),
-                tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
+        Binding("d", "draw", _("Draw"), tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
     def __init__(self, match: Match) -> None:
@@ -74,8 +73,14 @@ class SevenScreen(GameScreen):
                 lines.append(" ".join(card_label(c) for c in state.hands[seat]) or self.t("out!"))
             else:
                 lines.append(self._last_deed(view.events, seat))
-            panel.show(self.seat_name(seat), lines, view.to_move == seat, over and view.winner == seat,
-                       total=self._total_text(seat), wrap_last=over)
+            panel.show(
+                self.seat_name(seat),
+                lines,
+                view.to_move == seat,
+                over and view.winner == seat,
+                total=self._total_text(seat),
+                wrap_last=over,
+            )
         even_rows(self.query(SeatPanel))
         self.query_one(TablePanel).show(self._table_lines(view))
         self._fill_hand(view)
@@ -98,8 +103,9 @@ class SevenScreen(GameScreen):
             lines.append(Text(t("7 penalty: draw {count}", count=view.penalty), style="bold yellow"))
         else:
             lines.append(Text(""))
-        lines.append(Text(t("Stock {stock} · Discards {discards}", stock=view.stock_count,
-                            discards=view.discard_count)))
+        lines.append(
+            Text(t("Stock {stock} · Discards {discards}", stock=view.stock_count, discards=view.discard_count))
+        )
         if view.shuffling:
             lines.append(Text(t("Table: Shuffling"), style="bold yellow"))
         elif view.blocked:
@@ -191,8 +197,9 @@ class SevenScreen(GameScreen):
         if kind == "penalty":
             if event.count == event.call:
                 return self._line(t("{who} took the 7 penalty: {count}.", who=who, count=event.count))
-            return self._line(t("{who} took the 7 penalty: {count} of {due}.", who=who, count=event.count,
-                                due=event.call))
+            return self._line(
+                t("{who} took the 7 penalty: {count} of {due}.", who=who, count=event.count, due=event.call)
+            )
         if kind == "pass":
             return self._line(t("{who} passed.", who=who))
         if kind == "skip":
@@ -220,9 +227,11 @@ class SevenScreen(GameScreen):
         if code in ("draw", "pass"):
             self.submit(code)
             return
-        calls = [a for a in self.match.legal_actions() if a.startswith(code + ":")] if self.match.human_to_move() \
-            else []
+        calls = (
+            [a for a in self.match.legal_actions() if a.startswith(code + ":")] if self.match.human_to_move() else []
+        )
         if rank_of(CARD_CODES.index(code)) == QUEEN and calls:
+
             def called(suit: int | None) -> None:
                 if suit is not None:
                     self.submit(f"{code}:{SUITS[suit]}")

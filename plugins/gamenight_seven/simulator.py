@@ -61,8 +61,18 @@ class Simulator:
     """
 
     __slots__ = (
-        "called", "discards", "dry_positions", "hands", "passes", "penalty", "rng", "seats", "stock", "turn",
-        "turns", "winner",
+        "called",
+        "discards",
+        "dry_positions",
+        "hands",
+        "passes",
+        "penalty",
+        "rng",
+        "seats",
+        "stock",
+        "turn",
+        "turns",
+        "winner",
     )
 
     def __init__(
@@ -105,7 +115,14 @@ class Simulator:
         ``passes`` is :func:`passes_in_a_row` of the view (read from the log if not given).
         """
         return cls(
-            hands, stock, list(view.played), view.turn, rng, view.called, view.penalty, view.turns,
+            hands,
+            stock,
+            list(view.played),
+            view.turn,
+            rng,
+            view.called,
+            view.penalty,
+            view.turns,
             passes_in_a_row(view) if passes is None else passes,
         )
 
@@ -220,7 +237,10 @@ class Simulator:
             self._block()
         elif not self.stock and len(self.discards) <= DRY_DISCARDS:
             position = (
-                tuple(tuple(sorted(hand)) for hand in self.hands), tuple(self.discards), self.turn, self.called,
+                tuple(tuple(sorted(hand)) for hand in self.hands),
+                tuple(self.discards),
+                self.turn,
+                self.called,
                 self.penalty,
             )
             if self.dry_positions.count(position) >= 2:

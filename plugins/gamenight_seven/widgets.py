@@ -77,8 +77,9 @@ class SeatPanel(Static):
         self._rows = 0
         """Lines to show at least (to match the tallest panel of the row)."""
 
-    def show(self, name: str, lines: list[str], to_move: bool, winner: bool, total: str = "",
-             wrap_last: bool = False) -> None:
+    def show(
+        self, name: str, lines: list[str], to_move: bool, winner: bool, total: str = "", wrap_last: bool = False
+    ) -> None:
         """Redraw: ``to_move`` highlights the panel, ``winner`` marks it; ``wrap_last`` wraps the last line."""
         self._shown = (name, lines, wrap_last)
         self.border_subtitle = total

@@ -25,8 +25,13 @@ def _prepare_optimal(options: Mapping[str, Any], progress: Callable[[float], Non
 
 
 BOTS = (
-    BotSpec("random", "Random", lazy_bot("gamenight_yatzy.bots:random_bot"), strength=0,
-            description="Rolls and scores at random."),
+    BotSpec(
+        "random",
+        "Random",
+        lazy_bot("gamenight_yatzy.bots:random_bot"),
+        strength=0,
+        description="Rolls and scores at random.",
+    ),
     BotSpec(
         "greedy",
         "Greedy",

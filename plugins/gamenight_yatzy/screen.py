@@ -66,13 +66,23 @@ class YatzyScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "roll", _("Roll"), tooltip=_("Roll every die that is not held")),
         Binding("1", "hold(0)", _("Hold 1-5"), tooltip=_("Hold or release this die for the next roll")),
-        *(Binding(str(key), f"hold({key - 1})", _("Hold {number}", number=key), show=False,
-                  tooltip=_("Hold or release this die for the next roll")) for key in range(2, 6)),
+        *(
+            Binding(
+                str(key),
+                f"hold({key - 1})",
+                _("Hold {number}", number=key),
+                show=False,
+                tooltip=_("Hold or release this die for the next roll"),
+            )
+            for key in range(2, 6)
+        ),
         Binding("up", "cursor(-1)", _("Box ↑"), show=False),
         Binding("down", "cursor(1)", _("Box ↓"), show=False),
         Binding("enter", "score", _("Score"), tooltip=_("Write the dice in the box under the cursor")),
-        *(Binding(key, f"score_box({box})", _("Score"), show=False, tooltip=_("Write the dice in this box"))
-          for box, key in enumerate(BOX_KEYS)),
+        *(
+            Binding(key, f"score_box({box})", _("Score"), show=False, tooltip=_("Write the dice in this box"))
+            for box, key in enumerate(BOX_KEYS)
+        ),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -384,7 +384,6 @@ def load_or_build(path: Path, build: Callable[[], np.ndarray]) -> np.ndarray:
     return table
 
 
-
 # -- the file shipped in the package ---------------------------------------------------
 #
 # Only the reachable positions are stored (536,320 of 1,048,576; the others are 0): their

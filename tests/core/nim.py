@@ -39,8 +39,9 @@ class NimState:
 
 class NimRules(Rules):
     def new_game(self, seats, options):
-        return NimState(sticks=int(options.get("sticks", 10)), to_move=0, seats=seats,
-                        rolled=not options.get("dice", False))
+        return NimState(
+            sticks=int(options.get("sticks", 10)), to_move=0, seats=seats, rolled=not options.get("dice", False)
+        )
 
     def to_move(self, state):
         if not state.rolled:
@@ -62,15 +63,18 @@ class NimRules(Rules):
             return replace(state, sticks=state.sticks + int(action[4:]), rolled=True)
         if action not in self.legal_actions(state):
             raise IllegalAction(f"You may take 1 to 3 sticks, at most {state.sticks}.")
-        return replace(state, sticks=state.sticks - int(action), last=state.to_move,
-                       to_move=(state.to_move + 1) % state.seats)
+        return replace(
+            state, sticks=state.sticks - int(action), last=state.to_move, to_move=(state.to_move + 1) % state.seats
+        )
 
     def view(self, state, seat):
         return {"sticks": state.sticks, "secret": state.secret if seat == 0 else None}
 
     def outcome(self, state):
-        return Outcome.from_scores([1 if seat == state.last else 0 for seat in range(state.seats)],
-                                   lines=[("Last stick", [1 if s == state.last else 0 for s in range(state.seats)])])
+        return Outcome.from_scores(
+            [1 if seat == state.last else 0 for seat in range(state.seats)],
+            lines=[("Last stick", [1 if s == state.last else 0 for s in range(state.seats)])],
+        )
 
     def describe_action(self, state, action, seat):
         return f"die shows {action[4:]}" if seat == CHANCE else f"seat {seat + 1} takes {action}"
@@ -117,8 +121,10 @@ NIM = GameInfo(
         BotSpec("first", "First", lambda rules, seat, options: FirstBot(), 0),
         BotSpec("perfect", "Perfect", lambda rules, seat, options: PerfectBot(), 1),
     ),
-    options=(Option("sticks", "Sticks", 10, kind="int", minimum=1, maximum=40),
-             Option("dice", "Roll a die for extra sticks", False)),
+    options=(
+        Option("sticks", "Sticks", 10, kind="int", minimum=1, maximum=40),
+        Option("dice", "Roll a die for extra sticks", False),
+    ),
     screen=NimScreen,
     help={"en": "# Nim\n\nTake one to three sticks. Whoever takes the last stick wins."},
     seat_names=("Ann", "Bob", "Cid"),

@@ -70,7 +70,14 @@ def save_of(game_id: str, folder: Path, seed: int = 11, options: dict | None = N
 def same_session(a: Match, b: Match) -> bool:
     """Two matches at the same point of the same session (seat names and who plays them aside)."""
     return (
-        a.game.id == b.game.id and a.seed == b.seed and a.options == b.options and a.state == b.state
-        and a.log == b.log and a.history == b.history and a.totals == b.totals and a.wins == b.wins
-        and a.games_played == b.games_played and len(a.seats) == len(b.seats)
+        a.game.id == b.game.id
+        and a.seed == b.seed
+        and a.options == b.options
+        and a.state == b.state
+        and a.log == b.log
+        and a.history == b.history
+        and a.totals == b.totals
+        and a.wins == b.wins
+        and a.games_played == b.games_played
+        and len(a.seats) == len(b.seats)
     )

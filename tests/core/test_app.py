@@ -1,6 +1,5 @@
 """The room driven like a player: real key presses through Pilot."""
 
-
 from gamenight.app import GameNightApp
 from gamenight.dialogs import MessageDialog, ResultDialog, YesNoDialog
 from gamenight.match import Match, SeatConfig
@@ -271,4 +270,3 @@ async def test_ctrl_p_under_the_too_small_screen_opens_no_second_palette(nim_reg
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert [screen.id for screen in app.screen_stack].count("--command-palette") == 1
-

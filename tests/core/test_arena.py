@@ -15,8 +15,24 @@ def test_arena_result_counts_ties_as_half_and_reports_ci(nim_registry):
 
 def test_arena_json_has_the_documented_keys(capsys, monkeypatch, nim_registry):
     monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
-    assert main(["arena", "nim", "--seats", "first,perfect", "--games", "5", "--seed", "1", "--json",
-                 "--option", "sticks=7"]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "nim",
+                "--seats",
+                "first,perfect",
+                "--games",
+                "5",
+                "--seed",
+                "1",
+                "--json",
+                "--option",
+                "sticks=7",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"game", "games", "seed", "games_per_s", "seats"}
     assert data["game"] == "nim" and data["games"] == 5 and data["seed"] == 1

@@ -50,8 +50,15 @@ CAPTURE = """
 })();
 """
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port() -> int:
@@ -101,9 +108,26 @@ def web_room(tmp_path: Path):
     port = free_port()
     env = {**os.environ, "GAMENIGHT_LANG": "en", "LANG": "C.UTF-8"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gamenight", "serve-web", "--port", str(port), "--lang", "en", "--bot-delay", "0",
-         "--saves", str(tmp_path / "saves"), "--config", str(tmp_path / "config.toml")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "gamenight",
+            "serve-web",
+            "--port",
+            str(port),
+            "--lang",
+            "en",
+            "--bot-delay",
+            "0",
+            "--saves",
+            str(tmp_path / "saves"),
+            "--config",
+            str(tmp_path / "config.toml"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -174,5 +198,6 @@ def test_the_page_asks_for_nothing_outside_the_server(web_room):
         page.goto(url)
         page.wait_for_load_state("load")
         browser.close()
-    assert asked and all(address.startswith(url.rstrip("/")) or address.startswith("ws://127.0.0.1")
-                         for address in asked), asked
+    assert asked and all(
+        address.startswith(url.rstrip("/")) or address.startswith("ws://127.0.0.1") for address in asked
+    ), asked

@@ -19,8 +19,9 @@ def broken_registry(monkeypatch):
 
     def registry():
         found = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
-        found.plugins.append(PluginRecord(name="evil[/red]", distribution="gamenight-evil", version="0.1",
-                                          errors=[HOSTILE_ERROR]))
+        found.plugins.append(
+            PluginRecord(name="evil[/red]", distribution="gamenight-evil", version="0.1", errors=[HOSTILE_ERROR])
+        )
         return found
 
     monkeypatch.setattr("gamenight.plugins.load_registry", registry)
@@ -55,16 +56,20 @@ def test_plugins_at_80_columns_splits_no_word(broken_registry, capsys):
     assert {"failed", "ok", "gamenight-evil"} <= words
 
 
-@pytest.mark.parametrize("argv, shown", [
-    (["arena", "[/red]", "--seats", "first,first"], "no game '[/red]'"),
-    (["arena", "nim", "--seats", "first,[/red]"], "no bot '[/red]'"),
-    (["arena", "nim", "--seats", "first,first", "--option", "[/x]"], "--option takes K=V, not '[/x]'"),
-    (["arena", "nim", "--seats", "first,first", "--option", "[/x]=1"], "no option '[/x]'"),
-    (["arena", "nim", "--seats", "first,first", "--option", "sticks=[/x]"], "not '[/x]'"),
-    (["arena", "nim", "--seats", "first,first", "--option", "sticks=\x1b]0;PWNED\x07"], "not '"),
-])
+@pytest.mark.parametrize(
+    "argv, shown",
+    [
+        (["arena", "[/red]", "--seats", "first,first"], "no game '[/red]'"),
+        (["arena", "nim", "--seats", "first,[/red]"], "no bot '[/red]'"),
+        (["arena", "nim", "--seats", "first,first", "--option", "[/x]"], "--option takes K=V, not '[/x]'"),
+        (["arena", "nim", "--seats", "first,first", "--option", "[/x]=1"], "no option '[/x]'"),
+        (["arena", "nim", "--seats", "first,first", "--option", "sticks=[/x]"], "not '[/x]'"),
+        (["arena", "nim", "--seats", "first,first", "--option", "sticks=\x1b]0;PWNED\x07"], "not '"),
+    ],
+)
 def test_arena_refuses_markup_and_escapes_in_arguments_with_a_message_and_code_2(
-        argv, shown, monkeypatch, nim_registry, capsys):
+    argv, shown, monkeypatch, nim_registry, capsys
+):
     monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -77,8 +77,9 @@ def test_bad_names_are_reported_when_the_file_is_read_naming_key_and_reason(tmp_
     assert len(config.warnings) == 2  # asking again adds nothing
 
 
-@pytest.mark.parametrize("name", ["A\x1b]0;x\x07", "x" * 17, "\u3164", "\u2800\u2800", "  ", "[b]Kei",
-                                  "e\u0301\u0301\u0301", "Ann\u202e", 7])
+@pytest.mark.parametrize(
+    "name", ["A\x1b]0;x\x07", "x" * 17, "\u3164", "\u2800\u2800", "  ", "[b]Kei", "e\u0301\u0301\u0301", "Ann\u202e", 7]
+)
 def test_config_names_follow_the_setup_rule(tmp_path, name):
     import tomli_w
 
@@ -106,13 +107,16 @@ def test_cli_prints_config_problems_on_stderr(tmp_path, monkeypatch, capsys):
     assert started and started[0].warnings  # the room gets them too
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    ('[seven.player]\n1 = "A"  # me\n', '[seven.player]\n1 = "Kei"  # me\n'),
-    ('[seven]\nplayer = { 1 = "A" }\n', '[seven]\nplayer = { 1 = "Kei" }\n'),
-    ('# top\n\n[seven]\nplayer.4 = "D"\n', '# top\n\n[seven]\nplayer.4 = "D"\nplayer.1 = "Kei"\n'),
-    ('seven.player.1 = "A"\n', 'seven.player.1 = "Kei"\n'),
-    ("[mille]\nplayer.1 = 'Z'\n", '[mille]\nplayer.1 = \'Z\'\n\n[seven]\nplayer.1 = "Kei"\n'),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ('[seven.player]\n1 = "A"  # me\n', '[seven.player]\n1 = "Kei"  # me\n'),
+        ('[seven]\nplayer = { 1 = "A" }\n', '[seven]\nplayer = { 1 = "Kei" }\n'),
+        ('# top\n\n[seven]\nplayer.4 = "D"\n', '# top\n\n[seven]\nplayer.4 = "D"\nplayer.1 = "Kei"\n'),
+        ('seven.player.1 = "A"\n', 'seven.player.1 = "Kei"\n'),
+        ("[mille]\nplayer.1 = 'Z'\n", "[mille]\nplayer.1 = 'Z'\n\n[seven]\nplayer.1 = \"Kei\"\n"),
+    ],
+)
 def test_save_keeps_the_files_own_style(tmp_path, before, after):
     path = tmp_path / "config.toml"
     path.write_text(before, encoding="utf-8")
@@ -135,8 +139,13 @@ def test_save_keeps_a_hand_edit_made_while_the_room_ran(tmp_path):
 
 def test_save_refuses_values_outside_the_schema(tmp_path):
     config = Config.load(tmp_path / "config.toml")
-    for key, value in [("bot_delay", float("nan")), ("bot_delay", 9), ("language", "fr"), ("colour", "x"),
-                       ("theme", "a\x1bb")]:
+    for key, value in [
+        ("bot_delay", float("nan")),
+        ("bot_delay", 9),
+        ("language", "fr"),
+        ("colour", "x"),
+        ("theme", "a\x1bb"),
+    ]:
         with pytest.raises(ValueError):
             config.set_general(key, value)
     assert not config.unsaved
@@ -145,12 +154,15 @@ def test_save_refuses_values_outside_the_schema(tmp_path):
 DEEP = 600
 
 
-@pytest.mark.parametrize("text", [
-    "[general]\nx = " + "[" * DEEP + "]" * DEEP + "\n",
-    "[default]\nplayer = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
-    "[seven]\n" + "a." * DEEP + "b = 1\n",
-    "[" + ".".join(["t"] * DEEP) + "]\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[general]\nx = " + "[" * DEEP + "]" * DEEP + "\n",
+        "[default]\nplayer = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+        "[seven]\n" + "a." * DEEP + "b = 1\n",
+        "[" + ".".join(["t"] * DEEP) + "]\n",
+    ],
+)
 def test_deep_nesting_is_a_clear_message_not_a_recursion_error(tmp_path, text):
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
@@ -162,22 +174,25 @@ def test_deep_nesting_is_a_clear_message_not_a_recursion_error(tmp_path, text):
     assert path.read_text(encoding="utf-8") == text
 
 
-@pytest.mark.parametrize(("text", "key", "reason"), [
-    ("[general]\nbot_delay = 1e999\n", "[general] bot_delay", "0 to 5"),
-    ("[general]\nbot_delay = nan\n", "[general] bot_delay", "0 to 5"),
-    ("[general]\nbot_delay = true\n", "[general] bot_delay", "0 to 5"),
-    ('[general]\nbot_delay = "fast"\n', "[general] bot_delay", "0 to 5"),
-    ("[general]\nlanguage = 7\n", "[general] language", '"en", "ja"'),
-    ("[general]\ntheme = [1, 2]\n", "[general] theme", "name of a theme"),
-    ('[general]\ntheme = "' + "t" * 5000 + '"\n', "[general] theme", "name of a theme"),
-    ('[general]\nsaves = "a\\u0000b"\n', "[general] saves", "folder path"),
-    ('[general]\nbot_dealy = 1\n', "[general] bot_dealy", "not a setting"),
-    ('general = "x"\n', "general", "table"),
-    ('[seven]\nplayer = "Kei"\n', "[seven] player", "player.1"),
-    ('[seven]\nplayer.0 = "Kei"\n', "[seven] player.0", "seat number"),
-    ('[seven]\nplayer.99 = "Kei"\n', "[seven] player.99", "seat number"),
-    ('[seven]\nplayer.1 = "' + "x" * 60000 + '"\n', "[seven] player.1", "16 cells"),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "reason"),
+    [
+        ("[general]\nbot_delay = 1e999\n", "[general] bot_delay", "0 to 5"),
+        ("[general]\nbot_delay = nan\n", "[general] bot_delay", "0 to 5"),
+        ("[general]\nbot_delay = true\n", "[general] bot_delay", "0 to 5"),
+        ('[general]\nbot_delay = "fast"\n', "[general] bot_delay", "0 to 5"),
+        ("[general]\nlanguage = 7\n", "[general] language", '"en", "ja"'),
+        ("[general]\ntheme = [1, 2]\n", "[general] theme", "name of a theme"),
+        ('[general]\ntheme = "' + "t" * 5000 + '"\n', "[general] theme", "name of a theme"),
+        ('[general]\nsaves = "a\\u0000b"\n', "[general] saves", "folder path"),
+        ("[general]\nbot_dealy = 1\n", "[general] bot_dealy", "not a setting"),
+        ('general = "x"\n', "general", "table"),
+        ('[seven]\nplayer = "Kei"\n', "[seven] player", "player.1"),
+        ('[seven]\nplayer.0 = "Kei"\n', "[seven] player.0", "seat number"),
+        ('[seven]\nplayer.99 = "Kei"\n', "[seven] player.99", "seat number"),
+        ('[seven]\nplayer.1 = "' + "x" * 60000 + '"\n', "[seven] player.1", "16 cells"),
+    ],
+)
 def test_wrong_types_and_huge_values_name_the_key_and_use_the_default(tmp_path, text, key, reason):
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")

@@ -17,7 +17,7 @@ from gamenight.themes import load_themes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-VALID_CONFIG = '''\
+VALID_CONFIG = """\
 # settings
 [general]
 language = "ja"
@@ -31,18 +31,57 @@ player.1 = "Kei"
 [seven]
 player.1 = "You"
 player.3 = "Belldandy"
-'''
+"""
 
 VALID_THEME = (Path(__file__).parents[2] / "themes" / "gamenight-contrast.toml").read_text(encoding="utf-8")
 
-TOML_BITS = st.sampled_from(['[', ']', '{', '}', '"', "'", '=', '.', ',', '\n', '#', '\\', '\\u0007', '1e999',
-                             'nan', 'true', '[[', ']]', 'player.', '1', '-', ' ', 'x', '"""', '\x00', '\x1b',
-                             '\u202e', '\u3164', '長', 'é\u0301\u0301\u0301'])
+TOML_BITS = st.sampled_from(
+    [
+        "[",
+        "]",
+        "{",
+        "}",
+        '"',
+        "'",
+        "=",
+        ".",
+        ",",
+        "\n",
+        "#",
+        "\\",
+        "\\u0007",
+        "1e999",
+        "nan",
+        "true",
+        "[[",
+        "]]",
+        "player.",
+        "1",
+        "-",
+        " ",
+        "x",
+        '"""',
+        "\x00",
+        "\x1b",
+        "\u202e",
+        "\u3164",
+        "長",
+        "é\u0301\u0301\u0301",
+    ]
+)
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=40))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                           max_size=4), max_leaves=12)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 def _drop_none(value):
@@ -62,7 +101,7 @@ def mutated(draw, base: str) -> str:
         if kind == "insert":
             text = text[:at] + "".join(draw(st.lists(TOML_BITS, min_size=1, max_size=5))) + text[at:]
         elif kind == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 20)):]
+            text = text[:at] + text[at + draw(st.integers(1, 20)) :]
         elif kind == "repeat":
             end = min(len(text), at + draw(st.integers(1, 12)))
             text = text[:at] + text[at:end] * draw(st.integers(2, 400)) + text[end:]
@@ -71,9 +110,11 @@ def mutated(draw, base: str) -> str:
             opener, closer = draw(st.sampled_from([("[", "]"), ("{a = ", "}")]))
             text = text[:at] + f"\nk = {opener * depth}1{closer * depth}\n" + text[at:]
         else:
-            table = {draw(st.sampled_from(["general", "seven", "default", "x"])):
-                     {draw(st.sampled_from(["language", "theme", "bot_delay", "saves", "player", "y"])):
-                      draw(VALUES)}}
+            table = {
+                draw(st.sampled_from(["general", "seven", "default", "x"])): {
+                    draw(st.sampled_from(["language", "theme", "bot_delay", "saves", "player", "y"])): draw(VALUES)
+                }
+            }
             try:
                 text = text[:at] + "\n" + tomli_w.dumps(_drop_none(table)) + text[at:]
             except (TypeError, ValueError):
@@ -81,8 +122,13 @@ def mutated(draw, base: str) -> str:
     return text
 
 
-FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @FUZZ
@@ -134,9 +180,26 @@ def test_theme_fuzz_never_crashes_and_what_loads_is_usable(tmp_path_factory, tex
 
 
 @FUZZ
-@given(data=st.dictionaries(st.sampled_from(["name", "primary", "dark", "text_alpha", "variables", "ansi",
-                                              "background", "luminosity_spread", "boost", "sparkle"]),
-                            VALUES, max_size=8))
+@given(
+    data=st.dictionaries(
+        st.sampled_from(
+            [
+                "name",
+                "primary",
+                "dark",
+                "text_alpha",
+                "variables",
+                "ansi",
+                "background",
+                "luminosity_spread",
+                "boost",
+                "sparkle",
+            ]
+        ),
+        VALUES,
+        max_size=8,
+    )
+)
 def test_plugin_theme_mappings_never_crash(data):
     data = {"name": "plugin", "primary": "#123456", **data}
     loaded = load_themes([data])

@@ -29,15 +29,21 @@ from tests.core.tour import SIZE, Tour, game_order
 REGISTRY = load_registry()
 EXAMPLE_THEME = Path(__file__).parents[2] / "examples/gamenight-example/src/gamenight_example/themes/example-dusk.toml"
 THEMES = load_themes([EXAMPLE_THEME])
-LITS_ANSI = ("LITS's board draws its marks and ghost in the terminal's default colour (white as text) on "
-             "ANSI-coloured pieces; the board's look belongs to LITS (issue 13 item 10, small-fixes)")
-SEVEN_DIM = ("SEVEN dims the cards you cannot play now -- inactive choices, which WCAG 1.4.3 exempts -- and dim "
-             "red falls to 1.9-3.5:1 on its hand; nothing else on the table is below 4.5:1")
+LITS_ANSI = (
+    "LITS's board draws its marks and ghost in the terminal's default colour (white as text) on "
+    "ANSI-coloured pieces; the board's look belongs to LITS (issue 13 item 10, small-fixes)"
+)
+SEVEN_DIM = (
+    "SEVEN dims the cards you cannot play now -- inactive choices, which WCAG 1.4.3 exempts -- and dim "
+    "red falls to 1.9-3.5:1 on its hand; nothing else on the table is below 4.5:1"
+)
 KNOWN = {
     ("gamenight-16", "lits/table"): LITS_ANSI,
     ("gamenight-16", "lits/board"): LITS_ANSI,
-    **{(theme, "seven/table"): SEVEN_DIM for theme in ("gamenight", "gamenight-16", "gamenight-contrast",
-                                                        "example-dusk")},
+    **{
+        (theme, "seven/table"): SEVEN_DIM
+        for theme in ("gamenight", "gamenight-16", "gamenight-contrast", "example-dusk")
+    },
 }
 """Stops known to fail, with the reason: they must still fail (so the entry is removed when fixed)."""
 
@@ -106,8 +112,13 @@ async def _room_stops(tour: ContrastTour, folder: Path) -> None:
 @pytest.mark.parametrize("theme", sorted(THEMES.themes))
 async def test_text_meets_wcag_aa_on_every_screen(theme):
     with tempfile.TemporaryDirectory() as folder:
-        app = GameNightApp(registry=REGISTRY, config=Config.load(Path(folder) / "config.toml"),
-                           saves_dir=Path(folder) / "saves", bot_delay=0, theme_name="gamenight")
+        app = GameNightApp(
+            registry=REGISTRY,
+            config=Config.load(Path(folder) / "config.toml"),
+            saves_dir=Path(folder) / "saves",
+            bot_delay=0,
+            theme_name="gamenight",
+        )
         app.register_theme(THEMES.themes[theme])
         app.theme = theme
         async with app.run_test(size=SIZE) as pilot:

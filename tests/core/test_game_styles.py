@@ -25,8 +25,13 @@ REGISTRY = load_registry()
 
 
 def room(tmp_path: Path, registry=REGISTRY) -> GameNightApp:
-    return GameNightApp(registry=registry, config=Config.load(tmp_path / "config.toml"),
-                        saves_dir=tmp_path / "saves", bot_delay=0, theme_name="gamenight")
+    return GameNightApp(
+        registry=registry,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+    )
 
 
 async def to_lobby(app, pilot) -> None:
@@ -106,8 +111,12 @@ def test_no_two_games_style_a_widget_class_of_the_same_name():
             if module is None or not (name == package or name.startswith(package + ".")):
                 continue
             for value in vars(module).values():
-                if (isinstance(value, type) and issubclass(value, DOMNode) and value.__module__ == name
-                        and value.__dict__.get("DEFAULT_CSS")):
+                if (
+                    isinstance(value, type)
+                    and issubclass(value, DOMNode)
+                    and value.__module__ == name
+                    and value.__dict__.get("DEFAULT_CSS")
+                ):
                     owners.setdefault(value.__name__, set()).add(package)
     shared = {name: sorted(packages) for name, packages in owners.items() if len(packages) > 1}
     assert shared == {}, f"widget classes with DEFAULT_CSS under one name in several games: {shared}"

@@ -56,8 +56,14 @@ def lits_app(tmp_path: Path, theme: str | None = None, registry=REGISTRY, config
     for action in ("S:r0c1:o0", "keep"):
         match.apply(action)
     folder = config_dir or tmp_path
-    return GameNightApp(registry=registry, config=Config.load(folder / "c.toml"), saves_dir=tmp_path / "saves",
-                        bot_delay=0, theme_name=theme, start_match=match)
+    return GameNightApp(
+        registry=registry,
+        config=Config.load(folder / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name=theme,
+        start_match=match,
+    )
 
 
 def shape_s_colour(app: GameNightApp):
@@ -82,8 +88,9 @@ async def test_lits_variables_resolve_on_its_board_in_every_theme(tmp_path: Path
 async def test_a_user_theme_sets_a_games_colour_old_name_with_a_notice(tmp_path: Path, name: str) -> None:
     (tmp_path / "themes").mkdir()
     (tmp_path / "themes" / "mine.toml").write_text(
-        f'name = "mine"\nprimary = "#225588"\ndark = true\n[variables]\n{name} = "#123456"\n'
-        'die-face = "#ffffff"\n', encoding="utf-8")
+        f'name = "mine"\nprimary = "#225588"\ndark = true\n[variables]\n{name} = "#123456"\ndie-face = "#ffffff"\n',
+        encoding="utf-8",
+    )
     app = lits_app(tmp_path, "mine")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -97,13 +104,16 @@ async def test_a_user_theme_sets_a_games_colour_old_name_with_a_notice(tmp_path:
         assert any("die-face" in notice for notice in app.theme_notices)
 
 
-@pytest.mark.parametrize("declared", [
-    {"shape-x": "#ffffff"},  # not prefixed by the game id
-    {"badvars-x": "#ffffff; } Screen { display: none"},  # would end the CSS rule
-    {"badvars-x": "not-a-colour"},
-    {"badvars-table": 3},
-    "lits-shape-l",
-])
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"shape-x": "#ffffff"},  # not prefixed by the game id
+        {"badvars-x": "#ffffff; } Screen { display: none"},  # would end the CSS rule
+        {"badvars-x": "not-a-colour"},
+        {"badvars-table": 3},
+        "lits-shape-l",
+    ],
+)
 async def test_a_bad_declaration_is_reported_like_a_broken_plugin_and_the_room_starts(tmp_path, declared) -> None:
     import dataclasses
 
@@ -134,7 +144,7 @@ async def test_a_bad_declaration_is_reported_like_a_broken_plugin_and_the_room_s
 def test_every_kit_widget_is_documented_and_the_dice_are_yatzys() -> None:
     """gamenight.widgets holds only widgets meant for any game, each named in docs/plugins.md's "Widgets"."""
     docs = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
-    section = docs[docs.index("## Widgets\n"):].split("\n## ", 1)[0]
+    section = docs[docs.index("## Widgets\n") :].split("\n## ", 1)[0]
     kit = sorted(path.stem for path in (REPO / "core" / "gamenight" / "widgets").glob("*.py"))
     kit.remove("__init__")
     assert "dice" not in kit and "score_table" in kit
@@ -151,9 +161,11 @@ async def test_plugins_found_after_the_lobby_paints_bring_their_variables(tmp_pa
     monkeypatch.setattr(gamenight.plugins, "load_registry", lambda: REGISTRY)
     (tmp_path / "themes").mkdir()
     (tmp_path / "themes" / "mine.toml").write_text(
-        'name = "mine"\nprimary = "#225588"\ndark = true\n[variables]\nshape-s = "#123456"\n', encoding="utf-8")
-    app = GameNightApp(config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves", bot_delay=0,
-                       theme_name="mine")
+        'name = "mine"\nprimary = "#225588"\ndark = true\n[variables]\nshape-s = "#123456"\n', encoding="utf-8"
+    )
+    app = GameNightApp(
+        config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves", bot_delay=0, theme_name="mine"
+    )
     assert not app.registry_loaded and "lits-shape-s" not in app.get_theme_variable_defaults()
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(100):

@@ -10,8 +10,10 @@ CORE = Path(gamenight.__file__).parent
 
 def test_every_shell_text_has_a_japanese_translation_with_the_same_placeholders():
     # The SSH server's messages to clients have a catalogue of their own (read without the room).
-    catalogue = {**load_catalogue_file(CORE / "locale" / "ja.toml"),
-                 **load_catalogue_file(CORE / "ssh" / "locale" / "ja.toml")}
+    catalogue = {
+        **load_catalogue_file(CORE / "locale" / "ja.toml"),
+        **load_catalogue_file(CORE / "ssh" / "locale" / "ja.toml"),
+    }
     assert missing_translations(CORE, catalogue) == []
 
 

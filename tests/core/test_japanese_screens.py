@@ -28,8 +28,13 @@ def japanese():
 
 
 def room(folder: str) -> GameNightApp:
-    return GameNightApp(registry=REGISTRY, config=Config.load(Path(folder) / "config.toml"),
-                        saves_dir=Path(folder) / "saves", bot_delay=0, theme_name="gamenight")
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(Path(folder) / "config.toml"),
+        saves_dir=Path(folder) / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+    )
 
 
 async def test_the_lobby_shows_every_games_japanese_title_whole(japanese):

@@ -49,8 +49,11 @@ async def test_clicking_an_entry_presses_its_key(nim_registry, config, tmp_path)
 
 
 class _Keys(Screen):
-    BINDINGS = [Binding("a", "add", "Add"), Binding("b", "blocked", "Blocked"), Binding("x", "hidden", "Hidden",
-                                                                                         show=False)]
+    BINDINGS = [
+        Binding("a", "add", "Add"),
+        Binding("b", "blocked", "Blocked"),
+        Binding("x", "hidden", "Hidden", show=False),
+    ]
 
     def __init__(self) -> None:
         super().__init__()

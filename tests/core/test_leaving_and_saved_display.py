@@ -18,8 +18,7 @@ NOTHING = "Leave this game? Nothing has been played yet, so nothing is kept."
 
 
 def make_app(registry, config, tmp_path, match):
-    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0,
-                        start_match=match)
+    return GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0, start_match=match)
 
 
 async def test_leaving_before_the_first_move_does_not_promise_an_autosave(nim_registry, config, tmp_path):
@@ -76,10 +75,20 @@ def test_the_display_table_round_trips_and_is_not_part_of_the_game(nim_registry,
     assert "display" not in match_to_document(plain)
 
 
-@pytest.mark.parametrize("display", [
-    {"order": [True]}, {"order": {"a": 1}}, {"order": 1.5}, {"x" * 65: True}, {"order": "\x1b]0;PWNED\x07"},
-    {f"k{n}": True for n in range(17)}, {"order": 2**40}, {"order": "y" * 65}, "order",
-])
+@pytest.mark.parametrize(
+    "display",
+    [
+        {"order": [True]},
+        {"order": {"a": 1}},
+        {"order": 1.5},
+        {"x" * 65: True},
+        {"order": "\x1b]0;PWNED\x07"},
+        {f"k{n}": True for n in range(17)},
+        {"order": 2**40},
+        {"order": "y" * 65},
+        "order",
+    ],
+)
 def test_a_malformed_display_table_is_refused(nim_registry, tmp_path, display):
     document = match_to_document(nim_match(nim_registry))
     document["display"] = display

@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from rich._wrap import divide_line as rich_divide_line
 from rich.cells import cell_len
 
-TEXT = ("手番のプレイヤーがどのピースも置けなくなったら終了です。覆われていない自分のマークの数が多い方が"
-        "勝ちです。最適な戦略（1000 点）は「キープ」です。Queen の後は Python の高速アプリケーションです。")
+TEXT = (
+    "手番のプレイヤーがどのピースも置けなくなったら終了です。覆われていない自分のマークの数が多い方が"
+    "勝ちです。最適な戦略（1000 点）は「キープ」です。Queen の後は Python の高速アプリケーションです。"
+)
 
 
 def test_no_closing_mark_starts_a_line_and_no_opening_bracket_ends_one():
@@ -26,15 +28,22 @@ def test_no_closing_mark_starts_a_line_and_no_opening_bracket_ends_one():
             assert line[-1] not in NO_END, (width, lines)
 
 
-@pytest.mark.parametrize(("text", "width", "expected"), [
-    ("終了です。覆われていない", 14, ["終了です。", "覆われていない"]),  # "。" stays with its sentence
-    ("置きます「キープ」です", 14, ["置きます", "「キープ」です"]),  # "「" never ends a line
-    ("ちょっとだけ", 6, ["ちょっ", "とだけ"]),  # small kana never start a line, even folded
-    ("戦略は1000点", 6, ["戦略は", "1000点"]),  # a number is never cut
-    ("さらに 300 点、次に 2 枚取ります", 12, ["さらに", "300 点、次に", "2 枚取ります"]),  # nor parted from its counter
-    ("最適な戦略です", 8, ["最適な", "戦略です"]),  # words stay whole: not "最" / "適"
-    ("Queen の後は", 8, ["Queen の", "後は"]),  # Latin and Japanese mixed
-])
+@pytest.mark.parametrize(
+    ("text", "width", "expected"),
+    [
+        ("終了です。覆われていない", 14, ["終了です。", "覆われていない"]),  # "。" stays with its sentence
+        ("置きます「キープ」です", 14, ["置きます", "「キープ」です"]),  # "「" never ends a line
+        ("ちょっとだけ", 6, ["ちょっ", "とだけ"]),  # small kana never start a line, even folded
+        ("戦略は1000点", 6, ["戦略は", "1000点"]),  # a number is never cut
+        (
+            "さらに 300 点、次に 2 枚取ります",
+            12,
+            ["さらに", "300 点、次に", "2 枚取ります"],
+        ),  # nor parted from its counter
+        ("最適な戦略です", 8, ["最適な", "戦略です"]),  # words stay whole: not "最" / "適"
+        ("Queen の後は", 8, ["Queen の", "後は"]),  # Latin and Japanese mixed
+    ],
+)
 def test_kinsoku_and_words(text, width, expected):
     assert wrap(text, width) == expected
 
@@ -62,8 +71,10 @@ def test_break_opportunities_are_phrases_spaces_and_never_inside_latin_words():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("あいうえおかっゃーアイウ漢字、。「」（）・ABC12 ")), max_size=60),
-       st.integers(min_value=2, max_value=30))
+@given(
+    st.text(alphabet=st.sampled_from(list("あいうえおかっゃーアイウ漢字、。「」（）・ABC12 ")), max_size=60),
+    st.integers(min_value=2, max_value=30),
+)
 def test_width_is_never_exceeded_and_no_character_is_lost(text, width):
     lines = wrap(text, width)
     assert all(cell_len(line) <= width for line in lines), lines
@@ -84,8 +95,13 @@ async def _help_lines(game_id: str, language: str) -> list[str]:
     set_language(language)
     registry = load_registry()
     with tempfile.TemporaryDirectory() as folder:
-        app = GameNightApp(registry=registry, config=Config.load(Path(folder) / "config.toml"),
-                           saves_dir=Path(folder) / "saves", bot_delay=0, theme_name="gamenight")
+        app = GameNightApp(
+            registry=registry,
+            config=Config.load(Path(folder) / "config.toml"),
+            saves_dir=Path(folder) / "saves",
+            bot_delay=0,
+            theme_name="gamenight",
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             app.push_screen(HelpScreen(registry.games[game_id]))
@@ -108,5 +124,6 @@ async def test_japanese_help_breaks_lines_as_japanese_does(game_id):
     for line in text:
         assert line[0] not in "、。）」』，．", f"{game_id}: a line starts with {line[0]!r}: {line!r}"
         assert line[-1] not in "（「『", f"{game_id}: a line ends with {line[-1]!r}: {line!r}"
-        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff] [\u3040-\u30ff\u4e00-\u9fff]", line), \
+        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff] [\u3040-\u30ff\u4e00-\u9fff]", line), (
             f"{game_id}: a stray space between Japanese words: {line!r}"
+        )

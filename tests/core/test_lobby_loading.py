@@ -74,7 +74,6 @@ async def test_a_key_pressed_while_looking_acts_once_the_games_are_in(
         assert app.screen.game.id == "nim"
 
 
-@pytest.mark.skip(reason="hangs when run after the rest of the suite (passes alone); to investigate")
 async def test_a_plugin_theme_named_in_the_config_is_applied_when_the_plugins_arrive(
     monkeypatch, nim_registry, config, tmp_path
 ):
@@ -92,7 +91,6 @@ async def test_a_plugin_theme_named_in_the_config_is_applied_when_the_plugins_ar
         assert app.theme == "plugin-dusk"
 
 
-@pytest.mark.skip(reason="hangs when run after the rest of the suite (passes alone); to investigate")
 async def test_an_unknown_theme_is_reported_once_the_plugins_are_in(monkeypatch, nim_registry, config, tmp_path):
     release = held_back(monkeypatch, nim_registry)
     app = room(config, tmp_path, theme_name="no-such-theme")

@@ -34,8 +34,13 @@ ROOM_TITLES = {"help": "Rules", "save": "Save game", "leave": "Leave game"}
 
 
 def room(folder: Path) -> GameNightApp:
-    return GameNightApp(registry=REGISTRY, config=Config.load(folder / "config.toml"),
-                        saves_dir=folder / "saves", bot_delay=0, theme_name="gamenight")
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(folder / "config.toml"),
+        saves_dir=folder / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+    )
 
 
 async def open_table(app: GameNightApp, pilot, game_id: str) -> GameScreen:
@@ -69,8 +74,7 @@ async def run_from_palette(app: GameNightApp, pilot, query: str, title: str) -> 
     await pilot.press(*[("space" if ch == " " else ch) for ch in query])
     for _ in range(100):  # the palette searches in the background
         await pilot.pause(0.05)
-        titles = [str(option.prompt).split("\n")[0] for option in
-                  app.screen.query_one(CommandList).options]
+        titles = [str(option.prompt).split("\n")[0] for option in app.screen.query_one(CommandList).options]
         if title in titles:
             break
     assert title in titles, f"typing {query!r} does not offer {title!r} (offered: {titles})"
@@ -127,8 +131,9 @@ async def compare(game_id: str, cases) -> None:
     _found, chosen = await play(game_id, lambda _screen: found, by_palette=True)
     assert pressed[0] == chosen[0]
     changed = 0
-    for (key, _query, title), before, after_key, after_palette in zip(found, pressed, pressed[1:], chosen[1:],
-                                                                      strict=False):
+    for (key, _query, title), before, after_key, after_palette in zip(
+        found, pressed, pressed[1:], chosen[1:], strict=False
+    ):
         assert after_key == after_palette, f"{game_id}: {title!r} from the palette differs from key {key!r}"
         changed += after_key != before
     assert changed * 2 > len(found), f"{game_id}: most keys changed nothing, so little was compared"
@@ -144,8 +149,13 @@ async def test_every_key_bar_key_is_a_palette_command_that_does_what_the_key_doe
     await compare(game_id, cases)
 
 
-MILLE_KEYS = {"p": "Pick a card (P)", "o": "Order the hand (O)", "w": "Toggle the score window (W)",
-              "q": "Quit (Q)", "u": "Use a card (U)"}
+MILLE_KEYS = {
+    "p": "Pick a card (P)",
+    "o": "Order the hand (O)",
+    "w": "Toggle the score window (W)",
+    "q": "Quit (Q)",
+    "u": "Use a card (U)",
+}
 
 
 async def test_mille_keys_are_palette_commands_too():
@@ -156,16 +166,19 @@ async def test_mille_keys_are_palette_commands_too():
     await compare("mille", cases)
 
 
-@pytest.mark.parametrize(("game_id", "word", "title"), [
-    ("mille", "pick", "Pick a card (P)"),
-    ("mille", "order", "Order the hand (O)"),
-    ("seven", "draw", "Draw (d)"),
-    ("mate", "best", "Best play (e)"),
-    ("mate", "keep", "Keep all (n)"),
-    ("mate", "play", "Play (⏎)"),
-    ("yatzy", "hold", "Hold die 3 (3)"),
-    ("lits", "rotate", "Rotate (r)"),
-])
+@pytest.mark.parametrize(
+    ("game_id", "word", "title"),
+    [
+        ("mille", "pick", "Pick a card (P)"),
+        ("mille", "order", "Order the hand (O)"),
+        ("seven", "draw", "Draw (d)"),
+        ("mate", "best", "Best play (e)"),
+        ("mate", "keep", "Keep all (n)"),
+        ("mate", "play", "Play (⏎)"),
+        ("yatzy", "hold", "Hold die 3 (3)"),
+        ("lits", "rotate", "Rotate (r)"),
+    ],
+)
 async def test_the_issues_words_find_the_games_commands(game_id, word, title):
     with tempfile.TemporaryDirectory() as folder:
         app = room(Path(folder))

@@ -81,8 +81,10 @@ def test_a_bot_for_another_game_brings_its_own_translations():
     class Bots:
         @hookimpl
         def register_bots(self, register):
-            register("nim", BotSpec("careful", "Careful", lambda r, s, o: FirstBot(), 5,
-                                    translations={"ja": {"Careful": "慎重"}}))
+            register(
+                "nim",
+                BotSpec("careful", "Careful", lambda r, s, o: FirstBot(), 5, translations={"ja": {"Careful": "慎重"}}),
+            )
 
     load_registry(extra_plugins={"nim": NimPlugin(), "bots": Bots()}, entry_points=[])
     set_language("ja")
@@ -125,8 +127,13 @@ def test_every_built_in_plugin_names_the_sdk_version_it_is_written_for():
     import gamenight_yatzy.plugin
     from gamenight.sdk import API_VERSION
 
-    for module in (gamenight_lits.plugin, gamenight_mate.plugin, gamenight_mille.plugin, gamenight_seven.plugin,
-                   gamenight_yatzy.plugin):
+    for module in (
+        gamenight_lits.plugin,
+        gamenight_mate.plugin,
+        gamenight_mille.plugin,
+        gamenight_seven.plugin,
+        gamenight_yatzy.plugin,
+    ):
         assert module.GAMENIGHT_API == API_VERSION, module.__name__
     import gamenight
 

@@ -51,8 +51,9 @@ def test_editing_mille_totals_from_0_to_9999_is_refused_with_the_reason(tmp_path
     match.apply_chance()
     path = save_match(match, tmp_path / "mille.toml")
     assert "totals = [\n    0.0,\n    0.0,\n]" in path.read_text(encoding="utf-8")
-    path.write_text(path.read_text(encoding="utf-8").replace("    0.0,\n    0.0,", "    9999.0,\n    0.0,", 1),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("    0.0,\n    0.0,", "    9999.0,\n    0.0,", 1), encoding="utf-8"
+    )
     assert "not what its games give (0, 0)" in refused(path, "'totals' .9999, 0. are not what its games give")
 
 
@@ -134,8 +135,23 @@ def test_the_format_written_is_2_with_a_history():
         (lambda d: d["log"].__setitem__(0, "7 die:3"), "Move 1 of the save is malformed"),
         (lambda d: d.__setitem__("game", "nim\x1b]0;x\x07"), "'game' field is malformed"),
     ],
-    ids=["nan", "inf", "negative-wins", "bool-games", "negative-games", "empty-name", "huge-name", "seat-key",
-         "seed-range", "unknown-field", "option-list", "control-in-log", "plus-seat", "no-such-seat", "game-escape"],
+    ids=[
+        "nan",
+        "inf",
+        "negative-wins",
+        "bool-games",
+        "negative-games",
+        "empty-name",
+        "huge-name",
+        "seat-key",
+        "seed-range",
+        "unknown-field",
+        "option-list",
+        "control-in-log",
+        "plus-seat",
+        "no-such-seat",
+        "game-escape",
+    ],
 )
 def test_values_the_game_never_produced_are_refused(tmp_path, nim_registry, change, message):
     game = nim_registry.game("nim")
@@ -173,9 +189,11 @@ def forgeries(game_id: str, match: Match) -> tuple[dict[str, str], int]:
     first = next(number for number, entry in enumerate(match.log) if entry.seat == CHANCE)
     replay = Match(match.game, match.seats, match.options, seed=match.seed, games_played=match.games_played)
     replay.replay(match.log[:first])
-    other = next(outcome for attempt in range(100)
-                 if (outcome := match.rules.sample_chance(replay.state, random.Random(attempt)))
-                 != match.log[first].action)
+    other = next(
+        outcome
+        for attempt in range(100)
+        if (outcome := match.rules.sample_chance(replay.state, random.Random(attempt))) != match.log[first].action
+    )
     forged = {"other": other}
     if game_id in named:
         forged[game_id] = named[game_id]
@@ -253,8 +271,12 @@ def test_saves_written_under_another_hash_seed_load(tmp_path):
     for hash_seed in ("1", "2"):
         folder = tmp_path / hash_seed
         folder.mkdir()
-        subprocess.run([sys.executable, "-c", script, str(folder)], check=True, cwd=Path(__file__).parents[2],
-                       env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        subprocess.run(
+            [sys.executable, "-c", script, str(folder)],
+            check=True,
+            cwd=Path(__file__).parents[2],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
     for game_id in GAME_IDS:
         first = load_match(registry(), tmp_path / "1" / f"{game_id}.toml")
         assert same_session(first, load_match(registry(), tmp_path / "2" / f"{game_id}.toml"))

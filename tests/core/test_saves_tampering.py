@@ -82,34 +82,65 @@ def mutations(value: Any, in_log: bool = False) -> list[tuple[str, Callable[[Any
     """Ways to change one value (each returns the new value)."""
     if in_log and isinstance(value, str):
         return [(name, change) for name, change in mutations(value) if name in LOG_LINE_MUTATIONS]
-    common = [("bool", lambda v: True), ("text", lambda v: "1"), ("table", lambda v: {"a": 1}),
-              ("nested", lambda v: deep(60))]
+    common = [
+        ("bool", lambda v: True),
+        ("text", lambda v: "1"),
+        ("table", lambda v: {"a": 1}),
+        ("nested", lambda v: deep(60)),
+    ]
     if isinstance(value, bool):
         return [("flip", lambda v: not v), ("int", lambda v: 1), *common[1:]]
     if isinstance(value, int):
-        return [("+1", lambda v: v + 1), ("-1", lambda v: v - 1), ("neg", lambda v: -v - 1),
-                ("huge", lambda v: 2**63 - 1), ("float", lambda v: v + 0.5), *common]
+        return [
+            ("+1", lambda v: v + 1),
+            ("-1", lambda v: v - 1),
+            ("neg", lambda v: -v - 1),
+            ("huge", lambda v: 2**63 - 1),
+            ("float", lambda v: v + 0.5),
+            *common,
+        ]
     if isinstance(value, float):
-        return [("+1", lambda v: v + 1.0), ("-1", lambda v: v - 1.0), ("nan", lambda v: math.nan),
-                ("inf", lambda v: math.inf), ("-inf", lambda v: -math.inf), ("tiny", lambda v: v + 1e-9),
-                *common]
+        return [
+            ("+1", lambda v: v + 1.0),
+            ("-1", lambda v: v - 1.0),
+            ("nan", lambda v: math.nan),
+            ("inf", lambda v: math.inf),
+            ("-inf", lambda v: -math.inf),
+            ("tiny", lambda v: v + 1e-9),
+            *common,
+        ]
     if isinstance(value, str):
         return [
-            ("empty", lambda v: ""), ("append", lambda v: v + "x"), ("cut", lambda v: v[:-1]),
-            ("escape", lambda v: v[:1] + "\x1b]0;PWNED\x07" + v[1:]), ("rlo", lambda v: "\u202e" + v),
-            ("markup", lambda v: v + "[/]"), ("long", lambda v: v * (10_000 // max(len(v), 1) + 1)),
-            ("filler", lambda v: "\u3164"), ("seat", lambda v: ("0" if v[:1] != "0" else "1") + v[1:]),
-            ("int", lambda v: 0), ("nested", common[3][1]),
+            ("empty", lambda v: ""),
+            ("append", lambda v: v + "x"),
+            ("cut", lambda v: v[:-1]),
+            ("escape", lambda v: v[:1] + "\x1b]0;PWNED\x07" + v[1:]),
+            ("rlo", lambda v: "\u202e" + v),
+            ("markup", lambda v: v + "[/]"),
+            ("long", lambda v: v * (10_000 // max(len(v), 1) + 1)),
+            ("filler", lambda v: "\u3164"),
+            ("seat", lambda v: ("0" if v[:1] != "0" else "1") + v[1:]),
+            ("int", lambda v: 0),
+            ("nested", common[3][1]),
         ]
     if isinstance(value, list):
         return [
-            ("clear", lambda v: []), ("drop-last", lambda v: v[:-1]), ("duplicate", lambda v: [*v, *v[-1:]]),
-            ("reverse", lambda v: v[::-1]), ("swap", lambda v: [*v[1:2], *v[:1], *v[2:]]),
-            ("add-text", lambda v: [*v, "0 x"]), ("text", common[1][1]), ("nested", lambda v: [*v, deep(60)]),
+            ("clear", lambda v: []),
+            ("drop-last", lambda v: v[:-1]),
+            ("duplicate", lambda v: [*v, *v[-1:]]),
+            ("reverse", lambda v: v[::-1]),
+            ("swap", lambda v: [*v[1:2], *v[:1], *v[2:]]),
+            ("add-text", lambda v: [*v, "0 x"]),
+            ("text", common[1][1]),
+            ("nested", lambda v: [*v, deep(60)]),
         ]
     if isinstance(value, dict):
-        return [("clear", lambda v: {}), ("unknown-key", lambda v: {**v, "zz": 1}),
-                ("drop-first", lambda v: dict(list(v.items())[1:])), ("text", common[1][1])]
+        return [
+            ("clear", lambda v: {}),
+            ("unknown-key", lambda v: {**v, "zz": 1}),
+            ("drop-first", lambda v: dict(list(v.items())[1:])),
+            ("text", common[1][1]),
+        ]
     return []
 
 
@@ -126,16 +157,22 @@ def verdict(game_id: str, original, path, text: bytes) -> str:
         return "refused"
     except Exception as error:  # the point of the test: nothing else may escape
         return f"crashed: {type(error).__name__}: {error}"
-    counts_kept = (loaded.history == original.history and loaded.totals == original.totals
-                   and loaded.wins == original.wins and loaded.games_played == original.games_played)
+    counts_kept = (
+        loaded.history == original.history
+        and loaded.totals == original.totals
+        and loaded.wins == original.wins
+        and loaded.games_played == original.games_played
+    )
     if not counts_kept:
         return "accepted other finished games or totals"
     if loaded.state == original.state and loaded.log == original.log:
         return "harmless"
     if loaded.options != original.options and loaded.log == original.log:
         return "another variant"
-    differs = next((i for i, (a, b) in enumerate(zip(loaded.log, original.log, strict=False)) if a != b),
-                   min(len(loaded.log), len(original.log)))
+    differs = next(
+        (i for i, (a, b) in enumerate(zip(loaded.log, original.log, strict=False)) if a != b),
+        min(len(loaded.log), len(original.log)),
+    )
     if differs < len(loaded.log) and loaded.log[differs].seat == CHANCE:
         return "accepted forged chance"  # a chance outcome in place of another entry, or added
     if differs < min(len(loaded.log), len(original.log)) and original.log[differs].seat == CHANCE:
@@ -146,12 +183,12 @@ def verdict(game_id: str, original, path, text: bytes) -> str:
 ALLOWED = {
     "refused": "a SaveError with the reason, the file untouched",
     "harmless": "the same state, logs, totals, wins and games played (a name, a bot, the seed of a game "
-                "without chance, a version string changed)",
+    "without chance, a version string changed)",
     "another variant": "different options under which every recorded game replays exactly as before",
     "other moves": "the game in progress with other (or fewer, or more) person or bot moves: the record of a "
-                   "game that could have been played -- every chance outcome still the seed's, the finished "
-                   "games and totals unchanged.  An unsigned file cannot tell this from play (and copying an "
-                   "autosave back rewinds a game just the same)",
+    "game that could have been played -- every chance outcome still the seed's, the finished "
+    "games and totals unchanged.  An unsigned file cannot tell this from play (and copying an "
+    "autosave back rewinds a game just the same)",
 }
 """What a mutated save may do.  Not allowed: any crash, forged chance, other finished games or totals."""
 
@@ -190,8 +227,33 @@ _EDITS = st.lists(
     st.tuples(
         st.sampled_from(["insert", "delete", "replace", "duplicate-line", "drop-line"]),
         st.floats(0, 1, exclude_max=True),
-        st.sampled_from(["0", "9", "-", ".", "\"", "[", "]", "{", ",", "\n", "=", " ", "x", "\x1b", "\u202e",
-                         "nan", "inf", "true", "1e999", "\\u0000", "[[[[[[", "'", "\u3164"]),
+        st.sampled_from(
+            [
+                "0",
+                "9",
+                "-",
+                ".",
+                '"',
+                "[",
+                "]",
+                "{",
+                ",",
+                "\n",
+                "=",
+                " ",
+                "x",
+                "\x1b",
+                "\u202e",
+                "nan",
+                "inf",
+                "true",
+                "1e999",
+                "\\u0000",
+                "[[[[[[",
+                "'",
+                "\u3164",
+            ]
+        ),
     ),
     min_size=1,
     max_size=4,
@@ -206,13 +268,13 @@ def apply_edits(text: str, edits) -> str:
         if kind == "insert":
             text = text[:at] + piece + text[at:]
         elif kind == "delete":
-            text = text[:at] + text[at + len(piece):]
+            text = text[:at] + text[at + len(piece) :]
         elif kind == "replace":
-            text = text[:at] + piece + text[at + 1:]
+            text = text[:at] + piece + text[at + 1 :]
         elif kind == "duplicate-line":
             text = "\n".join([*lines[: line + 1], *lines[line:]])
         else:
-            text = "\n".join([*lines[:line], *lines[line + 1:]])
+            text = "\n".join([*lines[:line], *lines[line + 1 :]])
     return text
 
 
@@ -237,10 +299,18 @@ def field_mutation(document: dict, pick: int, choice: int) -> dict:
     return mutated
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(game_id=st.sampled_from(["mille", "seven", "yatzy", "mate"]), edits=_EDITS,
-       field=st.none() | st.tuples(st.integers(0, 10**6), st.integers(0, 100)))
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    game_id=st.sampled_from(["mille", "seven", "yatzy", "mate"]),
+    edits=_EDITS,
+    field=st.none() | st.tuples(st.integers(0, 10**6), st.integers(0, 100)),
+)
 def test_fuzzed_saves_are_refused_or_harmless(fuzz_saves, tmp_path, game_id, edits, field):
     """Hypothesis: a field mutated, or the TOML text edited (bytes, lines) -- never a crash or a forgery."""
     original, path = fuzz_saves[game_id]

@@ -141,8 +141,13 @@ async def test_settings_never_write_command_line_values_nor_unchosen_language_or
     path = tmp_path / "config.toml"
     path.write_text('[general]\nlanguage = "en"\ntheme = "gamenight"\n', encoding="utf-8")
     set_language("ja")  # as `--lang ja`
-    app = GameNightApp(registry=nim_registry, config=Config.load(path), saves_dir=tmp_path / "saves",
-                       theme_name="gamenight-16", bot_delay=0)  # as `--theme gamenight-16 --bot-delay 0`
+    app = GameNightApp(
+        registry=nim_registry,
+        config=Config.load(path),
+        saves_dir=tmp_path / "saves",
+        theme_name="gamenight-16",
+        bot_delay=0,
+    )  # as `--theme gamenight-16 --bot-delay 0`
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s")
         assert isinstance(app.screen, SettingsScreen)

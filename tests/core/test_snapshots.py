@@ -15,8 +15,14 @@ REGISTRY = load_registry()
 
 
 def room(tmp_path: Path, **kwargs) -> GameNightApp:
-    return GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "config.toml"),
-                        saves_dir=tmp_path / "saves", bot_delay=0, theme_name="gamenight", **kwargs)
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+        **kwargs,
+    )
 
 
 def test_lobby(snap_compare, tmp_path):

@@ -47,9 +47,28 @@ OSC_PAYLOAD = "\x1b]52;c;SGVsbG8=\x1b\\\x1b]0;PWNED\x1b\\Ann"
         ("x" * 50_000_000, "at most 16 cells"),
         (None, "must be text"),
     ],
-    ids=["osc-52", "5000-combining", "leading-combining", "3-combining", "u3164", "u2800", "u115f", "uffa0",
-         "padded-filler", "rlo", "zwsp", "lri", "private-use", "markup-close", "markup-style", "empty", "blank",
-         "17-cells", "50-mb", "not-text"],
+    ids=[
+        "osc-52",
+        "5000-combining",
+        "leading-combining",
+        "3-combining",
+        "u3164",
+        "u2800",
+        "u115f",
+        "uffa0",
+        "padded-filler",
+        "rlo",
+        "zwsp",
+        "lri",
+        "private-use",
+        "markup-close",
+        "markup-style",
+        "empty",
+        "blank",
+        "17-cells",
+        "50-mb",
+        "not-text",
+    ],
 )
 def test_validate_name_refuses_what_could_rewrite_or_hide_the_screen(name, reason):
     assert reason in (validate_name(name) or "")
@@ -57,8 +76,17 @@ def test_validate_name_refuses_what_could_rewrite_or_hide_the_screen(name, reaso
 
 @pytest.mark.parametrize(
     "name",
-    ["Ann", "長" * 8, "x" * 16, "Nguyễn", unicodedata.normalize("NFD", "Nguyễn"),
-     unicodedata.normalize("NFD", "ガンダム"), "Zoë", "Anne-Marie O'Neil"[:16], "🎲 Dice"],
+    [
+        "Ann",
+        "長" * 8,
+        "x" * 16,
+        "Nguyễn",
+        unicodedata.normalize("NFD", "Nguyễn"),
+        unicodedata.normalize("NFD", "ガンダム"),
+        "Zoë",
+        "Anne-Marie O'Neil"[:16],
+        "🎲 Dice",
+    ],
 )
 def test_validate_name_accepts_real_names(name):
     assert validate_name(name) is None
@@ -89,8 +117,13 @@ def rendered(widget: Static) -> str:
 def nim_app(tmp_path, registry, **kwargs) -> GameNightApp:
     from gamenight.config import Config
 
-    return GameNightApp(registry=registry, config=Config.load(tmp_path / "config.toml"),
-                        saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
+    return GameNightApp(
+        registry=registry,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        **kwargs,
+    )
 
 
 async def test_a_save_with_an_escape_sequence_in_a_name_is_refused_with_the_reason(tmp_path, nim_registry):
@@ -162,8 +195,9 @@ async def test_a_plugin_error_text_reaches_the_status_line_without_its_controls(
 
 async def test_names_with_markup_from_a_match_do_not_break_the_table(tmp_path, nim_registry):
     # Names are validated on the way in; the table still shows any name literally.
-    match = Match(nim_registry.game("nim"), [SeatConfig("Ann[/]"), SeatConfig("[b]Bob", "first")],
-                  {"sticks": 3}, seed=1)
+    match = Match(
+        nim_registry.game("nim"), [SeatConfig("Ann[/]"), SeatConfig("[b]Bob", "first")], {"sticks": 3}, seed=1
+    )
     app = nim_app(tmp_path, nim_registry, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

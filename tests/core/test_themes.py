@@ -43,25 +43,28 @@ def test_builtin_theme_dir_is_the_checkout_themes_folder():
 GOOD = 'name = "mine"\nprimary = "#112233"\n'
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    (GOOD + "[variables]\ntable-felt = " + "[" * 600 + "]" * 600 + "\n", "nested too deeply"),
-    (GOOD + "[variables]\n" + "a." * 600 + "b = 1\n", "nested too deeply"),
-    (GOOD + '[variables]\ntable-felt = "notacolour"\n', "variables.table-felt"),
-    (GOOD + '[variables]\ntable-felt = "#12345"\n', "variables.table-felt"),
-    (GOOD + '[variables]\ntable-felt = "red; } Screen { color: blue"\n', "variables.table-felt"),
-    (GOOD + '[variables]\nblock-cursor-text-style = "blink-ish"\n', "variables.block-cursor-text-style"),
-    (GOOD + '[variables]\n"Bad Name" = "red"\n', "Bad Name"),
-    (GOOD + "[variables]\ntable-felt = 7\n", "variables.table-felt"),
-    (GOOD + 'dark = "yes"\n', "dark"),
-    (GOOD + "luminosity_spread = 1e999\n", "luminosity_spread"),
-    (GOOD + "text_alpha = nan\n", "text_alpha"),
-    (GOOD + 'background = "' + "f" * 10000 + '"\n', "background"),
-    (GOOD + 'surface = "nope"\n', "surface"),
-    ('name = "a b"\nprimary = "red"\n', "name"),
-    ("name = 5\nprimary = \"red\"\n", "name"),
-    (GOOD + "# pad\n" * 20000, "64 KiB"),
-    (GOOD + "text_alpha = 1" + "0" * 5000 + "\n", "out of range"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (GOOD + "[variables]\ntable-felt = " + "[" * 600 + "]" * 600 + "\n", "nested too deeply"),
+        (GOOD + "[variables]\n" + "a." * 600 + "b = 1\n", "nested too deeply"),
+        (GOOD + '[variables]\ntable-felt = "notacolour"\n', "variables.table-felt"),
+        (GOOD + '[variables]\ntable-felt = "#12345"\n', "variables.table-felt"),
+        (GOOD + '[variables]\ntable-felt = "red; } Screen { color: blue"\n', "variables.table-felt"),
+        (GOOD + '[variables]\nblock-cursor-text-style = "blink-ish"\n', "variables.block-cursor-text-style"),
+        (GOOD + '[variables]\n"Bad Name" = "red"\n', "Bad Name"),
+        (GOOD + "[variables]\ntable-felt = 7\n", "variables.table-felt"),
+        (GOOD + 'dark = "yes"\n', "dark"),
+        (GOOD + "luminosity_spread = 1e999\n", "luminosity_spread"),
+        (GOOD + "text_alpha = nan\n", "text_alpha"),
+        (GOOD + 'background = "' + "f" * 10000 + '"\n', "background"),
+        (GOOD + 'surface = "nope"\n', "surface"),
+        ('name = "a b"\nprimary = "red"\n', "name"),
+        ('name = 5\nprimary = "red"\n', "name"),
+        (GOOD + "# pad\n" * 20000, "64 KiB"),
+        (GOOD + "text_alpha = 1" + "0" * 5000 + "\n", "out of range"),
+    ],
+)
 def test_bad_theme_files_are_reported_naming_file_and_key_and_skipped(tmp_path, text, says):
     (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
     loaded = load_themes([], tmp_path)
@@ -73,7 +76,9 @@ def test_bad_theme_files_are_reported_naming_file_and_key_and_skipped(tmp_path, 
 def test_variables_in_textual_forms_are_accepted(tmp_path):
     (tmp_path / "mine.toml").write_text(
         GOOD + '[variables]\ntable-felt = "ansi_green"\ntext-muted = "auto 60%"\nlink-style = "bold not underline"\n'
-        'border = "rgb(1, 2, 3)"\n', encoding="utf-8")
+        'border = "rgb(1, 2, 3)"\n',
+        encoding="utf-8",
+    )
     assert load_themes([], tmp_path).errors == []
 
 
@@ -83,15 +88,17 @@ def _app(nim_registry, tmp_path, theme):
 
     config_path = tmp_path / "config.toml"
     config_path.write_text(f'[general]\ntheme = "{theme}"\n', encoding="utf-8")
-    return GameNightApp(registry=nim_registry, config=Config.load(config_path), saves_dir=tmp_path / "saves",
-                        bot_delay=0)
+    return GameNightApp(
+        registry=nim_registry, config=Config.load(config_path), saves_dir=tmp_path / "saves", bot_delay=0
+    )
 
 
 async def test_a_broken_theme_that_is_not_selected_does_not_stop_the_room(nim_registry, tmp_path):
     themes = tmp_path / "themes"
     themes.mkdir()
-    (themes / "deep.toml").write_text('name = "deep"\nprimary = "red"\nx = ' + "[" * 900 + "]" * 900 + "\n",
-                                      encoding="utf-8")
+    (themes / "deep.toml").write_text(
+        'name = "deep"\nprimary = "red"\nx = ' + "[" * 900 + "]" * 900 + "\n", encoding="utf-8"
+    )
     app = _app(nim_registry, tmp_path, "gamenight-contrast")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -108,5 +115,7 @@ async def test_a_selected_broken_theme_falls_back_to_the_default_with_a_message(
         await pilot.pause()
         assert type(app.screen).__name__ == "LobbyScreen" and app.theme == "gamenight"
         messages = [notification.message for notification in app._notifications]
-        assert any("'mine'" in m and "using gamenight" in m and "mine.toml" in m and "variables.table-felt" in m
-                   for m in messages), messages
+        assert any(
+            "'mine'" in m and "using gamenight" in m and "mine.toml" in m and "variables.table-felt" in m
+            for m in messages
+        ), messages

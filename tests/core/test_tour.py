@@ -71,8 +71,9 @@ def test_every_screen_shows_its_controls_and_text_whole(language, stop):
 def test_a_cut_seat_name_is_found_and_a_whole_one_is_not():
     assert name_problems(["あなた コンピュ"], ["あなた", "コンピュータ"])
     assert name_problems(["Cape…  Sack…"], ["Capellen", "Sackson"])
-    assert not name_problems(["あなた コンピュータ", "Capellen · Sackson", "No (n)"],
-                             ["あなた", "コンピュータ", "Capellen", "North"])
+    assert not name_problems(
+        ["あなた コンピュータ", "Capellen · Sackson", "No (n)"], ["あなた", "コンピュータ", "Capellen", "North"]
+    )
 
 
 def test_a_button_below_the_screen_and_text_cut_by_its_box_are_found():

@@ -58,8 +58,15 @@ def screen_text(app: Any) -> list[str]:
     from rich.console import Console
 
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False,
-                      safe_box=False, color_system=None)
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+        color_system=None,
+    )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return console.export_text().splitlines()
 
@@ -159,8 +166,12 @@ def text_problems(screen: Any) -> list[str]:
         has_width, has_height = widget.content_region.width, widget.content_region.height
         if wanted_height > has_height and not getattr(widget, "is_scrollable", False):
             problems.append(f"{name} needs {wanted_height} lines, has {has_height}: {_shown(lines)!r}")
-        elif (wanted_width > has_width and widget.styles.text_wrap == "nowrap"
-              and not _ellipsised(lines) and not getattr(widget, "is_scrollable", False)):
+        elif (
+            wanted_width > has_width
+            and widget.styles.text_wrap == "nowrap"
+            and not _ellipsised(lines)
+            and not getattr(widget, "is_scrollable", False)
+        ):
             problems.append(f"{name} needs {wanted_width} columns, has {has_width}: {_shown(lines)!r}")
         visible = geometry.visible_region
         region = geometry.region
@@ -168,11 +179,15 @@ def text_problems(screen: Any) -> list[str]:
             top = visible.y - region.y
             left = visible.x - region.x
             hidden = [line for row, line in enumerate(lines) if not top <= row < top + visible.height]
-            cut = [line for row, line in enumerate(lines) if top <= row < top + visible.height
-                   and (line[:left].strip() or line[left + visible.width:].strip())]
+            cut = [
+                line
+                for row, line in enumerate(lines)
+                if top <= row < top + visible.height and (line[:left].strip() or line[left + visible.width :].strip())
+            ]
             if any(line.strip() for line in hidden) or cut:
-                problems.append(f"{name} is cut by its container at {tuple(visible)} of {tuple(region)}: "
-                                f"{_shown(hidden + cut)!r}")
+                problems.append(
+                    f"{name} is cut by its container at {tuple(visible)} of {tuple(region)}: {_shown(hidden + cut)!r}"
+                )
     return problems
 
 
@@ -220,12 +235,13 @@ def name_problems(lines: list[str], names: list[str]) -> list[str]:
                 cut = name[:keep]
                 at = row.find(cut)
                 while at >= 0:
-                    before = row[at - 1:at]
-                    after = row[at + keep:at + keep + 1]
+                    before = row[at - 1 : at]
+                    after = row[at + keep : at + keep + 1]
                     starts = not before or not before.isalnum()
-                    if starts and row[at:at + len(name)] != name and (not after or after in " …│┃║|"):
-                        problems.append(f"seat name {name!r} cut to {row[at:at + keep + 1].strip()!r}: "
-                                        f"{row.strip()[:60]!r}")
+                    if starts and row[at : at + len(name)] != name and (not after or after in " …│┃║|"):
+                        problems.append(
+                            f"seat name {name!r} cut to {row[at : at + keep + 1].strip()!r}: {row.strip()[:60]!r}"
+                        )
                         break
                     at = row.find(cut, at + 1)
                 else:
@@ -405,9 +421,13 @@ def new_match(game: Any, humans: int = 1) -> Any:
 
     t = translator(game.id)
     weakest = min(game.bots, key=lambda bot: bot.strength).id if game.bots else None
-    seats = [SeatConfig(t(game.seat_names[seat]) if seat < len(game.seat_names) else f"P{seat + 1}",
-                        None if seat < humans or weakest is None else weakest)
-             for seat in range(game.default_seats)]
+    seats = [
+        SeatConfig(
+            t(game.seat_names[seat]) if seat < len(game.seat_names) else f"P{seat + 1}",
+            None if seat < humans or weakest is None else weakest,
+        )
+        for seat in range(game.default_seats)
+    ]
     return Match(game, seats, {}, seed=11)
 
 
@@ -446,8 +466,13 @@ async def run_tour(language: str, registry: Any = None, only: list[str] | None =
     set_language(language)
     try:
         with tempfile.TemporaryDirectory() as folder:
-            app = GameNightApp(registry=registry, config=Config.load(Path(folder) / "config.toml"),
-                               saves_dir=Path(folder) / "saves", bot_delay=0, theme_name="gamenight")
+            app = GameNightApp(
+                registry=registry,
+                config=Config.load(Path(folder) / "config.toml"),
+                saves_dir=Path(folder) / "saves",
+                bot_delay=0,
+                theme_name="gamenight",
+            )
             async with app.run_test(size=SIZE) as pilot:
                 tour = Tour(app, pilot, language)
                 await tour.settle()

@@ -21,7 +21,8 @@ BROKEN_IN_HOOK = "broken on purpose: raises in register_games"
 def write_package(folder: Path, name: str, entry_point: str, module: str, code: str) -> Path:
     """A minimal plugin distribution: pyproject.toml with a gamenight entry point, and one module."""
     folder.mkdir(parents=True)
-    (folder / "pyproject.toml").write_text(dedent(f"""\
+    (folder / "pyproject.toml").write_text(
+        dedent(f"""\
         [build-system]
         requires = ["setuptools>=61"]
         build-backend = "setuptools.build_meta"
@@ -35,7 +36,9 @@ def write_package(folder: Path, name: str, entry_point: str, module: str, code: 
 
         [tool.setuptools]
         py-modules = ["{module}"]
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     (folder / f"{module}.py").write_text(dedent(code), encoding="utf-8")
     return folder
 
@@ -43,9 +46,19 @@ def write_package(folder: Path, name: str, entry_point: str, module: str, code: 
 def broken_packages(root: Path) -> list[Path]:
     """One plugin that raises on import; one whose register_games raises and whose theme is invalid."""
     return [
-        write_package(root / "broken-import", "gamenight-broken-import", "broken_import", "broken_import_plugin",
-                      f"raise RuntimeError({BROKEN_ON_IMPORT!r})\n"),
-        write_package(root / "broken-hook", "gamenight-broken-hook", "broken_hook", "broken_hook_plugin", f"""\
+        write_package(
+            root / "broken-import",
+            "gamenight-broken-import",
+            "broken_import",
+            "broken_import_plugin",
+            f"raise RuntimeError({BROKEN_ON_IMPORT!r})\n",
+        ),
+        write_package(
+            root / "broken-hook",
+            "gamenight-broken-hook",
+            "broken_hook",
+            "broken_hook_plugin",
+            f"""\
             from gamenight import hookimpl
 
 
@@ -57,7 +70,8 @@ def broken_packages(root: Path) -> list[Path]:
             @hookimpl
             def register_themes(register):
                 register({{"name": "broken-theme"}})  # no primary colour
-            """),
+            """,
+        ),
     ]
 
 

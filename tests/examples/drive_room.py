@@ -21,8 +21,9 @@ from gamenight.testing import wait_for_bots
 async def main(game_id: str, keys: list[str]) -> dict[str, object]:
     report: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as folder:
-        app = GameNightApp(config=Config.load(Path(folder) / "config.toml"), saves_dir=Path(folder) / "saves",
-                           bot_delay=0)
+        app = GameNightApp(
+            config=Config.load(Path(folder) / "config.toml"), saves_dir=Path(folder) / "saves", bot_delay=0
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             report["lobby"] = type(app.screen).__name__

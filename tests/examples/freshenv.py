@@ -45,9 +45,20 @@ def can_build_offline() -> bool:
 def fetch_build_tools(target: Path) -> Path:
     """Install a recent enough setuptools into ``target`` (one download) and return it."""
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-         f"setuptools>={SETUPTOOLS}"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            f"setuptools>={SETUPTOOLS}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     if done.returncode != 0:
         raise RuntimeError(
@@ -73,16 +84,23 @@ class FreshEnv:
         self.home.mkdir()
 
     def _query(self, code: str) -> str:
-        return subprocess.run([str(self.python), "-c", code], check=True, capture_output=True, text=True,
-                              timeout=60).stdout.strip()
+        return subprocess.run(
+            [str(self.python), "-c", code], check=True, capture_output=True, text=True, timeout=60
+        ).stdout.strip()
 
     @property
     def env(self) -> dict[str, str]:
         """The environment for commands: no PYTHONPATH, a home of its own (no user config), English."""
         env = {key: value for key, value in os.environ.items() if key not in {"PYTHONPATH", "VIRTUAL_ENV"}}
-        env.update(HOME=str(self.home), XDG_CONFIG_HOME=str(self.home / ".config"),
-                   XDG_DATA_HOME=str(self.home / ".local" / "share"), GAMENIGHT_LANG="en", LANG="C.UTF-8",
-                   COLUMNS="200", PATH=f"{self.path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+        env.update(
+            HOME=str(self.home),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+            XDG_DATA_HOME=str(self.home / ".local" / "share"),
+            GAMENIGHT_LANG="en",
+            LANG="C.UTF-8",
+            COLUMNS="200",
+            PATH=f"{self.path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        )
         env.pop("GAMENIGHT_CONFIG", None)
         return env
 
@@ -95,11 +113,18 @@ class FreshEnv:
             copies.append(str(copy))
         self.run("-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", *copies, timeout=180)
 
-    def run(self, *args: str, timeout: float = 120, cwd: Path | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = 120, cwd: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """Run this venv's Python with ``args``; on failure the assertion shows its output."""
-        done = subprocess.run([str(self.python), *args], capture_output=True, text=True, timeout=timeout,
-                              cwd=cwd or self.path, env=self.env)
+        done = subprocess.run(
+            [str(self.python), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd or self.path,
+            env=self.env,
+        )
         if check:
             assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
         return done

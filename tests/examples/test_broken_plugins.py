@@ -35,6 +35,9 @@ def test_the_room_starts_reports_them_in_the_lobby_and_a_good_game_plays(room_re
 
 
 def test_a_built_in_game_still_plays(plugin_env):
-    result = json.loads(plugin_env.run("-m", "gamenight", "arena", "mate", "--seats", "random,random",
-                                       "--games", "2", "--seed", "3", "--json").stdout)
+    result = json.loads(
+        plugin_env.run(
+            "-m", "gamenight", "arena", "mate", "--seats", "random,random", "--games", "2", "--seed", "3", "--json"
+        ).stdout
+    )
     assert result["games"] == 2 and sum(seat["wins"] for seat in result["seats"]) == 2

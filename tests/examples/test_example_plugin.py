@@ -17,8 +17,13 @@ def test_pip_installed_the_package_into_the_fresh_venv_only(plugin_env):
 def test_gamenight_plugins_lists_the_example_with_its_game_bot_and_theme(plugin_env, plugin_records):
     record = plugin_records["example"]
     assert record == {
-        "name": "gamenight-example", "entry_point": "example", "version": "1.0.0",
-        "games": ["goofspiel"], "bots": ["yatzy:cautious"], "themes": ["example-dusk"], "error": None,
+        "name": "gamenight-example",
+        "entry_point": "example",
+        "version": "1.0.0",
+        "games": ["goofspiel"],
+        "bots": ["yatzy:cautious"],
+        "themes": ["example-dusk"],
+        "error": None,
     }
     table = plugin_env.run("-m", "gamenight", "plugins", check=False).stdout  # 1: broken neighbours
     assert "gamenight-example" in table and "goofspiel" in table
@@ -35,8 +40,11 @@ def test_its_game_starts_in_the_room_and_takes_a_key(room_report):
 
 def test_its_bots_play_in_the_arena_its_own_game_and_the_built_in_yatzy(plugin_env):
     for game, seats in (("goofspiel", "matcher,random"), ("yatzy", "cautious,random")):
-        result = json.loads(plugin_env.run("-m", "gamenight", "arena", game, "--seats", seats, "--games", "12",
-                                           "--seed", "1", "--json").stdout)
+        result = json.loads(
+            plugin_env.run(
+                "-m", "gamenight", "arena", game, "--seats", seats, "--games", "12", "--seed", "1", "--json"
+            ).stdout
+        )
         assert result["games"] == 12 and result["seats"][0]["wins"] > result["seats"][1]["wins"], result
 
 

@@ -20,7 +20,7 @@ ROOM_ACTIONS = {"help", "save", "leave"}
 def keys_section(markdown: str, heading: str) -> str:
     """The text under ``heading`` up to the next heading of its level (or the end)."""
     start = markdown.index(heading + "\n")
-    rest = markdown[start + len(heading) + 1:]
+    rest = markdown[start + len(heading) + 1 :]
     end = re.search(r"^## ", rest, re.MULTILINE)
     return rest[: end.start()] if end else rest
 
@@ -28,8 +28,12 @@ def keys_section(markdown: str, heading: str) -> str:
 def table_keys(game) -> set[str]:
     """The keys the table's key bar shows, the room's own (help, save, leave) aside."""
     screen = game.screen(new_match(game))
-    return {key for key, bindings in screen._bindings.key_to_bindings.items() for binding in bindings
-            if binding.show and binding.action not in ROOM_ACTIONS}
+    return {
+        key
+        for key, bindings in screen._bindings.key_to_bindings.items()
+        for binding in bindings
+        if binding.show and binding.action not in ROOM_ACTIONS
+    }
 
 
 @pytest.mark.parametrize("language", ["en", "ja"])
@@ -46,5 +50,6 @@ def test_the_help_has_a_keys_section_naming_every_key_of_the_key_bar(game_id, la
         set_language("en")
     for key in keys:
         name = NAMES.get(key, key)
-        assert re.search(rf"[`*]{re.escape(name)}[`*]|`{re.escape(name)}`", section, re.IGNORECASE), \
+        assert re.search(rf"[`*]{re.escape(name)}[`*]|`{re.escape(name)}`", section, re.IGNORECASE), (
             f"{game_id} ({language}): the keys section does not name {name!r}"
+        )

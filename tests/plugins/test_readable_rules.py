@@ -24,9 +24,11 @@ def tricks(source: str) -> list[str]:
         node.name
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.ClassDef)
-        and (any(isinstance(base, ast.Name) and base.id == "NamedTuple" for base in node.bases)
-             or any("dataclass" in ast.unparse(decorator) for decorator in node.decorator_list)
-             or node.name in RECORDS)
+        and (
+            any(isinstance(base, ast.Name) and base.id == "NamedTuple" for base in node.bases)
+            or any("dataclass" in ast.unparse(decorator) for decorator in node.decorator_list)
+            or node.name in RECORDS
+        )
     }
     for node in ast.walk(ast.parse(source)):
         where = f"line {getattr(node, 'lineno', '?')}"
@@ -38,8 +40,7 @@ def tricks(source: str) -> list[str]:
             found.append(f"{where}: module state (global {', '.join(node.names)})")
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in STATE_NAMES:
             found.append(f"{where}: {node.value.id}[...] instead of a field name")
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in records
-              and node.args):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in records and node.args:
             found.append(f"{where}: {node.func.id}(...) built positionally")
     return found
 
@@ -61,6 +62,12 @@ def f(state, cache):
     return tuple.__new__(SevenState, (*state[5:17], state[_I_PHASE])), SevenState(1, 2), Note("x")
 """
     found = "\n".join(tricks(source))
-    for kind in ("a __new__ construction", "index constant _I_PHASE", "global cache", "state[...]",
-                 "SevenState(...) built positionally", "Note(...) built positionally"):
+    for kind in (
+        "a __new__ construction",
+        "index constant _I_PHASE",
+        "global cache",
+        "state[...]",
+        "SevenState(...) built positionally",
+        "Note(...) built positionally",
+    ):
         assert kind in found

@@ -44,8 +44,10 @@ class ResultTable(Static):
             header = Text(f"★ {safe_text(name)}" if seat in winners else safe_text(name))  # never markup
             table.add_column(header, justify="right", overflow="fold")
         for label, values in lines:
-            table.add_row(Text(translate(label)),
-                          *(Text(translate(v) if isinstance(v, str) and v else _number(v)) for v in values))
+            table.add_row(
+                Text(translate(label)),
+                *(Text(translate(v) if isinstance(v, str) and v else _number(v)) for v in values),
+            )
         if score_row:
             table.add_row(Text(_("Score"), style="bold"), *(Text(_number(v), style="bold") for v in scores))
         if totals is not None:
@@ -118,7 +120,8 @@ class ResultDialog(ModalScreen[str]):
             with Horizontal(id="choices"):
                 for index, (choice_id, label, key) in enumerate(self.choices):
                     yield Button(
-                        f"{label} ({key})", id=f"choice-{choice_id}",
+                        f"{label} ({key})",
+                        id=f"choice-{choice_id}",
                         variant="primary" if index == 0 else "default",
                     )
                 if self.board:

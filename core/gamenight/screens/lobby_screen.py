@@ -29,7 +29,7 @@ LIST_TEXT = 30
 
 
 def seats_text(game: GameInfo) -> str:
-    """"2 seats" or "1–8 seats"."""
+    """ "2 seats" or "1–8 seats"."""
     return seat_count(game.min_seats, game.max_seats)
 
 
@@ -106,11 +106,13 @@ class LobbyScreen(Screen):
             names = ", ".join(safe_text(record.name, limit=40) for record in failures)
             notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))
         if self.app.theme_errors:
-            notices.append(_("⚠ {count} theme file(s) could not be loaded (press p).",
-                             count=len(self.app.theme_errors)))
+            notices.append(
+                _("⚠ {count} theme file(s) could not be loaded (press p).", count=len(self.app.theme_errors))
+            )
         if self.app.theme_notices:
-            notices.append(_("⚠ {count} theme variable(s) renamed or unknown (press p).",
-                             count=len(self.app.theme_notices)))
+            notices.append(
+                _("⚠ {count} theme variable(s) renamed or unknown (press p).", count=len(self.app.theme_notices))
+            )
         return "\n".join(notices)
 
     def on_mount(self) -> None:
@@ -157,8 +159,9 @@ class LobbyScreen(Screen):
                 self.app.resume(newest)
 
         self.app.push_screen(
-            YesNoDialog(_("You have an unfinished game of {title} (autosaved {when}). Resume it?",
-                          title=title, when=when)),
+            YesNoDialog(
+                _("You have an unfinished game of {title} (autosaved {when}). Resume it?", title=title, when=when)
+            ),
             answer,
         )
 

@@ -32,9 +32,12 @@ class PluginsScreen(Screen):
         for record in self.app.registry.plugins:
             # Everything here comes from installed packages: plain text, made safe, never markup.
             adds = ", ".join([*record.games, *record.bots, *record.themes])
-            table.add_row(Text.assemble(safe_text(record.name), "\n", (safe_text(record.distribution), "dim")),
-                          Text(safe_text(record.version)), Text(safe_text(adds)),
-                          Text(safe_text(record.error, multiline=True), style="red") if record.error else "")
+            table.add_row(
+                Text.assemble(safe_text(record.name), "\n", (safe_text(record.distribution), "dim")),
+                Text(safe_text(record.version)),
+                Text(safe_text(adds)),
+                Text(safe_text(record.error, multiline=True), style="red") if record.error else "",
+            )
         with VerticalScroll():
             yield Static(table)
             for error in self.app.theme_errors:

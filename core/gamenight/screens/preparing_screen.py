@@ -38,9 +38,7 @@ class PreparingScreen(ModalScreen[str | None]):
     PreparingScreen ProgressBar { margin-top: 1; }
     """
 
-    def __init__(
-        self, match: Match, specs: list[BotSpec], then: Callable[[str | None], None] | None = None
-    ) -> None:
+    def __init__(self, match: Match, specs: list[BotSpec], then: Callable[[str | None], None] | None = None) -> None:
         super().__init__()
         self.match = match
         self.specs = specs

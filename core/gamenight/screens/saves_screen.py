@@ -37,8 +37,10 @@ class SavesScreen(Screen):
         files = self.app.saves.list()
         options = [
             # Anyone who can write to the folder names these files: plain text, made safe, never markup.
-            Option(Text(f"{safe_text(path.name):<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}"),
-                   id=str(path))
+            Option(
+                Text(f"{safe_text(path.name):<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}"),
+                id=str(path),
+            )
             for path in files
         ] or [Option(_("No saved games yet."), disabled=True)]
         yield OptionList(*options)

@@ -47,20 +47,32 @@ class SettingsScreen(Screen):
         with VerticalScroll():
             with Horizontal(classes="row"):
                 yield Label(_("Language"))
-                yield Select([(self.LANGUAGE_NAMES[code], code) for code in LANGUAGES],
-                             value=get_language(), allow_blank=False, id="language")
+                yield Select(
+                    [(self.LANGUAGE_NAMES[code], code) for code in LANGUAGES],
+                    value=get_language(),
+                    allow_blank=False,
+                    id="language",
+                )
             with Horizontal(classes="row"):
                 yield Label(_("Theme"))
-                yield Select([(name, name) for name in sorted(self.app.available_themes)],
-                             value=self.app.theme, allow_blank=False, id="theme")
+                yield Select(
+                    [(name, name) for name in sorted(self.app.available_themes)],
+                    value=self.app.theme,
+                    allow_blank=False,
+                    id="theme",
+                )
             with Horizontal(classes="row"):
                 yield Label(_("Bot delay (s)"))
                 yield Input(str(self.app.bot_delay), id="bot-delay", type="number")
             if games:
                 with Horizontal(classes="row"):
                     yield Label(_("Names for"))
-                    yield Select([(translator(g.id)(g.title), g.id) for g in games], value=games[0].id,
-                                 allow_blank=False, id="names-game")
+                    yield Select(
+                        [(translator(g.id)(g.title), g.id) for g in games],
+                        value=games[0].id,
+                        allow_blank=False,
+                        id="names-game",
+                    )
                 for seat in range(max(g.max_seats for g in games)):
                     with Horizontal(classes="row name-row", id=f"name-row-{seat}"):
                         yield Label(f"player.{seat + 1}")
@@ -94,8 +106,9 @@ class SettingsScreen(Screen):
         """Remember the names typed for the game the inputs show (before they show another)."""
         if self._names_game is not None:
             count = len(self._shown_names[self._names_game])
-            self._typed_names[self._names_game] = [self.query_one(f"#player-{seat}", Input).value
-                                                   for seat in range(count)]
+            self._typed_names[self._names_game] = [
+                self.query_one(f"#player-{seat}", Input).value for seat in range(count)
+            ]
 
     def _load_names(self) -> None:
         game = self._game()
@@ -104,8 +117,9 @@ class SettingsScreen(Screen):
         self._keep_typed_names()
         t = translator(game.id)
         if game.id not in self._shown_names:
-            self._shown_names[game.id] = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names],
-                                                                    game.max_seats)
+            self._shown_names[game.id] = self.app.config.seat_names(
+                game.id, [t(n) for n in game.seat_names], game.max_seats
+            )
         names = self._typed_names.get(game.id, self._shown_names[game.id])
         for seat, row in enumerate(self.query(".name-row")):
             row.display = seat < game.max_seats

@@ -74,14 +74,21 @@ class SetupScreen(Screen):
                     yield Label(_("Seats"))
                     yield Select(
                         [(str(n), n) for n in range(game.min_seats, game.max_seats + 1)],
-                        value=game.default_seats, allow_blank=False, id="seat-count",
+                        value=game.default_seats,
+                        allow_blank=False,
+                        id="seat-count",
                     )
             for seat in range(game.max_seats):
                 with Horizontal(classes="row seat-row", id=f"seat-row-{seat}"):
                     yield Label(_("Seat {number}", number=seat + 1))
                     yield Input(names[seat], classes="seat-name", id=f"name-{seat}", max_length=32)
-                    yield Select(kinds, value=HUMAN if seat == 0 else strongest, allow_blank=False,
-                                 classes="seat-kind", id=f"kind-{seat}")
+                    yield Select(
+                        kinds,
+                        value=HUMAN if seat == 0 else strongest,
+                        allow_blank=False,
+                        classes="seat-kind",
+                        id=f"kind-{seat}",
+                    )
             if game.options:
                 yield Static(_("Options"), classes="section")
             for option in game.options:
@@ -100,8 +107,12 @@ class SetupScreen(Screen):
         elif option.kind == "choice":
             with Horizontal(classes="row"):
                 yield Label(label)
-                yield Select([(self.t(text), value) for value, text in option.choices],
-                             value=option.default, allow_blank=False, id=widget_id)
+                yield Select(
+                    [(self.t(text), value) for value, text in option.choices],
+                    value=option.default,
+                    allow_blank=False,
+                    id=widget_id,
+                )
         else:
             with Horizontal(classes="row"):
                 yield Label(label)
@@ -159,8 +170,12 @@ class SetupScreen(Screen):
         error = self.query_one("#setup-error", Static)
         try:
             seats = self.chosen_seats()
-            match = Match(self.game, seats, self.game.parse_options(self.chosen_options()),
-                          seed=random.SystemRandom().randrange(2**31))
+            match = Match(
+                self.game,
+                seats,
+                self.game.parse_options(self.chosen_options()),
+                seed=random.SystemRandom().randrange(2**31),
+            )
         except ValueError as problem:
             error.update(str(problem))
             self.app.bell()

@@ -10,7 +10,7 @@ from gamenight.i18n import _
 
 
 class TooSmallScreen(ModalScreen[None]):
-    """"Enlarge the window" -- shown by the app on resize, removed when it fits again.
+    """ "Enlarge the window" -- shown by the app on resize, removed when it fits again.
 
     It swallows keys, so nothing happens to the game underneath meanwhile.
     """
@@ -32,8 +32,7 @@ class TooSmallScreen(ModalScreen[None]):
     def _update(self) -> None:
         width, height = self.app.size
         self.query_one(Static).update(
-            _("Please enlarge the window to at least 80×24.\n(It is {width}×{height} now.)",
-              width=width, height=height)
+            _("Please enlarge the window to at least 80×24.\n(It is {width}×{height} now.)", width=width, height=height)
         )
 
     def on_key(self, event) -> None:

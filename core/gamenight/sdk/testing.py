@@ -69,5 +69,6 @@ def make_room(registry: Registry, folder: Path, **options: Any) -> GameNightApp:
     from gamenight.config import Config
 
     options.setdefault("bot_delay", 0)
-    return GameNightApp(registry=registry, config=Config.load(Path(folder) / "config.toml"),
-                        saves_dir=Path(folder) / "saves", **options)
+    return GameNightApp(
+        registry=registry, config=Config.load(Path(folder) / "config.toml"), saves_dir=Path(folder) / "saves", **options
+    )

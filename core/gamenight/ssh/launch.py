@@ -64,8 +64,9 @@ def hide(data_dir: str, home: str) -> None:
     os.makedirs(target)
     mount(f"/proc/self/fd/{keep}", target, None, MS_BIND | MS_REC, None, "bind the user's folder")
     os.close(keep)
-    mount(None, data_dir, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None,
-          "make the rest read-only")
+    mount(
+        None, data_dir, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None, "make the rest read-only"
+    )
     os.chdir(target)
 
 
@@ -74,7 +75,7 @@ def main(argv: list[str]) -> int:
         print("usage: launch.py [--ctty] [--memory BYTES] [--hide DATA_DIR HOME [--probe]] -- ARGV", file=sys.stderr)
         return 2
     split = argv.index("--")
-    options, command = argv[:split], argv[split + 1:]
+    options, command = argv[:split], argv[split + 1 :]
     if "--memory" in options:
         limit = int(options[options.index("--memory") + 1])
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

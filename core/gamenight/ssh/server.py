@@ -48,8 +48,19 @@ from gamenight.themes import SIXTEEN_COLOUR_THEME
 __all__ = ["Settings", "colour_depth", "main", "serve"]
 
 LAUNCH = Path(__file__).with_name("launch.py")
-UNSHARE = ["unshare", "--user", "--map-current-user", "--mount", "--propagation", "private",
-           "--pid", "--fork", "--kill-child", "--mount-proc", "--"]
+UNSHARE = [
+    "unshare",
+    "--user",
+    "--map-current-user",
+    "--mount",
+    "--propagation",
+    "private",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
+    "--",
+]
 """New user, mount and PID namespaces with their own /proc; the room dies with ``unshare``."""
 SANDBOX_PREFIX = ["setsid", "--ctty", *UNSHARE]
 """``setsid --ctty`` makes the pty the controlling terminal of the new session first."""
@@ -313,16 +324,23 @@ class Connection(asyncssh.SSHServer):
         self.peer, self.peer_port = str(peer[0]), int(peer[1])
         hub = self.hub
         if not hub.rate.allow(self.peer):
-            self._refuse("rate", asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                         _("Too many new connections from your address; please wait a minute."))
+            self._refuse(
+                "rate",
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                _("Too many new connections from your address; please wait a minute."),
+            )
             return
         if len(hub.pending) >= hub.settings.max_pending:
-            self._refuse("pending", asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                         _("The server is busy; please try again in a moment."))
+            self._refuse(
+                "pending", asyncssh.DISC_TOO_MANY_CONNECTIONS, _("The server is busy; please try again in a moment.")
+            )
             return
         if hub.from_address(self.peer) >= hub.settings.max_per_address:
-            self._refuse("address", asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                         _("Too many connections from your address; please try again later."))
+            self._refuse(
+                "address",
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                _("Too many connections from your address; please try again later."),
+            )
             return
         hub.connections.add(self)
         hub.pending.add(self)
@@ -341,8 +359,9 @@ class Connection(asyncssh.SSHServer):
             self.auth_failures += 1
             if self.auth_failures > MAX_AUTH_TRIES + 1:  # the first one is the client's "none" probe
                 self.hub.log("limit", kind="auth_tries", conn=self.id, peer=self.peer, limit=MAX_AUTH_TRIES)
-                self.close("auth_tries", _("Too many authentication failures."),
-                           asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
+                self.close(
+                    "auth_tries", _("Too many authentication failures."), asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE
+                )
 
         def global_answered(result: Any) -> None:
             # Only requests asyncssh knows and the server refused (forwardings); an unknown one
@@ -376,8 +395,9 @@ class Connection(asyncssh.SSHServer):
         too many refused connections are already waiting, the socket is just dropped."""
         hub = self.hub
         self.refused_reason = kind
-        hub.log("limit", kind=kind, conn=self.id, peer=self.peer, open=len(hub.connections),
-                limit=self._limit_value(kind))
+        hub.log(
+            "limit", kind=kind, conn=self.id, peer=self.peer, open=len(hub.connections), limit=self._limit_value(kind)
+        )
         assert self.conn is not None
         if hub.refused_waiting >= hub.settings.max_sessions:
             self.conn.abort()
@@ -387,9 +407,14 @@ class Connection(asyncssh.SSHServer):
 
     def _limit_value(self, kind: str) -> float:
         settings = self.hub.settings
-        return {"rate": settings.max_new_per_minute, "sessions": settings.max_sessions,
-                "pending": settings.max_pending, "address": settings.max_per_address,
-                "user": settings.max_per_user, "idle": settings.idle_timeout}[kind]
+        return {
+            "rate": settings.max_new_per_minute,
+            "sessions": settings.max_sessions,
+            "pending": settings.max_pending,
+            "address": settings.max_per_address,
+            "user": settings.max_per_user,
+            "idle": settings.idle_timeout,
+        }[kind]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._idle_handle is not None:
@@ -405,11 +430,18 @@ class Connection(asyncssh.SSHServer):
             self.session.end()
         if self.user_id is None and self.auth_tried:
             self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username)
-        self.hub.log("disconnect", conn=self.id, peer=self.peer, user_id=self.user_id,
-                     seconds=round(time.monotonic() - self.started, 3),
-                     reason=str(exc) if exc else (self.refused_reason or "closed"),
-                     open=len(self.hub.connections), auth_failures=self.auth_failures, refused=self.refused,
-                     unlogged=self.unlogged)
+        self.hub.log(
+            "disconnect",
+            conn=self.id,
+            peer=self.peer,
+            user_id=self.user_id,
+            seconds=round(time.monotonic() - self.started, 3),
+            reason=str(exc) if exc else (self.refused_reason or "closed"),
+            open=len(self.hub.connections),
+            auth_failures=self.auth_failures,
+            refused=self.refused,
+            unlogged=self.unlogged,
+        )
 
     def close(self, kind: str, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
         """Disconnect this client with ``reason`` (shown by OpenSSH)."""
@@ -436,11 +468,9 @@ class Connection(asyncssh.SSHServer):
         if time.monotonic() - self.last_input < timeout:
             self._schedule_idle_check()
             return
-        self.hub.log("limit", kind="idle", conn=self.id, peer=self.peer, user_id=self.user_id,
-                     limit=timeout)
+        self.hub.log("limit", kind="idle", conn=self.id, peer=self.peer, user_id=self.user_id, limit=timeout)
         language = self.session.language if self.session else "en"
-        message = client_text(language, "Disconnected after {seconds} seconds without input.",
-                              seconds=int(timeout))
+        message = client_text(language, "Disconnected after {seconds} seconds without input.", seconds=int(timeout))
         if self.session is not None:
             self.session.say(message)
         self.close("idle", message)
@@ -456,8 +486,9 @@ class Connection(asyncssh.SSHServer):
             if not self._admit(user_id):
                 return True
             self.user_id = user_id
-            self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username,
-                         user_id=self.user_id, method="guest")
+            self.hub.log(
+                "auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id, method="guest"
+            )
             return False
         if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
             self._admit(None)
@@ -472,14 +503,20 @@ class Connection(asyncssh.SSHServer):
         if len(hub.sessions) >= settings.max_sessions:
             kind, message = "sessions", _("The server is full; please try again later.")
         elif user_id is not None and hub.of_user(user_id) >= settings.max_per_user:
-            kind, message = "user", _("You are connected too many times already; "
-                                      "close another session first.")
+            kind, message = "user", _("You are connected too many times already; close another session first.")
         else:
             hub.pending.discard(self)
             hub.sessions.add(self)
             return True
-        hub.log("limit", kind=kind, conn=self.id, peer=self.peer, user_id=user_id, open=len(hub.sessions),
-                limit=self._limit_value(kind))
+        hub.log(
+            "limit",
+            kind=kind,
+            conn=self.id,
+            peer=self.peer,
+            user_id=user_id,
+            open=len(hub.sessions),
+            limit=self._limit_value(kind),
+        )
         self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
         return False
 
@@ -503,15 +540,23 @@ class Connection(asyncssh.SSHServer):
         if not self._admit(user_id):
             return
         self.user_id = user_id
-        self.hub.log("auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id,
-                     method="publickey", key=self._candidate.get_fingerprint())
+        self.hub.log(
+            "auth_ok",
+            conn=self.id,
+            peer=self.peer,
+            user=self.username,
+            user_id=self.user_id,
+            method="publickey",
+            key=self._candidate.get_fingerprint(),
+        )
 
     # -- what the client may open ---------------------------------------------
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
         if self.session is not None or self.user_id is None:
             self.note("refused", kind="second_session")
-            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
-                                            _("Only one game room per connection."))
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, _("Only one game room per connection.")
+            )
         self.session = GameSession(self)
         assert self.conn is not None
         channel = self.conn.create_server_channel(encoding=None)
@@ -572,8 +617,9 @@ class GameChannel(asyncssh.SSHServerChannel):
 
 
 _ENV_NAMES_BYTES = frozenset(name.encode() for name in ENV_NAMES)
-HARMLESS_REQUESTS = frozenset({"env", "eow@openssh.com", "keepalive@openssh.com", "break", "signal", "xon-xoff",
-                               "window-change"})
+HARMLESS_REQUESTS = frozenset(
+    {"env", "eow@openssh.com", "keepalive@openssh.com", "break", "signal", "xon-xoff", "window-change"}
+)
 """Channel requests an ordinary client sends on its own; refusing them does not count against it."""
 
 
@@ -619,8 +665,14 @@ class GameSession(asyncssh.SSHServerSession):
     def exec_requested(self, command: str) -> bool:
         # Accepted only to answer with a message and a failing exit status; nothing runs.
         self.refusal = "exec"
-        self.hub.log("refused", kind="exec", conn=self.owner.id, peer=self.owner.peer,
-                     user_id=self.owner.user_id, command=command)
+        self.hub.log(
+            "refused",
+            kind="exec",
+            conn=self.owner.id,
+            peer=self.owner.peer,
+            user_id=self.owner.user_id,
+            command=command,
+        )
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -632,14 +684,23 @@ class GameSession(asyncssh.SSHServerSession):
         env = self.chan.get_environment()
         self.language = client_language(env) or "en"
         if self.refusal == "exec":
-            self._refuse(client_text(self.language, "This server only offers the gamenight game room; "
-                                     "commands are not available. Connect without a command."))
+            self._refuse(
+                client_text(
+                    self.language,
+                    "This server only offers the gamenight game room; "
+                    "commands are not available. Connect without a command.",
+                )
+            )
             return
         if not self.pty:
-            self.hub.log("refused", kind="no_pty", conn=self.owner.id, peer=self.owner.peer,
-                         user_id=self.owner.user_id)
-            self._refuse(client_text(self.language, "The game room needs a terminal: connect with "
-                                     "ssh -t (your client did not request a pseudo-terminal)."))
+            self.hub.log("refused", kind="no_pty", conn=self.owner.id, peer=self.owner.peer, user_id=self.owner.user_id)
+            self._refuse(
+                client_text(
+                    self.language,
+                    "The game room needs a terminal: connect with "
+                    "ssh -t (your client did not request a pseudo-terminal).",
+                )
+            )
             return
         self._starter = asyncio.get_running_loop().create_task(self._start_room(env))
 
@@ -658,9 +719,17 @@ class GameSession(asyncssh.SSHServerSession):
         depth = colour_depth(self.term, client_env)
         argv = build_command(settings, home, depth)
         env = build_environment(home, self.term, depth, client_language(client_env))
-        room = RoomProcess(argv, env, str(home), self.size, self._output, self._room_exited, self._input_blocked,
-                           new_session=not settings.isolated,  # setsid starts the session when isolated
-                           hangup_ignored=settings.isolated)  # see gamenight.ssh.launch.run_as_init
+        room = RoomProcess(
+            argv,
+            env,
+            str(home),
+            self.size,
+            self._output,
+            self._room_exited,
+            self._input_blocked,
+            new_session=not settings.isolated,  # setsid starts the session when isolated
+            hangup_ignored=settings.isolated,
+        )  # see gamenight.ssh.launch.run_as_init
         try:
             await room.start()
         except OSError as error:
@@ -671,9 +740,18 @@ class GameSession(asyncssh.SSHServerSession):
         self.room = room
         self._started_at = time.monotonic()
         cols, rows = clamp_size(*self.size)
-        self.hub.log("session_start", conn=owner.id, peer=owner.peer, user_id=owner.user_id, pid=room.pid,
-                     term=self.term, colours=depth, cols=cols, rows=rows,
-                     env_dropped=getattr(self.chan, "dropped_env", 0))
+        self.hub.log(
+            "session_start",
+            conn=owner.id,
+            peer=owner.peer,
+            user_id=owner.user_id,
+            pid=room.pid,
+            term=self.term,
+            colours=depth,
+            cols=cols,
+            rows=rows,
+            env_dropped=getattr(self.chan, "dropped_env", 0),
+        )
         if self._ended:  # the client left while the room was starting
             self._stop_room()
             return
@@ -705,8 +783,14 @@ class GameSession(asyncssh.SSHServerSession):
         # the client sent at once, so a key's escape sequence is kept or dropped entire).
         if not self._input.take(len(data)):
             if not self.input_dropped:
-                self.hub.log("limit", kind="input", conn=self.owner.id, peer=self.owner.peer,
-                             user_id=self.owner.user_id, limit=INPUT_RATE)
+                self.hub.log(
+                    "limit",
+                    kind="input",
+                    conn=self.owner.id,
+                    peer=self.owner.peer,
+                    user_id=self.owner.user_id,
+                    limit=INPUT_RATE,
+                )
             self.input_dropped += len(data)
             if self._in_paste:  # the end of a paste was dropped: end it, or every later key joins the paste
                 self._in_paste = False
@@ -756,14 +840,25 @@ class GameSession(asyncssh.SSHServerSession):
 
     # -- ending -----------------------------------------------------------------
     def _room_exited(self, returncode: int) -> None:
-        self.hub.log("session_end", conn=self.owner.id, user_id=self.owner.user_id, returncode=returncode,
-                     seconds=round(time.monotonic() - self._started_at, 3), input_dropped=self.input_dropped)
+        self.hub.log(
+            "session_end",
+            conn=self.owner.id,
+            user_id=self.owner.user_id,
+            returncode=returncode,
+            seconds=round(time.monotonic() - self._started_at, 3),
+            input_dropped=self.input_dropped,
+        )
         if returncode == 1 and self.owner.user_id is not None:
             crash_log = user_dir(self.hub.settings.data_dir, self.owner.user_id) / CRASH_LOG_NAME
             with contextlib.suppress(OSError):
                 if time.time() - crash_log.stat().st_mtime < 60:
-                    self.hub.log("room_crashed", conn=self.owner.id, user_id=self.owner.user_id,
-                                 crash_log=str(crash_log), error=last_line(crash_log))
+                    self.hub.log(
+                        "room_crashed",
+                        conn=self.owner.id,
+                        user_id=self.owner.user_id,
+                        crash_log=str(crash_log),
+                        error=last_line(crash_log),
+                    )
         if self.chan is not None and not self._ended:
             self._ended = True
             with contextlib.suppress(OSError):
@@ -818,8 +913,18 @@ def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
     saves, config = home / "saves", home / "config.toml"
     memory = ["--memory", str(settings.room_memory * 1024 * 1024)] if settings.room_memory > 0 else []
     if settings.isolated:
-        launcher = [*SANDBOX_PREFIX, sys.executable, "-I", "-S", str(LAUNCH), *memory,
-                    "--hide", str(settings.data_dir), str(home), "--"]
+        launcher = [
+            *SANDBOX_PREFIX,
+            sys.executable,
+            "-I",
+            "-S",
+            str(LAUNCH),
+            *memory,
+            "--hide",
+            str(settings.data_dir),
+            str(home),
+            "--",
+        ]
     else:
         launcher = [sys.executable, "-I", "-S", str(LAUNCH), "--ctty", *memory, "--"]
     if settings.command is None:
@@ -845,9 +950,22 @@ def sandbox_works(data_dir: Path) -> bool:
     users.mkdir(mode=0o700, exist_ok=True)
     try:
         probe = subprocess.run(
-            [*UNSHARE, sys.executable, "-I", "-S", str(LAUNCH), "--hide", str(data_dir), str(users), "--probe",
-             "--", "true"],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
+            [
+                *UNSHARE,
+                sys.executable,
+                "-I",
+                "-S",
+                str(LAUNCH),
+                "--hide",
+                str(data_dir),
+                str(users),
+                "--probe",
+                "--",
+                "true",
+            ],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=20,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -922,13 +1040,25 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         keepalive_count_max=3,
     )
     port = acceptor.get_port()
-    log("listening", host=settings.host, port=port, data_dir=str(settings.data_dir),
-        auth="guest" if settings.guest else "keys", host_key=host_key.get_fingerprint(),
-        host_key_created=created, isolated=settings.isolated, max_sessions=settings.max_sessions,
-        max_new_per_minute=settings.max_new_per_minute, idle_timeout=settings.idle_timeout,
-        room_memory=settings.room_memory, max_pending=settings.max_pending,
-        max_per_address=settings.max_per_address, max_per_user=settings.max_per_user,
-        login_timeout=settings.login_timeout, guest_expiry_days=settings.guest_expiry_days)
+    log(
+        "listening",
+        host=settings.host,
+        port=port,
+        data_dir=str(settings.data_dir),
+        auth="guest" if settings.guest else "keys",
+        host_key=host_key.get_fingerprint(),
+        host_key_created=created,
+        isolated=settings.isolated,
+        max_sessions=settings.max_sessions,
+        max_new_per_minute=settings.max_new_per_minute,
+        idle_timeout=settings.idle_timeout,
+        room_memory=settings.room_memory,
+        max_pending=settings.max_pending,
+        max_per_address=settings.max_per_address,
+        max_per_user=settings.max_per_user,
+        login_timeout=settings.login_timeout,
+        guest_expiry_days=settings.guest_expiry_days,
+    )
     if ready is not None and not ready.done():
         ready.set_result(port)
     stop = asyncio.Event()
@@ -959,42 +1089,104 @@ def _parser() -> argparse.ArgumentParser:
         prog="gamenight serve-ssh",
         description=_("Host the game room over SSH: every connection gets its own room in a terminal."),
     )
-    parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
-                        help=_("address to listen on (default %(default)s)"))
-    parser.add_argument("--port", type=int, default=2222, metavar="PORT",
-                        help=_("port to listen on (default %(default)s)"))
-    parser.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                        help=_("host key and per-user saves and settings (default: the user data dir)"))
+    parser.add_argument(
+        "--host", default="127.0.0.1", metavar="ADDRESS", help=_("address to listen on (default %(default)s)")
+    )
+    parser.add_argument(
+        "--port", type=int, default=2222, metavar="PORT", help=_("port to listen on (default %(default)s)")
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=_("host key and per-user saves and settings (default: the user data dir)"),
+    )
     auth = parser.add_mutually_exclusive_group()
-    auth.add_argument("--authorized-keys", type=Path, metavar="FILE",
-                      help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"))
-    auth.add_argument("--guest", action="store_true",
-                      help=_("admit anyone, without a password; the user name picks the saves"))
-    parser.add_argument("--max-sessions", type=int, default=64, metavar="N",
-                        help=_("most logged-in connections at once (default %(default)s)"))
-    parser.add_argument("--max-pending", type=int, default=32, metavar="N",
-                        help=_("most connections still logging in at once, apart from the sessions "
-                               "(default %(default)s)"))
-    parser.add_argument("--max-per-address", type=int, default=10, metavar="N",
-                        help=_("most connections at once from one address (default %(default)s)"))
-    parser.add_argument("--max-per-user", type=int, default=3, metavar="N",
-                        help=_("most sessions at once of one user: a key, or a guest name (default %(default)s)"))
-    parser.add_argument("--login-timeout", type=float, default=10.0, metavar="SECONDS",
-                        help=_("close a connection that has not logged in after this many seconds "
-                               "(default %(default)s)"))
-    parser.add_argument("--max-new-per-minute", type=int, default=20, metavar="N",
-                        help=_("most new connections per minute from one address (default %(default)s)"))
-    parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
-                        help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"))
-    parser.add_argument("--guest-expiry-days", type=float, default=30.0, metavar="DAYS",
-                        help=_("delete a guest's saves and settings after this many days unused "
-                               "(default %(default)s; 0 = never)"))
-    parser.add_argument("--room-memory", type=int, default=ROOM_MEMORY, metavar="MIB",
-                        help=_("cap each room's address space at this many MiB; a room that needs more ends, "
-                               "its autosave kept (default %(default)s; 0 = no cap)"))
-    parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
-                        help=_("run each room where only its user's folder of the data dir is visible "
-                               "(user, mount and PID namespaces): auto = when the system allows it (default)"))
+    auth.add_argument(
+        "--authorized-keys",
+        type=Path,
+        metavar="FILE",
+        help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"),
+    )
+    auth.add_argument(
+        "--guest", action="store_true", help=_("admit anyone, without a password; the user name picks the saves")
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=64,
+        metavar="N",
+        help=_("most logged-in connections at once (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=32,
+        metavar="N",
+        help=_("most connections still logging in at once, apart from the sessions (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--max-per-address",
+        type=int,
+        default=10,
+        metavar="N",
+        help=_("most connections at once from one address (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--max-per-user",
+        type=int,
+        default=3,
+        metavar="N",
+        help=_("most sessions at once of one user: a key, or a guest name (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--login-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help=_("close a connection that has not logged in after this many seconds (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--max-new-per-minute",
+        type=int,
+        default=20,
+        metavar="N",
+        help=_("most new connections per minute from one address (default %(default)s)"),
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help=_("disconnect after this many seconds without input (default %(default)s; 0 = never)"),
+    )
+    parser.add_argument(
+        "--guest-expiry-days",
+        type=float,
+        default=30.0,
+        metavar="DAYS",
+        help=_("delete a guest's saves and settings after this many days unused (default %(default)s; 0 = never)"),
+    )
+    parser.add_argument(
+        "--room-memory",
+        type=int,
+        default=ROOM_MEMORY,
+        metavar="MIB",
+        help=_(
+            "cap each room's address space at this many MiB; a room that needs more ends, "
+            "its autosave kept (default %(default)s; 0 = no cap)"
+        ),
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help=_(
+            "run each room where only its user's folder of the data dir is visible "
+            "(user, mount and PID namespaces): auto = when the system allows it (default)"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=5.0, help=argparse.SUPPRESS)
     return parser
@@ -1005,12 +1197,16 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.guest and args.authorized_keys is None:
-        print(_("gamenight serve-ssh: choose who may connect: --authorized-keys FILE (public keys) "
-                "or --guest (anyone, no password)."), file=sys.stderr)
+        print(
+            _(
+                "gamenight serve-ssh: choose who may connect: --authorized-keys FILE (public keys) "
+                "or --guest (anyone, no password)."
+            ),
+            file=sys.stderr,
+        )
         return 2
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
-        print(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys),
-              file=sys.stderr)
+        print(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys), file=sys.stderr)
         return 2
     for name in ("max_sessions", "max_new_per_minute", "max_pending", "max_per_address", "max_per_user"):
         if getattr(args, name) < 1:
@@ -1019,11 +1215,22 @@ def main(argv: list[str]) -> int:
         parser.error(_("--{option} must be at least 1", option="login-timeout"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     settings = Settings(
-        host=args.host, port=args.port, data_dir=data_dir.resolve(), authorized_keys=args.authorized_keys,
-        guest=args.guest, max_sessions=args.max_sessions, max_new_per_minute=args.max_new_per_minute,
-        max_pending=args.max_pending, max_per_address=args.max_per_address, max_per_user=args.max_per_user,
-        login_timeout=args.login_timeout, guest_expiry_days=args.guest_expiry_days,
-        idle_timeout=args.idle_timeout, grace=args.grace, sandbox=args.sandbox, room_memory=args.room_memory,
+        host=args.host,
+        port=args.port,
+        data_dir=data_dir.resolve(),
+        authorized_keys=args.authorized_keys,
+        guest=args.guest,
+        max_sessions=args.max_sessions,
+        max_new_per_minute=args.max_new_per_minute,
+        max_pending=args.max_pending,
+        max_per_address=args.max_per_address,
+        max_per_user=args.max_per_user,
+        login_timeout=args.login_timeout,
+        guest_expiry_days=args.guest_expiry_days,
+        idle_timeout=args.idle_timeout,
+        grace=args.grace,
+        sandbox=args.sandbox,
+        room_memory=args.room_memory,
         command=shlex.split(args.command) if args.command else None,
     )
     log = EventLog(sys.stderr)

@@ -127,6 +127,7 @@ class TableClient:
 
     async def wait_for(self, predicate: Callable[[TableClient], Any], timeout: float = 10.0) -> Any:
         """Wait until ``predicate(self)`` is true (returns its value); TimeoutError otherwise."""
+
         async def waiting() -> Any:
             async with self._changed:
                 while not (value := predicate(self)):
@@ -235,8 +236,9 @@ class RemoteTable:
         info = self._snap.interlude
         if info is None:
             return None
-        return Interlude(info.title, tuple(info.scores),
-                         tuple((label, tuple(values)) for label, values in info.lines), info.key)
+        return Interlude(
+            info.title, tuple(info.scores), tuple((label, tuple(values)) for label, values in info.lines), info.key
+        )
 
     def outcome(self) -> Outcome:
         snap = self._snap

@@ -127,9 +127,16 @@ class Table:
 class TableService:
     """Every shared table of one server, and the connections to them."""
 
-    def __init__(self, registry: Any, data_dir: Path | None = None, *, away_timeout: float = 300.0,
-                 bot_time_budget: float = 2.0, seed: int | None = None,
-                 message_rate: tuple[float, float] = (20.0, 40.0)) -> None:
+    def __init__(
+        self,
+        registry: Any,
+        data_dir: Path | None = None,
+        *,
+        away_timeout: float = 300.0,
+        bot_time_budget: float = 2.0,
+        seed: int | None = None,
+        message_rate: tuple[float, float] = (20.0, 40.0),
+    ) -> None:
         self.registry = registry
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.away_timeout = away_timeout
@@ -182,11 +189,14 @@ class TableService:
 
     # -- connections -------------------------------------------------------------------------
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str,
-                    name: str) -> None:
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str, name: str) -> None:
         """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
-        connection = Connection(identity, _usable_name(name, identity), asyncio.Queue(maxsize=512),
-                                messages=p.RateLimiter(*self.message_rate))
+        connection = Connection(
+            identity,
+            _usable_name(name, identity),
+            asyncio.Queue(maxsize=512),
+            messages=p.RateLimiter(*self.message_rate),
+        )
         sender = asyncio.create_task(self._send_loop(connection, writer))
         self.connections.append(connection)
         try:
@@ -293,8 +303,9 @@ class TableService:
             for number, spec in enumerate(message.seats):
                 if spec.kind == "bot":
                     game.bot(spec.bot or takeover)  # KeyError if unknown
-                    seats.append(SeatConfig(f"{game.bot(spec.bot or takeover).label} {number + 1}",
-                                            spec.bot or takeover))
+                    seats.append(
+                        SeatConfig(f"{game.bot(spec.bot or takeover).label} {number + 1}", spec.bot or takeover)
+                    )
                 else:
                     seats.append(SeatConfig(f"Seat {number + 1}"))
             options = game.parse_options(message.options)
@@ -304,9 +315,16 @@ class TableService:
         match = Match(game, seats, options, seed=self._seed(), bot_time_budget=self.bot_time_budget)
         persons = [spec.kind == "person" for spec in message.seats]
         table = Table(
-            id=table_id, game=game, match=match, persons=persons, owners=[None] * len(seats),
-            names=[seat.name for seat in seats], takeover_bot=takeover, public=message.public,
-            code="" if message.public else secrets.token_hex(3).upper(), timer=message.timer,
+            id=table_id,
+            game=game,
+            match=match,
+            persons=persons,
+            owners=[None] * len(seats),
+            names=[seat.name for seat in seats],
+            takeover_bot=takeover,
+            public=message.public,
+            code="" if message.public else secrets.token_hex(3).upper(),
+            timer=message.timer,
             host=connection.identity,
         )
         self.tables[table_id] = table
@@ -358,8 +376,9 @@ class TableService:
         table.match.seats[seat] = SeatConfig(table.names[seat])
         connection.table, connection.seat, connection.log_sent = table, seat, 0
         table.connections.append(connection)
-        if not table.started and all(o is not None for o, person in zip(table.owners, table.persons, strict=True)
-                                     if person):
+        if not table.started and all(
+            o is not None for o, person in zip(table.owners, table.persons, strict=True) if person
+        ):
             table.started = True
         self._changed(table)
 
@@ -425,8 +444,12 @@ class TableService:
             return self._refuse(connection, "not-seated", "you have no seat", fatal=False)
         match = table.match
         seat = connection.seat
-        if (not table.started or match.to_move() != seat or match.bot_to_move()
-                or table.owners[seat] != connection.identity):
+        if (
+            not table.started
+            or match.to_move() != seat
+            or match.bot_to_move()
+            or table.owners[seat] != connection.identity
+        ):
             return self._refuse(connection, "not-your-turn", "it is not your turn", fatal=False)
         if match.pending_interlude() is not None:
             return self._refuse(connection, "paused", "the table is paused", fatal=False)
@@ -522,9 +545,11 @@ class TableService:
 
     def _waiting(self, table: Table) -> list[int]:
         """Seated, present persons who have not acknowledged the pause."""
-        return [seat for seat, owner in enumerate(table.owners)
-                if owner is not None and not table.bot_plays(seat) and seat not in table.away
-                and seat not in table.acks]
+        return [
+            seat
+            for seat, owner in enumerate(table.owners)
+            if owner is not None and not table.bot_plays(seat) and seat not in table.away and seat not in table.acks
+        ]
 
     async def _expire(self, table: Table) -> None:
         """The move timer ran out: a pause goes on, a person's move is made by the table's bot."""
@@ -552,12 +577,17 @@ class TableService:
         stop = False
         context = match.bot_context(seat, should_stop=lambda: stop)
         try:
-            action = await asyncio.wait_for(asyncio.to_thread(bot.choose, view, legal, context),
-                                            self.bot_time_budget * 2 + 1)
+            action = await asyncio.wait_for(
+                asyncio.to_thread(bot.choose, view, legal, context), self.bot_time_budget * 2 + 1
+            )
         except Exception as error:  # a bot that fails or overruns plays its first legal move
             stop = True
-            log.warning("table %s: bot of seat %d failed (%s); first legal move", table.id, seat,
-                        safe_text(f"{type(error).__name__}: {error}", limit=120))
+            log.warning(
+                "table %s: bot of seat %d failed (%s); first legal move",
+                table.id,
+                seat,
+                safe_text(f"{type(error).__name__}: {error}", limit=120),
+            )
             action = legal[0]
         if len(match.log) != turn or match.state is not state or (not stand_in and not table.bot_plays(seat)):
             return  # the position moved on, or the person reclaimed the seat meanwhile
@@ -570,16 +600,26 @@ class TableService:
 
     def _info(self, table: Table) -> p.TableInfo:
         seats = [
-            p.SeatInfo(name=table.names[seat], bot=table.bot_plays(seat), person=table.persons[seat],
-                       taken=table.owners[seat] is not None, away=seat in table.away)
+            p.SeatInfo(
+                name=table.names[seat],
+                bot=table.bot_plays(seat),
+                person=table.persons[seat],
+                taken=table.owners[seat] is not None,
+                away=seat in table.away,
+            )
             for seat in range(len(table.names))
         ]
         match = table.match
         return p.TableInfo(
-            table=table.id, game=table.game.id, options=dict(match.options), seats=seats,
+            table=table.id,
+            game=table.game.id,
+            options=dict(match.options),
+            seats=seats,
             status=table.status(),  # type: ignore[arg-type]
-            to_move=match.to_move(), watchers=sum(c.seat == OBSERVER for c in table.connections),
-            timer=table.timer, public=table.public,
+            to_move=match.to_move(),
+            watchers=sum(c.seat == OBSERVER for c in table.connections),
+            timer=table.timer,
+            public=table.public,
         )
 
     def snapshot(self, table: Table, seat: int, log_start: int = 0) -> p.Snapshot:
@@ -589,21 +629,33 @@ class TableService:
         view = observer_view(rules, match.state) if seat == OBSERVER else rules.view(match.state, seat)
         to_move = match.to_move()
         interlude = match.pending_interlude()
-        legal = rules.legal_actions(match.state) if (
-            seat >= 0 and to_move == seat and interlude is None and table.started and not table.bot_plays(seat)
-        ) else []
+        legal = (
+            rules.legal_actions(match.state)
+            if (seat >= 0 and to_move == seat and interlude is None and table.started and not table.bot_plays(seat))
+            else []
+        )
         scores = rules.current_scores(match.state)
         outcome = match.outcome() if to_move == TERMINAL else None
         return p.Snapshot(
-            table=self._info(table), seat=seat, code=table.code if seat >= 0 else "",
+            table=self._info(table),
+            seat=seat,
+            code=table.code if seat >= 0 else "",
             view=_narrow(msgspec.to_builtins(view)) if table.wide_ints else msgspec.to_builtins(view),
-            legal=list(legal), turn=len(match.log),
-            log=table.descriptions[log_start:], log_start=log_start,
-            scores=list(scores) if scores is not None else None, totals=list(match.totals),
-            interlude=None if interlude is None else p.InterludeInfo(
-                key=interlude.key, title=interlude.title, scores=list(interlude.scores),
+            legal=list(legal),
+            turn=len(match.log),
+            log=table.descriptions[log_start:],
+            log_start=log_start,
+            scores=list(scores) if scores is not None else None,
+            totals=list(match.totals),
+            interlude=None
+            if interlude is None
+            else p.InterludeInfo(
+                key=interlude.key,
+                title=interlude.title,
+                scores=list(interlude.scores),
                 lines=[(label, list(values)) for label, values in interlude.lines],
-                waiting=self._waiting(table)),
+                waiting=self._waiting(table),
+            ),
             outcome=list(outcome.scores) if outcome else None,
             winners=list(outcome.winners) if outcome else [],
             deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
@@ -628,12 +680,23 @@ class TableService:
     def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
         """The save document of the match and the table's own, as plain data (cheap: no TOML yet)."""
         table_doc = {
-            "format": 1, "id": table.id, "game": table.game.id, "public": table.public, "code": table.code,
-            "timer": table.timer, "host": table.host, "started": table.started,
-            "takeover_bot": table.takeover_bot, "acknowledged": table.match.acknowledged,
+            "format": 1,
+            "id": table.id,
+            "game": table.game.id,
+            "public": table.public,
+            "code": table.code,
+            "timer": table.timer,
+            "host": table.host,
+            "started": table.started,
+            "takeover_bot": table.takeover_bot,
+            "acknowledged": table.match.acknowledged,
             "seats": [
-                {"person": table.persons[s], "owner": table.owners[s] or "", "name": table.names[s],
-                 "bot": table.match.seats[s].bot or ""}
+                {
+                    "person": table.persons[s],
+                    "owner": table.owners[s] or "",
+                    "name": table.names[s],
+                    "bot": table.match.seats[s].bot or "",
+                }
                 for s in range(len(table.names))
             ],
         }
@@ -674,19 +737,29 @@ class TableService:
                 match.game.bot(bot)
             match.seats[seat] = SeatConfig(str(entry["name"]), bot)
         return Table(
-            id=table_id, game=match.game, match=match,
+            id=table_id,
+            game=match.game,
+            match=match,
             persons=[bool(entry["person"]) for entry in seats],
             owners=[str(entry["owner"]) or None for entry in seats],
             names=[str(entry["name"]) for entry in seats],
             takeover_bot=match.game.bot(str(document["takeover_bot"])).id,
-            public=bool(document["public"]), code=str(document["code"]), timer=float(document["timer"]),
-            host=str(document["host"]), started=bool(document["started"]),
+            public=bool(document["public"]),
+            code=str(document["code"]),
+            timer=float(document["timer"]),
+            host=str(document["host"]),
+            started=bool(document["started"]),
             descriptions=_describe(match),
         )
 
 
-def _write_both(save_path: Path, match_doc: dict[str, Any], table_doc: dict[str, Any], table_path: Path,
-                written: list[str | None] | None) -> None:
+def _write_both(
+    save_path: Path,
+    match_doc: dict[str, Any],
+    table_doc: dict[str, Any],
+    table_path: Path,
+    written: list[str | None] | None,
+) -> None:
     """Write the match's save, then the table's file if it changed (seats change far less often than moves)."""
     write_atomic(save_path, tomli_w.dumps(match_doc))
     text = tomli_w.dumps(table_doc)
@@ -699,14 +772,20 @@ def _write_both(save_path: Path, match_doc: dict[str, Any], table_doc: dict[str,
 def _describe(match: Match) -> list[tuple[int, str]]:
     """The public description of every move of the current game, replayed from its log."""
     names = [seat.name for seat in match.seats]
-    replay = Match(match.game, list(match.seats), match.options, seed=match.seed, games_played=match.games_played
-                   - (1 if match.recorded else 0))
+    replay = Match(
+        match.game,
+        list(match.seats),
+        match.options,
+        seed=match.seed,
+        games_played=match.games_played - (1 if match.recorded else 0),
+    )
     lines = []
     for entry in match.log:
         before = replay.state
         replay.apply(entry.action)
-        lines.append((entry.seat, fill_seat_names(match.rules.describe_action(before, entry.action, entry.seat),
-                                                  names)))
+        lines.append(
+            (entry.seat, fill_seat_names(match.rules.describe_action(before, entry.action, entry.seat), names))
+        )
     return lines
 
 

@@ -66,6 +66,7 @@ class Room(Protocol):
         """Show ``game``'s rules and keys, with ``extra`` Markdown at the end."""
         ...
 
+
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -352,8 +353,7 @@ class GameScreen(Screen):
             self.redraw()
 
         self.app.push_screen(
-            MessageDialog(_("Hand over"), _("Pass the keyboard to {name}, then press OK.",
-                                            name=self.seat_name(seat))),
+            MessageDialog(_("Hand over"), _("Pass the keyboard to {name}, then press OK.", name=self.seat_name(seat))),
             ready,
         )
 
@@ -435,7 +435,8 @@ class GameScreen(Screen):
 
         self.app.push_screen(
             ResultDialog(
-                self.t(interlude.title), "",
+                self.t(interlude.title),
+                "",
                 self.result_table(interlude.lines, interlude.scores),
                 [("continue", _("Continue"), "c"), ("save", _("Save and leave"), "s")],
             ),
@@ -462,7 +463,8 @@ class GameScreen(Screen):
 
         self.app.push_screen(
             ResultDialog(
-                self.end_title(), headline,
+                self.end_title(),
+                headline,
                 self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
                 [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")],
             ),

@@ -60,11 +60,19 @@ def main(argv: list[str]) -> int:
         import textual_serve
         from textual_serve.server import Server
     except ImportError:
-        print("gamenight serve-web needs textual-serve: pip install 'gamenight[web]' (or textual-serve)",
-              file=sys.stderr)
+        print(
+            "gamenight serve-web needs textual-serve: pip install 'gamenight[web]' (or textual-serve)", file=sys.stderr
+        )
         return 2
     statics = Path(textual_serve.__file__).with_name("static")
-    server = Server(room_command(args), host=args.host, port=args.port, title="gamenight",
-                    public_url=args.public_url, statics_path=statics, templates_path=TEMPLATES)
+    server = Server(
+        room_command(args),
+        host=args.host,
+        port=args.port,
+        title="gamenight",
+        public_url=args.public_url,
+        statics_path=statics,
+        templates_path=TEMPLATES,
+    )
     server.serve()
     return 0

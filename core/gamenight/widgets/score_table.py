@@ -116,8 +116,9 @@ class ScoreTable(Widget, can_focus=False):
     ) -> None:
         """Replace the contents: column ``headers``, ``rows``, the active column and cursor row."""
         self.headers = tuple(headers)
-        self.widths = tuple(min(max(self.column_width, cell_len(name) + 1), self.MAX_COLUMN_WIDTH)
-                            for name in self.headers)
+        self.widths = tuple(
+            min(max(self.column_width, cell_len(name) + 1), self.MAX_COLUMN_WIDTH) for name in self.headers
+        )
         self.rows = tuple(rows)
         self.active_column = active_column
         self.cursor_row = cursor_row

@@ -77,8 +77,7 @@ def test_every_text_has_a_japanese_translation(game):
 
 
 def test_the_screen_mounts_at_80x24_in_both_languages_and_in_the_plugins_theme(game, registry):
-    check_screen_mounts(game, (80, 24), seats=4, theme="example-dusk", registry=registry,
-                        perturb=reshuffle_hidden_bids)
+    check_screen_mounts(game, (80, 24), seats=4, theme="example-dusk", registry=registry, perturb=reshuffle_hidden_bids)
 
 
 class LeakyScreen(GoofspielScreen):
@@ -91,8 +90,9 @@ class LeakyScreen(GoofspielScreen):
 
 def test_the_screen_check_catches_a_screen_that_draws_hidden_bids(game, registry):
     with pytest.raises(AssertionError, match="only hidden information changed"):
-        check_screen_mounts(replace(game, screen=LeakyScreen), language="en", registry=registry,
-                            perturb=reshuffle_hidden_bids)
+        check_screen_mounts(
+            replace(game, screen=LeakyScreen), language="en", registry=registry, perturb=reshuffle_hidden_bids
+        )
 
 
 def test_the_whole_kit_in_one_call(game, registry):
@@ -100,8 +100,10 @@ def test_the_whole_kit_in_one_call(game, registry):
 
 
 def test_the_matcher_beats_random_play(game):
-    shares = [play_headless(game, [SeatConfig("m", "matcher"), SeatConfig("r", "random")], seed=s).outcome()
-              .win_share(0) for s in range(60)]
+    shares = [
+        play_headless(game, [SeatConfig("m", "matcher"), SeatConfig("r", "random")], seed=s).outcome().win_share(0)
+        for s in range(60)
+    ]
     assert sum(shares) / len(shares) > 0.8
 
 

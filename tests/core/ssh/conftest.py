@@ -30,13 +30,20 @@ FAKE_ROOM = Path(__file__).with_name("fake_room.py")
 FAKE_COMMAND = f"{sys.executable} {FAKE_ROOM} {{saves}} {{colours}}"
 SSH = shutil.which("ssh")
 SSH_OPTIONS = [
-    "-F", "/dev/null",
-    "-o", "StrictHostKeyChecking=no",
-    "-o", "UserKnownHostsFile=/dev/null",
-    "-o", "LogLevel=ERROR",
-    "-o", "BatchMode=yes",
-    "-o", "IdentitiesOnly=yes",
-    "-o", "ConnectTimeout=10",
+    "-F",
+    "/dev/null",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "LogLevel=ERROR",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "IdentitiesOnly=yes",
+    "-o",
+    "ConnectTimeout=10",
 ]
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
@@ -63,9 +70,22 @@ class Server:
         self.raw: list[str] = []
         self._lock = threading.Lock()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gamenight.ssh", "--host", "127.0.0.1", "--port", "0",
-             "--data-dir", str(data_dir), *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "gamenight.ssh",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+                *args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         threading.Thread(target=self._read_log, daemon=True).start()
         listening = self.wait_event(lambda e: e["event"] == "listening", 20)
@@ -102,8 +122,11 @@ class Server:
 
     def expect(self, event: str, since: int = 0, **fields: object) -> list[dict]:
         """Like :meth:`of_kind`, but waits (up to 10 s) for at least one such event."""
-        return wait_until(lambda: self.of_kind(event, since, **fields), 10,  # type: ignore[return-value]
-                          f"a {event} {fields} log line")
+        return wait_until(
+            lambda: self.of_kind(event, since, **fields),
+            10,  # type: ignore[return-value]
+            f"a {event} {fields} log line",
+        )
 
     def mark(self) -> int:
         """The number of events so far (for ``of_kind(..., since=mark)``)."""
@@ -199,8 +222,9 @@ class Terminal:
         master, slave = os.openpty()
         self._set_size(slave, cols, rows)
         environment = {**os.environ, "TERM": "xterm-256color", **(env or {})}
-        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=environment, start_new_session=True
+        )
         os.close(slave)
         self.master = master
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -232,6 +256,7 @@ class Terminal:
 
     def wait_for(self, needle: str, timeout: float = 20) -> str:
         """Wait until ``needle`` is on the screen; returns the screen."""
+
         def check() -> str | None:
             screen = self.text()
             if needle in screen:

@@ -65,6 +65,7 @@ def main() -> None:
             except (OSError, ValueError) as error:
                 say(f"refused:{getattr(error, 'strerror', error)}")
         if data == b"a":
+
             def save_and_quit(*_args: object) -> None:
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)

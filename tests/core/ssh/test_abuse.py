@@ -144,8 +144,12 @@ async def test_big_environment_requests_do_not_grow_the_server(start_server) -> 
 async def test_the_environment_a_room_uses_still_arrives(start_server) -> None:
     server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
     async with connect(server, "colour") as conn:
-        process = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None,
-                                            env={"COLORTERM": "truecolor", "LC_ALL": "ja_JP.UTF-8"})
+        process = await conn.create_process(
+            term_type="xterm",
+            term_size=(80, 24),
+            encoding=None,
+            env={"COLORTERM": "truecolor", "LC_ALL": "ja_JP.UTF-8"},
+        )
         await read_until(process, b"colours:truecolor")
     assert server.expect("session_start")[0]["env_dropped"] == 0
 
@@ -294,8 +298,13 @@ def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
     home.mkdir(parents=True)
     env = build_environment(home, "xterm", "256", None)  # what a room of a new guest gets
     began = time.monotonic()
-    subprocess.run([sys.executable, "-c", "from gamenight_yatzy.strategy import load_table\n"
-                    "load_table(True); load_table(False)"], env=env, cwd=home, check=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-c", "from gamenight_yatzy.strategy import load_table\nload_table(True); load_table(False)"],
+        env=env,
+        cwd=home,
+        check=True,
+        timeout=60,
+    )
     assert time.monotonic() - began < 15  # a build takes about 30 s of CPU
     assert not [path for path in home.rglob("*") if path.is_file()]  # nothing written, nothing cached per guest
 

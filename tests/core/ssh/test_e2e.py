@@ -102,8 +102,9 @@ def test_play_resize_vanish_and_resume_over_real_ssh(start_server, terminals, tm
     terminal.send(HOME + "\r")  # the first choice: Person
     wait_until(lambda: "Person" in seat_line(2) and not menu_open(), 20, "Alice in seat 2")
     terminal.send("\x12")  # ctrl+r: start
-    autosave = wait_until(lambda: next(iter(alice_saves.glob("autosave-*.toml")), None), 30,
-                          "the autosave of the game in progress")
+    autosave = wait_until(
+        lambda: next(iter(alice_saves.glob("autosave-*.toml")), None), 30, "the autosave of the game in progress"
+    )
     saved = autosave.read_bytes()
 
     # Alice's client vanishes mid-game: her room ends, her game is kept.

@@ -56,16 +56,24 @@ def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminal
     homes = {e["user_id"] for e in server.of_kind("session_start")}
     assert len(homes) == 4
     assert sorted(p.name for p in server.data_dir.iterdir()) == [
-        "ssh_host_ed25519_key", "ssh_host_ed25519_key.pub", "users"]
+        "ssh_host_ed25519_key",
+        "ssh_host_ed25519_key.pub",
+        "users",
+    ]
     assert {p.name for p in (server.data_dir / "users").iterdir()} == homes
 
 
 def namespaces_allowed() -> bool:
     """Whether this system lets an ordinary process create user, mount and PID namespaces."""
     try:
-        return subprocess.run(["unshare", "--user", "--map-current-user", "--mount", "--pid", "--fork",
-                               "--mount-proc", "true"],
-                              capture_output=True, timeout=10).returncode == 0
+        return (
+            subprocess.run(
+                ["unshare", "--user", "--map-current-user", "--mount", "--pid", "--fork", "--mount-proc", "true"],
+                capture_output=True,
+                timeout=10,
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 

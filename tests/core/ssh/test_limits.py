@@ -13,8 +13,9 @@ from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, process_alive, proc
 
 
 def connect(server, username: str = "alice"):
-    return asyncssh.connect("127.0.0.1", server.port, username=username, known_hosts=None, client_keys=None,
-                            agent_path=None, config=[])
+    return asyncssh.connect(
+        "127.0.0.1", server.port, username=username, known_hosts=None, client_keys=None, agent_path=None, config=[]
+    )
 
 
 async def open_room(conn, cols: int = 80, rows: int = 24):
@@ -95,7 +96,7 @@ async def test_garbage_huge_pastes_and_resize_storms_do_not_hurt_other_sessions(
 
         async def flood() -> None:
             for offset in range(0, len(garbage), 32 * 1024):
-                noisy.stdin.write(garbage[offset:offset + 32 * 1024])
+                noisy.stdin.write(garbage[offset : offset + 32 * 1024])
                 if offset % (256 * 1024) == 0:
                     for size in range(200):
                         noisy.change_terminal_size(20 + size % 300, 5 + size % 90)

@@ -26,22 +26,37 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def keys_server(keys, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server for the whole module (each test looks only at its own log events)."""
-    server = Server(tmp_path_factory.mktemp("data"), ["--authorized-keys", str(keys["authorized"]),
-                                                       "--max-new-per-minute", "1000", "--command", FAKE_COMMAND])
+    server = Server(
+        tmp_path_factory.mktemp("data"),
+        ["--authorized-keys", str(keys["authorized"]), "--max-new-per-minute", "1000", "--command", FAKE_COMMAND],
+    )
     yield server
     server.stop()
 
 
 def connect(server, key: Path | None = None, username: str = "alice", **options):
-    return asyncssh.connect("127.0.0.1", server.port, username=username, known_hosts=None,
-                            client_keys=[str(key)] if key else None, agent_path=None, config=[], **options)
+    return asyncssh.connect(
+        "127.0.0.1",
+        server.port,
+        username=username,
+        known_hosts=None,
+        client_keys=[str(key)] if key else None,
+        agent_path=None,
+        config=[],
+        **options,
+    )
 
 
 @needs_ssh
 def test_a_wrong_key_is_refused(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["mallory"], "-tt")],
-                            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [*ssh_argv(keys_server.port, "alice", keys["mallory"], "-tt")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 255
     assert "Permission denied" in result.stderr
     keys_server.expect("auth_failed", since=mark)
@@ -52,9 +67,13 @@ def test_a_wrong_key_is_refused(keys_server, keys) -> None:
 @needs_ssh
 def test_a_password_is_not_even_offered(keys_server) -> None:
     mark = keys_server.mark()
-    result = subprocess.run([*ssh_argv(keys_server.port, "alice", None), "-o", "BatchMode=no",
-                             "-o", "NumberOfPasswordPrompts=1", "-tt"],
-                            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [*ssh_argv(keys_server.port, "alice", None), "-o", "BatchMode=no", "-o", "NumberOfPasswordPrompts=1", "-tt"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 255
     assert "Permission denied (publickey)" in result.stderr
     keys_server.expect("auth_failed", since=mark)
@@ -64,8 +83,13 @@ def test_a_password_is_not_even_offered(keys_server) -> None:
 def test_an_exec_request_is_refused_with_a_message(keys_server, keys, tmp_path: Path) -> None:
     mark = keys_server.mark()
     marker = tmp_path / "ran"
-    result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"]), f"touch {marker}"],
-                            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [*ssh_argv(keys_server.port, "alice", keys["alice"]), f"touch {marker}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 1
     assert "only offers the gamenight game room" in result.stderr
     assert not marker.exists()
@@ -76,8 +100,13 @@ def test_an_exec_request_is_refused_with_a_message(keys_server, keys, tmp_path: 
 @needs_ssh
 def test_a_shell_without_a_pty_is_refused_with_a_message(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"], "-T")],
-                            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [*ssh_argv(keys_server.port, "alice", keys["alice"], "-T")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 1
     assert "needs a terminal" in result.stderr
     keys_server.expect("refused", since=mark, kind="no_pty")
@@ -86,9 +115,17 @@ def test_a_shell_without_a_pty_is_refused_with_a_message(keys_server, keys) -> N
 @needs_ssh
 def test_remote_port_forwarding_is_refused(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run([*ssh_argv(keys_server.port, "alice", keys["alice"], "-N", "-o",
-                                       "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9")],
-                            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [
+            *ssh_argv(
+                keys_server.port, "alice", keys["alice"], "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9"
+            )
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 255
     assert "forwarding failed" in result.stderr
     keys_server.expect("refused", since=mark, kind="remote_forward")

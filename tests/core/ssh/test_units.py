@@ -102,22 +102,28 @@ def test_sixteen_colour_clients_get_the_sixteen_colour_theme(tmp_path: Path) -> 
     argv256 = server.build_command(settings, tmp_path / "u", "256")
     assert argv16[-2:] == ["--theme", "gamenight-16"]
     assert "--theme" not in argv256
-    room = argv256[argv256.index("--") + 1:]
-    assert room[1:] == ["-m", "gamenight", "--saves", str(tmp_path / "u" / "saves"),
-                        "--config", str(tmp_path / "u" / "config.toml")]
+    room = argv256[argv256.index("--") + 1 :]
+    assert room[1:] == [
+        "-m",
+        "gamenight",
+        "--saves",
+        str(tmp_path / "u" / "saves"),
+        "--config",
+        str(tmp_path / "u" / "config.toml"),
+    ]
 
 
 def test_rooms_start_through_the_launcher_which_sandboxes_when_isolated(tmp_path: Path) -> None:
     settings = server.Settings("127.0.0.1", 0, tmp_path, None, True, command=["room", "{saves}", "{colours}"])
     plain = server.build_command(settings, tmp_path / "users" / "g-x", "256")
     assert plain[3:5] == [str(server.LAUNCH), "--ctty"] and "--hide" not in plain
-    assert plain[plain.index("--") + 1:] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
+    assert plain[plain.index("--") + 1 :] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
     settings.isolated = True
     isolated = server.build_command(settings, tmp_path / "users" / "g-x", "256")
     assert isolated[:3] == ["setsid", "--ctty", "unshare"] and "--pid" in isolated and "--mount-proc" in isolated
     at = isolated.index("--hide")
-    assert isolated[at + 1:at + 3] == [str(tmp_path), str(tmp_path / "users" / "g-x")]
-    assert isolated[isolated.index("--", at) + 1:] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
+    assert isolated[at + 1 : at + 3] == [str(tmp_path), str(tmp_path / "users" / "g-x")]
+    assert isolated[isolated.index("--", at) + 1 :] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
 
 
 def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,16 +141,25 @@ def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytes
 
 def test_the_servers_log_gets_the_last_line_of_a_crash_log(tmp_path: Path) -> None:
     log = tmp_path / "crash.log"
-    log.write_text("--- gamenight crashed at now ---\nTraceback (most recent call last):\n  x\n"
-                   "ZeroDivisionError: division by zero\n\n" + "--- gamenight crashed at later ---\n")
+    log.write_text(
+        "--- gamenight crashed at now ---\nTraceback (most recent call last):\n  x\n"
+        "ZeroDivisionError: division by zero\n\n" + "--- gamenight crashed at later ---\n"
+    )
     assert server.last_line(log) == "ZeroDivisionError: division by zero"
     log.write_text("y" * 10_000)
     assert server.last_line(log) == "y" * 300
 
 
-@pytest.mark.parametrize(("term", "safe"), [("xterm-256color", "xterm-256color"), ("", "xterm"),
-                                            ("x; rm -rf /", "xterm"), ("a" * 100, "xterm"),
-                                            ("ｘterm", "xterm")])
+@pytest.mark.parametrize(
+    ("term", "safe"),
+    [
+        ("xterm-256color", "xterm-256color"),
+        ("", "xterm"),
+        ("x; rm -rf /", "xterm"),
+        ("a" * 100, "xterm"),
+        ("ｘterm", "xterm"),
+    ],
+)
 def test_the_client_term_is_checked(term: str, safe: str) -> None:
     assert server._safe_term(term) == safe
 
@@ -153,8 +168,7 @@ def test_client_language_only_when_the_client_sent_one() -> None:
     assert server.client_language({}) is None
     assert server.client_language({"LANG": "ja_JP.UTF-8"}) == "ja"
     assert server.client_language({"LC_ALL": "de_DE.UTF-8"}) == "en"
-    message = ("The game room needs a terminal: connect with "
-               "ssh -t (your client did not request a pseudo-terminal).")
+    message = "The game room needs a terminal: connect with ssh -t (your client did not request a pseudo-terminal)."
     japanese = server.client_text("ja", message)
     assert "ssh -t" in japanese and japanese != message
     assert server.client_text("en", message) == message
@@ -166,16 +180,14 @@ def test_window_sizes_are_clamped() -> None:
     assert clamp_size(100, 40) == (100, 40)
 
 
-def test_serve_ssh_refuses_to_start_without_an_auth_mode(capsys: pytest.CaptureFixture[str],
-                                                         tmp_path: Path) -> None:
+def test_serve_ssh_refuses_to_start_without_an_auth_mode(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert server.main(["--data-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "--authorized-keys" in err and "--guest" in err
     assert not os.listdir(tmp_path)
 
 
-def test_serve_ssh_refuses_a_missing_authorized_keys_file(capsys: pytest.CaptureFixture[str],
-                                                          tmp_path: Path) -> None:
+def test_serve_ssh_refuses_a_missing_authorized_keys_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert server.main(["--data-dir", str(tmp_path), "--authorized-keys", str(tmp_path / "nope")]) == 2
     assert "nope" in capsys.readouterr().err
 
@@ -193,7 +205,8 @@ def test_the_gamenight_command_dispatches_serve_ssh_here(capsys: pytest.CaptureF
 
 
 def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     monkeypatch.setattr(server.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
     assert not server.sandbox_works(tmp_path)
     assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
@@ -213,8 +226,9 @@ def test_a_token_bucket_gives_its_burst_then_its_rate() -> None:
 
 
 def test_rooms_get_a_memory_cap_unless_it_is_off(tmp_path: Path) -> None:
-    settings = server.Settings(host="127.0.0.1", port=0, data_dir=tmp_path, authorized_keys=None, guest=True,
-                               room_memory=300)
+    settings = server.Settings(
+        host="127.0.0.1", port=0, data_dir=tmp_path, authorized_keys=None, guest=True, room_memory=300
+    )
     argv = server.build_command(settings, tmp_path / "users" / "g-x", "256")
     assert argv[argv.index("--memory") + 1] == str(300 * 1024 * 1024)
     assert argv.index("--memory") < argv.index("--")

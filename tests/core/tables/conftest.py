@@ -44,6 +44,7 @@ async def play_randomly(client: TableClient, seed: int, stop: asyncio.Event) -> 
     sent = 0
     answered = -1
     while not stop.is_set():
+
         def ready(c, answered=answered):
             snap = c.snapshot
             if snap is None:
@@ -62,8 +63,9 @@ async def play_randomly(client: TableClient, seed: int, stop: asyncio.Event) -> 
 
 @pytest.fixture
 async def service(tmp_path):
-    service = TableService(REGISTRY, tmp_path / "data", away_timeout=300, bot_time_budget=0.2, seed=7,
-                           message_rate=FAST)
+    service = TableService(
+        REGISTRY, tmp_path / "data", away_timeout=300, bot_time_budget=0.2, seed=7, message_rate=FAST
+    )
     await service.start()
     yield service
     await asyncio.wait_for(service.close(), 5)

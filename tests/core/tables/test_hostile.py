@@ -41,13 +41,16 @@ async def the_table_still_plays(client, table):
     assert len(table.match.log) > snap.turn
 
 
-@pytest.mark.parametrize("frame", [
-    struct.pack(">I", 7) + b"garbage",
-    struct.pack(">I", 3) + b"\xc1\xc1\xc1",  # not MessagePack at all
-    p.encode(p.Move("play", 0)),  # a move before hello
-    p.encode(p.Hello(99)),  # a wrong protocol version
-    msgspec.msgpack.encode({"type": "hello", "version": 1}),  # no length prefix: read as a huge length
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        struct.pack(">I", 7) + b"garbage",
+        struct.pack(">I", 3) + b"\xc1\xc1\xc1",  # not MessagePack at all
+        p.encode(p.Move("play", 0)),  # a move before hello
+        p.encode(p.Hello(99)),  # a wrong protocol version
+        msgspec.msgpack.encode({"type": "hello", "version": 1}),  # no length prefix: read as a huge length
+    ],
+)
 async def test_garbage_wrong_version_or_no_hello_is_refused_and_cut_off(service, frame):
     reader, writer = await raw(service, "key:mallory")
     writer.write(frame)

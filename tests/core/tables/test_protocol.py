@@ -18,33 +18,46 @@ def raw_payload(**fields) -> bytes:
     return msgspec.msgpack.encode(fields)
 
 
-@pytest.mark.parametrize("message", [
-    p.Hello(1), p.ListTables(), p.Join("ab12"), p.Watch("ab12", "F00"), p.Leave(), p.Start(),
-    p.OpenTable("seven", [p.SeatSpec("person"), p.SeatSpec("bot", "random")], {"x": 1}, False, 60),
-    p.Move("play:7S", 12), p.Chat("hello"), p.Ack("hand-1"),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        p.Hello(1),
+        p.ListTables(),
+        p.Join("ab12"),
+        p.Watch("ab12", "F00"),
+        p.Leave(),
+        p.Start(),
+        p.OpenTable("seven", [p.SeatSpec("person"), p.SeatSpec("bot", "random")], {"x": 1}, False, 60),
+        p.Move("play:7S", 12),
+        p.Chat("hello"),
+        p.Ack("hand-1"),
+    ],
+)
 def test_every_client_message_round_trips(message):
     assert p.decode_client(payload(message)) == message
 
 
-@pytest.mark.parametrize("fields", [
-    {"type": "nope"},
-    {"type": "move", "action": "", "turn": 1},
-    {"type": "move", "action": "x" * 129, "turn": 1},
-    {"type": "move", "action": "draw", "turn": -1},
-    {"type": "move", "action": "draw", "turn": "1"},
-    {"type": "move", "action": "draw", "turn": 1, "seat": 3},  # no field names a seat
-    {"type": "open", "game": "seven", "seats": [], "timer": 0},
-    {"type": "open", "game": "seven", "seats": [{"kind": "person"}], "timer": 45},
-    {"type": "open", "game": "../etc", "seats": [{"kind": "person"}]},
-    {"type": "open", "game": "seven", "seats": [{"kind": "god"}]},
-    {"type": "open", "game": "seven", "seats": [{"kind": "person"}] * 17},
-    {"type": "open", "game": "seven", "seats": [{"kind": "person"}], "options": {"k": [1, 2]}},
-    {"type": "join", "table": "a/../b"},
-    {"type": "join", "table": "ab", "seat": 99},
-    {"type": "chat", "text": ""},
-    {"type": "hello", "version": 10**9},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"type": "nope"},
+        {"type": "move", "action": "", "turn": 1},
+        {"type": "move", "action": "x" * 129, "turn": 1},
+        {"type": "move", "action": "draw", "turn": -1},
+        {"type": "move", "action": "draw", "turn": "1"},
+        {"type": "move", "action": "draw", "turn": 1, "seat": 3},  # no field names a seat
+        {"type": "open", "game": "seven", "seats": [], "timer": 0},
+        {"type": "open", "game": "seven", "seats": [{"kind": "person"}], "timer": 45},
+        {"type": "open", "game": "../etc", "seats": [{"kind": "person"}]},
+        {"type": "open", "game": "seven", "seats": [{"kind": "god"}]},
+        {"type": "open", "game": "seven", "seats": [{"kind": "person"}] * 17},
+        {"type": "open", "game": "seven", "seats": [{"kind": "person"}], "options": {"k": [1, 2]}},
+        {"type": "join", "table": "a/../b"},
+        {"type": "join", "table": "ab", "seat": 99},
+        {"type": "chat", "text": ""},
+        {"type": "hello", "version": 10**9},
+    ],
+)
 def test_malformed_messages_are_refused_with_a_reason(fields):
     with pytest.raises(p.ProtocolError, match="invalid message"):
         p.decode_client(raw_payload(**fields))

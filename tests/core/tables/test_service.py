@@ -24,8 +24,13 @@ def as_sent(value):
 
 def state_at(table, turn: int):
     """The service's state of ``table``'s current game after ``turn`` moves (replayed from its log)."""
-    match = Match(table.game, list(table.match.seats), table.match.options, seed=table.match.seed,
-                  games_played=table.match.games_played - (1 if table.match.recorded else 0))
+    match = Match(
+        table.game,
+        list(table.match.seats),
+        table.match.options,
+        seed=table.match.seed,
+        games_played=table.match.games_played - (1 if table.match.recorded else 0),
+    )
     match.replay(table.match.log[:turn])
     return match.state
 
@@ -99,8 +104,9 @@ async def test_a_remote_table_rebuilds_the_games_view_type(service):
 
 
 async def test_a_dropped_player_returns_to_their_seat_then_the_bot_takes_it_and_it_is_reclaimed(tmp_path):
-    service = TableService(REGISTRY, tmp_path / "data", away_timeout=0.3, bot_time_budget=0.1, seed=3,
-                           message_rate=FAST)
+    service = TableService(
+        REGISTRY, tmp_path / "data", away_timeout=0.3, bot_time_budget=0.1, seed=3, message_rate=FAST
+    )
     await service.start()
     try:
         anna = await connect(service, "key:anna", "Anna")

@@ -33,12 +33,19 @@ async def test_a_legal_ghost_is_coloured_unlike_every_placed_piece(tmp_path: Pat
     match = Match(GAME, [SeatConfig("Ann"), SeatConfig("Ben")], {"layout": "weave"}, seed=3)
     for action in ("S:r0c1:o0", "keep"):  # an S on the board
         match.apply(action)
-    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves",
-                       bot_delay=0, theme_name=theme, start_match=match)
+    app = GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name=theme,
+        start_match=match,
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        target = next(PLACEMENTS[p] for p in match.state.legal
-                      if PLACEMENTS[p].shape == "T" and not PLACEMENTS[p].orientation)
+        target = next(
+            PLACEMENTS[p] for p in match.state.legal if PLACEMENTS[p].shape == "T" and not PLACEMENTS[p].orientation
+        )
         await pilot.press("t", *keys_to(target.row, target.col))  # a T ghost, touching the S, legal
         await pilot.pause()
         board = app.screen.query_one(Board)

@@ -22,8 +22,13 @@ def context(seat: int) -> BotContext:
 
 def test_every_bot_picks_only_legal_actions_in_every_variant() -> None:
     check_bot_legality(GAME, ["random", "greedy"], games=2, seed=1)
-    check_bot_legality(GAME, ["perfect", "random"], games=1, seed=2,
-                       options={"double_deck": True, "kings_privilege": True, "free_move": True})
+    check_bot_legality(
+        GAME,
+        ["perfect", "random"],
+        games=1,
+        seed=2,
+        options={"double_deck": True, "kings_privilege": True, "free_move": True},
+    )
 
 
 def test_greedy_mates_at_once_with_the_highest_score(rules: MateRules) -> None:
@@ -84,9 +89,7 @@ def test_perfect_stops_early_when_asked_and_still_answers_legally(rules: MateRul
 
 def test_the_explanation_names_move_card_and_points_for_the_seat() -> None:
     assert describe_line(Line(77, 0, 7, "AS"), 0) == "with best play: mate on move 7 with A♠, 77 to you"
-    assert describe_line(Line(-77, 0, 7, "AS"), 1) == (
-        "with best play: mate on move 7 with A♠, 77 to your opponent"
-    )
+    assert describe_line(Line(-77, 0, 7, "AS"), 1) == ("with best play: mate on move 7 with A♠, 77 to your opponent")
     assert describe_line(Line(0, None), 0) == "with best play: no mate in ten moves, a draw"
 
 

@@ -35,7 +35,10 @@ def test_the_entry_point_registers_mate_with_its_bots_and_options() -> None:
     game = load_registry().games["mate"]
     assert [bot.id for bot in game.bots] == ["random", "greedy", "perfect"]
     assert game.default_options() == {
-        "foreplacing": True, "double_deck": False, "kings_privilege": False, "free_move": False,
+        "foreplacing": True,
+        "double_deck": False,
+        "kings_privilege": False,
+        "free_move": False,
     }
     assert game.perfect_information and (game.min_seats, game.max_seats) == (2, 2)
 

@@ -69,9 +69,7 @@ def test_sampled_shuffles_are_valid_deals(rules: MateRules) -> None:
     for seed in range(20):
         state = rules.new_game(2, {"double_deck": seed % 2 == 1})
         after = rules.apply(state, rules.sample_chance(state, random.Random(seed)))
-        assert sorted(after.hands[0] + after.hands[1]) == sorted(
-            DOUBLE_DECK if seed % 2 else SINGLE_DECK
-        )
+        assert sorted(after.hands[0] + after.hands[1]) == sorted(DOUBLE_DECK if seed % 2 else SINGLE_DECK)
 
 
 # -- mate.md 2: play --------------------------------------------------------------------

@@ -181,9 +181,16 @@ async def test_the_best_move_hint_shows_whole_in_japanese_at_80x24(tmp_path: Pat
             screen = app.screen
             assert screen.hint.startswith("最善の一手：")
             # the longest hint there is: ten moves, a double-digit card on both sides, an overmate's points
-            screen.hint = t("best move: {move}; {outcome}", move=t("set {card} aside", card="10♣"), outcome=t(
-                "with best play: mate on move {move} with {card}, {points} to your opponent",
-                move=10, card="10♦", points=242))
+            screen.hint = t(
+                "best move: {move}; {outcome}",
+                move=t("set {card} aside", card="10♣"),
+                outcome=t(
+                    "with best play: mate on move {move} with {card}, {points} to your opponent",
+                    move=10,
+                    card="10♦",
+                    points=242,
+                ),
+            )
             screen.refresh_view()
             await pilot.pause()
             assert text_problems(screen) == []

@@ -39,13 +39,13 @@ def test_an_illegal_action_is_refused_with_a_clear_message_and_changes_nothing(
 
 
 def test_the_extension_prompt_takes_only_extend_or_stop(rules: MilleRules):
-    game = state(seat(hand("25"), mileage=700, battle="Go"), deck=cards("Go")) ._replace(phase=EXTENSION)
+    game = state(seat(hand("25"), mileage=700, battle="Go"), deck=cards("Go"))._replace(phase=EXTENSION)
     with pytest.raises(IllegalAction, match="extension"):
         rules.apply(game, "draw")
 
 
 def test_no_action_is_taken_after_the_game(rules: MilleRules):
-    over = state(seat(hand("25"))) ._replace(phase=GAME_OVER, totals=(5000, 100))
+    over = state(seat(hand("25")))._replace(phase=GAME_OVER, totals=(5000, 100))
     with pytest.raises(IllegalAction):
         rules.apply(over, "draw")
 

@@ -50,8 +50,13 @@ def test_the_expert_plays_its_safeties_before_its_finishing_card():
 def test_the_expert_plays_a_safety_that_nothing_unseen_can_hit_any_more():
     # Both Out of Gas cards are already in the discards: no coup is possible with Extra Tank.
     me = seat(hand("Extra Tank", "25", "Go", "Gasoline", "Stop", "75"), p="50", battle="Go")
-    game = state(me, other=seat(hand("25"), battle="Go"), deck=cards(*["Go"] * 60), picked=True,
-                 discards=cards("Out of Gas", "Out of Gas"))
+    game = state(
+        me,
+        other=seat(hand("25"), battle="Go"),
+        deck=cards(*["Go"] * 60),
+        picked=True,
+        discards=cards("Out of Gas", "Out of Gas"),
+    )
     assert played_card(game, choose(ExpertBot(), game)) == "Extra Tank"
 
 
@@ -63,15 +68,25 @@ def test_the_expert_finishes_the_trip_exactly():
 
 def test_the_expert_attacks_a_moving_opponent_close_to_the_end():
     me = seat(hand("Accident", "25", "50", "Go", "Repairs", "75"), p="Gasoline", battle="Go", mileage=100)
-    game = state(me, other=seat(hand("25"), battle="Go", mileage=550), deck=cards(*["Go"] * 40), picked=True,
-                 discards=cards("Driving Ace"))
+    game = state(
+        me,
+        other=seat(hand("25"), battle="Go", mileage=550),
+        deck=cards(*["Go"] * 40),
+        picked=True,
+        discards=cards("Driving Ace"),
+    )
     assert played_card(game, choose(ExpertBot(), game)) == "Accident"
 
 
 def test_the_expert_discards_a_remedy_it_no_longer_needs_rather_than_miles():
     # It has played Extra Tank: Gasoline is useless; it cannot move, so it must discard.
-    me = seat(hand("Gasoline", "100", "75", "Stop", "Go", "Repairs"), p="100", battle="Stop",
-              safeties=("Extra Tank",), speed="Speed Limit")
+    me = seat(
+        hand("Gasoline", "100", "75", "Stop", "Go", "Repairs"),
+        p="100",
+        battle="Stop",
+        safeties=("Extra Tank",),
+        speed="Speed Limit",
+    )
     other = seat(hand("25"))
     game = state(me, other=other, deck=cards(*["Go"] * 40), picked=True)
     discard = ExpertBot()
@@ -83,8 +98,9 @@ def test_the_expert_discards_a_remedy_it_no_longer_needs_rather_than_miles():
 
 def _extension_state(deck: int, opponent_miles: int, totals=(0, 0)):
     me = seat(hand("100", "100", "75", "Go", "Stop", "Right of Way"), battle="Go", mileage=700)
-    game = state(me, other=seat(hand("25"), battle="Stop", mileage=opponent_miles), deck=cards(*["Go"] * deck),
-                 totals=totals)
+    game = state(
+        me, other=seat(hand("25"), battle="Stop", mileage=opponent_miles), deck=cards(*["Go"] * deck), totals=totals
+    )
     return game._replace(phase=EXTENSION)
 
 
@@ -107,8 +123,10 @@ def test_the_expert_goes_on_when_stopping_would_lose_the_game():
 
 def test_the_random_bot_plays_any_legal_move():
     game = state(seat(hand("25", "50"), p="Go"), picked=True)
-    seen = {RandomBot().choose(RULES.view(game, 0), RULES.legal_actions(game),
-                               BotContext(seat=0, rng=random.Random(s))) for s in range(40)}
+    seen = {
+        RandomBot().choose(RULES.view(game, 0), RULES.legal_actions(game), BotContext(seat=0, rng=random.Random(s)))
+        for s in range(40)
+    }
     assert seen == set(RULES.legal_actions(game))
 
 

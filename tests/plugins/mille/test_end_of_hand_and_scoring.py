@@ -105,8 +105,7 @@ def test_completing_the_extension_scores_200_more_and_ends_the_hand_at_once(rule
 
 def test_the_opponent_may_reach_1000_first_after_an_extension(rules: MilleRules):
     other = seat(hand("200"), p="200", battle="Go", mileage=800)
-    game = state(seat(hand("25"), mileage=700, battle="Go"), other=other, turn=1, picked=True, trip=1000,
-                 extended=True)
+    game = state(seat(hand("25"), mileage=700, battle="Go"), other=other, turn=1, picked=True, trip=1000, extended=True)
     over = rules.apply(game, "use:P")
     assert over.phase == HAND_OVER
     assert lines(over)["Trip Completed"] == (0, 400) and lines(over)["Extension"] == (0, 200)
@@ -124,8 +123,7 @@ def test_if_nobody_reaches_1000_after_an_extension_nobody_scores_the_trip(rules:
 
 def test_there_is_only_one_extension_per_hand(rules: MilleRules):
     other = seat(hand("100"), p="100", battle="Go", mileage=600)
-    game = state(seat(hand("25"), mileage=700, battle="Go"), other=other, turn=1, picked=True, trip=1000,
-                 extended=True)
+    game = state(seat(hand("25"), mileage=700, battle="Go"), other=other, turn=1, picked=True, trip=1000, extended=True)
     after = rules.apply(game, "use:P")  # the opponent reaches 700: play simply goes on
     assert after.phase == PLAY and after.trip == 1000
 
@@ -186,8 +184,19 @@ def test_a_hand_end_below_5000_pauses_with_the_score_window_then_deals_again(rul
     pause = rules.interlude(over)
     assert pause is not None and pause.key == "hand-1"
     labels = [label for label, _values in pause.lines]
-    assert labels == ["Milestones Played", "Each Safety", "All 4 Safeties", "Each Coup Fourré", "Trip Completed",
-                      "Safe Trip", "Delayed Action", "Extension", "Shut-Out", "Hand Total", "Overall Total"]
+    assert labels == [
+        "Milestones Played",
+        "Each Safety",
+        "All 4 Safeties",
+        "Each Coup Fourré",
+        "Trip Completed",
+        "Safe Trip",
+        "Delayed Action",
+        "Extension",
+        "Shut-Out",
+        "Hand Total",
+        "Overall Total",
+    ]
     assert pause.scores == (1100.0, 100.0)
     dealt = rules.apply(over, deal_action(full_deck()))
     assert dealt.phase == PLAY and dealt.hand_number == 2 and dealt.totals == (1100, 100)
@@ -218,8 +227,9 @@ def test_a_tie_at_5000_plays_another_hand(rules: MilleRules):
 
 
 def test_the_score_window_sums_to_the_hand_total_and_adds_the_overall_total(rules: MilleRules):
-    me = seat(hand("Right of Way", "25"), p="50", battle="Go", mileage=300, coups=("Extra Tank",),
-              safeties=("Extra Tank",))
+    me = seat(
+        hand("Right of Way", "25"), p="50", battle="Go", mileage=300, coups=("Extra Tank",), safeties=("Extra Tank",)
+    )
     game = state(me, other=seat(hand("25"), mileage=75), picked=True, totals=(1000, 2000))
     window = dict(score_window(game))
     assert window["Hand Total"] == (300 + 100 + 300, 75)

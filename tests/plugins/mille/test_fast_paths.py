@@ -60,8 +60,11 @@ def test_the_kernel_gives_the_readable_rules_states_in_seeded_random_games(polic
                 for attempt in (action, miscounted, action[:-1] + "z", action + "a", action.upper()):
                     assert outcome_of(fast, state, attempt) == outcome_of(readable, state, attempt)
             else:
-                safeties = [a for a in legal if a.startswith("use:")
-                            and state.seats[mover].hand[SLOT_INDEX[a[4:]]] >= EXTRA_TANK]
+                safeties = [
+                    a
+                    for a in legal
+                    if a.startswith("use:") and state.seats[mover].hand[SLOT_INDEX[a[4:]]] >= EXTRA_TANK
+                ]
                 action = rng.choice(safeties if safeties and policy == "safeties first" else legal)
                 seen.add(action.partition(":")[0])
             after = readable.apply(state, action)

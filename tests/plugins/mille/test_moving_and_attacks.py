@@ -53,8 +53,9 @@ def test_under_a_speed_limit_only_25_and_50_may_be_played(rules: MilleRules):
 
 def test_right_of_way_with_a_speed_limit_keeps_the_limit_until_it_is_played(rules: MilleRules):
     # No Speed Limit may be played on a seat with Right of Way: it is protected.
-    protected = state(seat(hand("Speed Limit"), p="25"), other=seat(hand("25"), safeties=("Right of Way",)),
-                      picked=True)
+    protected = state(
+        seat(hand("Speed Limit"), p="25"), other=seat(hand("25"), safeties=("Right of Way",)), picked=True
+    )
     assert refusal(rules, protected, "use:1") == "opponent is protected"
     # Right of Way played while limited lifts the limit and lets the seat move at full speed.
     limited = state(seat(hand("Right of Way", "100"), p="75", battle="Go", speed="Speed Limit"), picked=True)
@@ -79,8 +80,9 @@ def test_at_most_two_200s_per_hand(rules: MilleRules):
 
 
 def test_the_200_limit_is_checked_before_the_speed_limit_and_the_trip(rules: MilleRules):
-    game = state(seat(hand("200"), p="25", battle="Stop", speed="Speed Limit", mileage=600, two_hundreds=2),
-                 picked=True)
+    game = state(
+        seat(hand("200"), p="25", battle="Stop", speed="Speed Limit", mileage=600, two_hundreds=2), picked=True
+    )
     assert refusal(rules, game, "use:1") == "only two 200's per hand"
     game2 = state(seat(hand("200"), p="25", battle="Stop", speed="Speed Limit", mileage=600), picked=True)
     assert refusal(rules, game2, "use:1") == "limit of 50"
@@ -137,8 +139,13 @@ def test_a_battle_hazard_needs_a_moving_opponent(rules: MilleRules, hazard):
 
 @pytest.mark.parametrize(
     ("hazard", "safety"),
-    [("Out of Gas", "Extra Tank"), ("Flat Tire", "Puncture Proof"), ("Accident", "Driving Ace"),
-     ("Stop", "Right of Way"), ("Speed Limit", "Right of Way")],
+    [
+        ("Out of Gas", "Extra Tank"),
+        ("Flat Tire", "Puncture Proof"),
+        ("Accident", "Driving Ace"),
+        ("Stop", "Right of Way"),
+        ("Speed Limit", "Right of Way"),
+    ],
 )
 def test_a_hazard_cannot_hit_a_seat_protected_by_its_safety(rules: MilleRules, hazard, safety):
     game = state(seat(hand(hazard), p="25"), other=seat(hand("25"), battle="Go", safeties=(safety,)), picked=True)
@@ -155,8 +162,9 @@ def test_a_speed_limit_may_hit_a_stopped_opponent_but_not_a_limited_one(rules: M
     stopped = state(seat(hand("Speed Limit"), p="25"), other=seat(hand("25"), battle="Stop"), picked=True)
     after = play(rules, stopped, "use:1")
     assert after.seats[1].speed == card("Speed Limit") and after.seats[1].fresh_speed
-    again = after._replace(turn=0, picked=True, seats=(after.seats[0]._replace(hand=hand("Speed Limit")),
-                                                       after.seats[1]))
+    again = after._replace(
+        turn=0, picked=True, seats=(after.seats[0]._replace(hand=hand("Speed Limit")), after.seats[1])
+    )
     assert refusal(rules, again, "use:1") == "opponent has limit"
 
 

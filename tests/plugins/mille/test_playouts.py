@@ -68,8 +68,13 @@ def play_checked(pair: tuple[str, str], seed: int) -> int:
 @pytest.mark.parametrize(
     ("pair", "games"),
     # 2,000 games to 5000 in all, as issue 3 asks.
-    [(("random", "random"), 500), (("greedy", "random"), 600), (("greedy", "greedy"), 600),
-     (("expert", "greedy"), 200), (("expert", "expert"), 100)],
+    [
+        (("random", "random"), 500),
+        (("greedy", "random"), 600),
+        (("greedy", "greedy"), 600),
+        (("expert", "greedy"), 200),
+        (("expert", "expert"), 100),
+    ],
 )
 def test_seeded_bot_games_keep_every_invariant_and_every_hand_ends(pair, games):
     hands = sum(play_checked(pair, seed) for seed in range(games))

@@ -62,8 +62,12 @@ def test_safeties_can_never_be_discarded(rules: MilleRules):
 
 @pytest.mark.parametrize(
     ("hazard", "safety"),
-    [("Out of Gas", "Extra Tank"), ("Flat Tire", "Puncture Proof"), ("Accident", "Driving Ace"),
-     ("Stop", "Right of Way")],
+    [
+        ("Out of Gas", "Extra Tank"),
+        ("Flat Tire", "Puncture Proof"),
+        ("Accident", "Driving Ace"),
+        ("Stop", "Right of Way"),
+    ],
 )
 def test_coup_fourre_before_the_draw_removes_the_hazard_and_scores_300_more(rules: MilleRules, hazard, safety):
     hit = hit_by(rules, hazard, hand(safety, "100", "75", "50", "25", "Go"))
@@ -128,8 +132,9 @@ def test_a_safety_that_cancels_nothing_needs_a_pick_first(rules: MilleRules):
 def test_the_original_flag_quirk_is_not_copied_right_of_way_under_an_old_limit(rules: MilleRules):
     # docs/rules/mille.md 7.7 (Ours): old Speed Limit, fresh Flat Tire.  Right of Way only lifts the
     # old limit, so ours scores no coup (the original would); Puncture Proof still does.
-    hit = hit_by(rules, "Flat Tire", hand("Right of Way", "Puncture Proof", "75", "50", "25", "Go"),
-                 speed="Speed Limit")
+    hit = hit_by(
+        rules, "Flat Tire", hand("Right of Way", "Puncture Proof", "75", "50", "25", "Go"), speed="Speed Limit"
+    )
     row = rules.apply(hit, "use:1")
     assert lines(row)["Each Coup Fourré"] == (0, 0)
     slot = row.seats[0].hand.index(card("Puncture Proof"))
@@ -155,8 +160,7 @@ def test_two_fresh_hazards_can_both_be_answered_by_coups_once_the_deck_is_out(ru
 
 
 def test_all_four_safeties_score_300_more(rules: MilleRules):
-    me = seat(hand("Right of Way", "25"), p="50", battle="Go",
-              safeties=("Extra Tank", "Puncture Proof", "Driving Ace"))
+    me = seat(hand("Right of Way", "25"), p="50", battle="Go", safeties=("Extra Tank", "Puncture Proof", "Driving Ace"))
     game = state(me, picked=True)
     before = lines(game)
     assert before["Each Safety"] == (300, 0) and before["All 4 Safeties"] == (0, 0)

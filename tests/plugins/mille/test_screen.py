@@ -24,8 +24,14 @@ RULES = MilleRules()
 
 
 def room(tmp_path: Path, match: Match) -> GameNightApp:
-    return GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "config.toml"),
-                        saves_dir=tmp_path / "saves", bot_delay=0, theme_name="gamenight", start_match=match)
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+        start_match=match,
+    )
 
 
 def human_vs_expert(seed: int = 1) -> Match:
@@ -217,8 +223,9 @@ async def test_reaching_700_asks_about_the_extension(tmp_path):
 
 def _at_end_of_hand() -> Match:
     match = human_vs_expert()
-    me = seat(hand("25", "Go", "Stop"), p="100", battle="Go", mileage=600, safeties=("Extra Tank",),
-              coups=("Extra Tank",))
+    me = seat(
+        hand("25", "Go", "Stop"), p="100", battle="Go", mileage=600, safeties=("Extra Tank",), coups=("Extra Tank",)
+    )
     crafted = state(me, other=seat(hand("25"), mileage=150), picked=True, hand_number=1, totals=(1200, 900))
     match.state = RULES.apply(RULES.apply(crafted, "use:P"), "stop")
     assert match.state.phase == HAND_OVER
@@ -278,8 +285,14 @@ async def test_a_resumed_game_saves_to_its_own_file_without_asking(tmp_path):
     match = human_vs_expert()
     match.apply_chance()
     path = save_match(match, tmp_path / "resumed.toml")
-    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "config.toml"), saves_dir=tmp_path,
-                       bot_delay=0, theme_name="gamenight", start_save=path)
+    app = GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path,
+        bot_delay=0,
+        theme_name="gamenight",
+        start_save=path,
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -320,8 +333,10 @@ async def test_the_end_of_a_hand_played_with_the_original_keys_reaches_the_anoth
             mine = match.state.seats[0]
             need = 700 - mine.mileage
             value = {card("25"): 25, card("50"): 50, card("75"): 75, card("100"): 100}
-            best = max((slot for slot, c in enumerate(mine.hand) if value.get(c, 999) <= need),
-                       key=lambda slot: value[mine.hand[slot]])
+            best = max(
+                (slot for slot, c in enumerate(mine.hand) if value.get(c, 999) <= need),
+                key=lambda slot: value[mine.hand[slot]],
+            )
             await pilot.press("u", "p" if best == 0 else str(best), "space")
             await settle(pilot)
         assert match.state.seats[0].mileage == 700 and match.state.phase == EXTENSION

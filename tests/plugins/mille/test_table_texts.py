@@ -79,8 +79,14 @@ async def test_the_next_command_clears_the_previous_error(tmp_path):
 
 def resume(tmp_path: Path, path: Path, language: str = "en") -> GameNightApp:
     set_language(language)
-    return GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "config.toml"), saves_dir=tmp_path / "saves",
-                        bot_delay=0, theme_name="gamenight", start_save=path)
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "config.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+        start_save=path,
+    )
 
 
 async def test_the_order_setting_is_autosaved_saved_and_restored_on_resume(tmp_path):
@@ -109,8 +115,10 @@ async def test_the_order_setting_is_autosaved_saved_and_restored_on_resume(tmp_p
 async def test_a_named_save_is_announced_with_a_clean_label(tmp_path):
     match = human_vs_expert()
     match.apply_chance()
-    for name, expected in (("mid-hand.toml", r"Resumed “mid-hand”, saved \d{4}-\d\d-\d\d \d\d:\d\d\."),
-                           ("mille-20261201-071440.toml", r"Resumed the save of 2026-12-01 07:14\.")):
+    for name, expected in (
+        ("mid-hand.toml", r"Resumed “mid-hand”, saved \d{4}-\d\d-\d\d \d\d:\d\d\."),
+        ("mille-20261201-071440.toml", r"Resumed the save of 2026-12-01 07:14\."),
+    ):
         path = save_match(match, tmp_path / name)
         stamp = time.mktime((2026, 12, 1, 7, 14, 40, 0, 0, -1))
         os.utime(path, (stamp, stamp))

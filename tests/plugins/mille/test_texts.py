@@ -62,18 +62,25 @@ def test_long_log_lines_wrap_at_a_word_and_the_newest_shows_whole():
     from gamenight_mille.widgets import log_lines, score_header
     from rich.cells import cell_len
 
-    english = ["You drew a card.", "Belldandy-the-goddess played Right of Way: Coup Fourré!",
-               "Computer played Speed Limit on Belldandy-the-goddess."]
+    english = [
+        "You drew a card.",
+        "Belldandy-the-goddess played Right of Way: Coup Fourré!",
+        "Computer played Speed Limit on Belldandy-the-goddess.",
+    ]
     lines = log_lines(english, 3)
     assert len(lines) == 3 and all(cell_len(line) <= 40 for line in lines)
     assert " ".join(line.strip() for line in lines[1:]) == english[-1]  # the newest, whole, over two lines
-    japanese = ["ベルダンディがコンピュータに速度制限を出しました。",
-                "コンピュータが優先通行権を出しました：クー・フーレ！"]
+    japanese = [
+        "ベルダンディがコンピュータに速度制限を出しました。",
+        "コンピュータが優先通行権を出しました：クー・フーレ！",
+    ]
     lines = log_lines(japanese, 3)
     assert all(cell_len(line) <= 40 for line in lines)
     assert "".join(line.strip() for line in lines[1:]) == japanese[-1]  # the newest, whole
-    assert [line.strip() for line in lines[1:]] == ["コンピュータが優先通行権を",  # broken at a phrase
-                                                    "出しました：クー・フーレ！"]
+    assert [line.strip() for line in lines[1:]] == [
+        "コンピュータが優先通行権を",  # broken at a phrase
+        "出しました：クー・フーレ！",
+    ]
     # the window's header keeps both default names whole in both languages
     assert score_header(("あなた", "コンピュータ")).split() == ["あなた", "コンピュータ"]
     assert score_header(("You", "Computer")) == " " * 28 + "You Computer"

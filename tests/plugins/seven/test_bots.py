@@ -237,7 +237,8 @@ def test_the_expert_the_room_builds_takes_a_seat_options_and_a_time_budget_and_n
 def a_position_with_a_choice(rules):
     """A mid-deal position of five greedy seats where the expert has several moves to weigh."""
     return next(
-        (state, view) for _seed, state, view in bot_deals(rules, range(5))
+        (state, view)
+        for _seed, state, view in bot_deals(rules, range(5))
         if len(view.events) > 30 and len(ExpertBot().candidates(view, rules.legal_actions(state))) > 1
     )
 

@@ -51,7 +51,10 @@ def test_a_seven_ace_or_queen_turned_up_goes_back_into_the_middle_of_the_stock(r
     middle = state.stock[len(state.stock) // 2 - 3 : len(state.stock) // 2 + 3]
     assert set(pile("7S AH QD")) <= set(middle)
     assert [(e.kind, CARD_CODES[e.card]) for e in state.events] == [
-        ("bury", "7S"), ("bury", "AH"), ("bury", "QD"), ("up", "4C"),
+        ("bury", "7S"),
+        ("bury", "AH"),
+        ("bury", "QD"),
+        ("up", "4C"),
     ]
 
 

@@ -41,8 +41,13 @@ def test_every_card_is_legal_exactly_when_the_rules_say_and_apply_agrees(engine,
             continue
         other = next(c for c in (12, 25, 38, 51) if c not in (card, top))  # a King to keep it company
         for hand, stock in (([card, other], "8D"), ([card], ""), ([card, other], "")):
-            state = table([" ".join(CARD_CODES[c] for c in hand), "3D 4D"], top=CARD_CODES[top],
-                          stock=stock, called=called, penalty=penalty)
+            state = table(
+                [" ".join(CARD_CODES[c] for c in hand), "3D 4D"],
+                top=CARD_CODES[top],
+                stock=stock,
+                called=called,
+                penalty=penalty,
+            )
             legal = rules.legal_actions(state)
             assert legal == expected_legal(sorted(hand), top, called, penalty, bool(stock) or penalty > 0)
             code = CARD_CODES[card]
@@ -156,7 +161,7 @@ def test_the_kernel_gives_the_readable_rules_states_in_seeded_random_deals(polic
                 action = rng.choice(cards if cards and policy == "cards first" else legal)
             after = readable.apply(state, action)
             assert fast.apply(state, action) == after
-            for event in after.events[len(state.events):]:
+            for event in after.events[len(state.events) :]:
                 kinds[event.kind] = kinds.get(event.kind, 0) + 1
             state = after
     # The deals reached every kind of event, so every path of the kernel was compared.

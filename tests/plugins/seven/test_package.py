@@ -69,9 +69,7 @@ def test_no_module_of_seven_reaches_for_another_modules_private_names():
 
 
 def test_the_scan_finds_each_kind_of_private_crossing(tmp_path: Path):
-    (tmp_path / "engine.py").write_text(
-        "class Deal:\n    def _draw(self):\n        self._cards = []\n\n_TABLE = ()\n"
-    )
+    (tmp_path / "engine.py").write_text("class Deal:\n    def _draw(self):\n        self._cards = []\n\n_TABLE = ()\n")
     (tmp_path / "bot.py").write_text(
         "import engine\nfrom .engine import Deal, _TABLE\n\n"
         "def go(deal: Deal):\n    deal._draw()\n    deal._cards.clear()\n    return engine._TABLE, deal._replace\n"
@@ -117,8 +115,11 @@ def test_each_card_table_is_defined_once_and_shared():
 
 def test_bots_py_holds_the_bots_and_their_settings_only():
     module = importlib.import_module("gamenight_seven.bots")
-    classes = {name: value for name, value in vars(module).items()
-               if isinstance(value, type) and value.__module__ == module.__name__}
+    classes = {
+        name: value
+        for name, value in vars(module).items()
+        if isinstance(value, type) and value.__module__ == module.__name__
+    }
     assert classes, "no class found"
     for name, cls in classes.items():
         assert callable(getattr(cls, "choose", None)) or is_dataclass(cls), f"{name} is neither a bot nor settings"

@@ -91,7 +91,8 @@ def test_the_sampler_reads_short_tables_too(rules, seats):
 
 def test_the_expert_asked_to_stop_still_answers_with_a_legal_move_from_its_first_deal(rules):
     state, view, _received = next(
-        (state, view, received) for state, view, received in greedy_deals(rules, range(5))
+        (state, view, received)
+        for state, view, received in greedy_deals(rules, range(5))
         if len(view.events) > 30 and len(ExpertBot().candidates(view, rules.legal_actions(state))) > 1
     )
     bot = ExpertBot()

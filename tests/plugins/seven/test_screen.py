@@ -29,8 +29,14 @@ def make_app(tmp_path: Path, seed: int = 1, log: tuple[str, ...] = ()) -> tuple[
     match = Match(GAME, seats, {}, seed=seed)
     for action in log:
         match.apply(action)
-    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves",
-                       bot_delay=0, theme_name="gamenight", start_match=match)
+    app = GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+        start_match=match,
+    )
     return app, match
 
 
@@ -66,7 +72,12 @@ async def test_a_whole_deal_can_be_played_by_keys_with_a_queen_and_its_suit_choi
         screen = app.screen
         assert isinstance(screen, SevenScreen)
         assert screen.query_one("#hand", HandView).ids == [
-            "draw", "5S", "JS", "TH", "6C", "QD",
+            "draw",
+            "5S",
+            "JS",
+            "TH",
+            "6C",
+            "QD",
         ]
         await pilot.press("end", "enter")  # the Queen of diamonds: the suit dialog opens
         assert isinstance(app.screen, SuitDialog)

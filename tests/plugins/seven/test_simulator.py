@@ -66,7 +66,10 @@ def assert_same_table(state: SevenState, sim: Simulator, where: str) -> None:
     if state.phase == PLAY:
         assert sim.winner == -1, where
         assert (sim.turn, sim.called, sim.penalty, sim.passes) == (
-            state.turn, state.called, state.penalty, state.passes
+            state.turn,
+            state.called,
+            state.penalty,
+            state.passes,
         ), where
     else:
         assert state.phase == OVER and sim.winner == state.winner, where
@@ -92,10 +95,15 @@ def play_side_by_side(seed: int, seats: int, choose: Callable[[list[str], random
         legal = RULES.legal_actions(state)
         assert sim.legal_actions() == legal, where
         # Built from the seat's view (and the true hidden cards), a simulator stands where this one does.
-        from_view = Simulator.from_view(RULES.view(state, state.turn), [list(h) for h in state.hands],
-                                        list(state.stock), random.Random(0))
+        from_view = Simulator.from_view(
+            RULES.view(state, state.turn), [list(h) for h in state.hands], list(state.stock), random.Random(0)
+        )
         assert (from_view.turn, from_view.called, from_view.penalty, from_view.passes, from_view.turns) == (
-            sim.turn, sim.called, sim.penalty, sim.passes, sim.turns
+            sim.turn,
+            sim.called,
+            sim.penalty,
+            sim.passes,
+            sim.turns,
         ), where
         assert from_view.discards == sim.discards and from_view.legal_actions() == legal, where
         seen["passes in a row read from the log"] += state.passes > 0
@@ -147,9 +155,17 @@ def test_seeded_random_deals_play_the_same_in_the_simulator_and_the_rules():
     # (Every seat passing in a row, seven.md 5.3, needs no seat to hold a match while all but the top
     # card are in the hands: it cannot happen with a full deck, so no deal covers it.)
     for case in (
-        "queen calls", "sevens on a pending 7", "penalties taken", "draws", "passes",
-        "a penalty longer than the stock", "reshuffles", "passes in a row read from the log", "won by going out",
-        "blocked by the turn limit", "blocked by a position come round a third time",
+        "queen calls",
+        "sevens on a pending 7",
+        "penalties taken",
+        "draws",
+        "passes",
+        "a penalty longer than the stock",
+        "reshuffles",
+        "passes in a row read from the log",
+        "won by going out",
+        "blocked by the turn limit",
+        "blocked by a position come round a third time",
     ):
         assert seen[case], f"no deal covered: {case} ({dict(seen)})"
 
@@ -165,8 +181,9 @@ def test_a_playout_ends_as_the_rules_end_the_same_deal_played_by_the_same_polici
         while RULES.to_move(state) != TERMINAL:
             seat = state.turn
             legal = RULES.legal_actions(state)
-            card = (keeper_card if seat == me else greedy_card)(state.hands[seat], state.discards[-1],
-                                                                state.called, state.penalty)
+            card = (keeper_card if seat == me else greedy_card)(
+                state.hands[seat], state.discards[-1], state.called, state.penalty
+            )
             action = legal[-1] if card < 0 else action_for(card, state.hands[seat], legal)
             state = RULES.apply(state, action)
             while RULES.to_move(state) == CHANCE:

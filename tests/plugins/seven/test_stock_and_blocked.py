@@ -17,7 +17,9 @@ def test_drawing_from_an_empty_stock_reshuffles_the_discards_except_the_top_card
     assert rules.to_move(state) == CHANCE
     action = rules.sample_chance(state, random.Random(1))
     assert action.startswith("shuffle:") and sorted(action[8:][i : i + 2] for i in range(0, 6, 2)) == [
-        "4D", "8S", "KS",
+        "4D",
+        "8S",
+        "KS",
     ]
     state = rules.apply(state, action)
     assert state.discards == pile("5C") and len(state.stock) == 2 and len(state.hands[0]) == 3

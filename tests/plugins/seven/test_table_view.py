@@ -29,8 +29,14 @@ def make_app(tmp_path: Path, log: tuple[str, ...] = (), seed: int = 1) -> tuple[
     match = Match(GAME, [SeatConfig(NAMES[0])] + [SeatConfig(name, "greedy") for name in NAMES[1:]], {}, seed=seed)
     for action in log:
         match.apply(action)
-    app = GameNightApp(registry=REGISTRY, config=Config.load(tmp_path / "c.toml"), saves_dir=tmp_path / "saves",
-                       bot_delay=0, theme_name="gamenight", start_match=match)
+    app = GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        theme_name="gamenight",
+        start_match=match,
+    )
     return app, match
 
 
@@ -63,7 +69,7 @@ def region_text(app, widget) -> str:
     """The characters on screen inside ``widget``'s region (its border included)."""
     lines = screen_text(app)
     region = widget.region
-    return "\n".join(line[region.x:region.right] for line in lines[region.y:region.bottom])
+    return "\n".join(line[region.x : region.right] for line in lines[region.y : region.bottom])
 
 
 async def test_running_totals_show_on_the_table_during_a_deal(tmp_path):
@@ -100,8 +106,10 @@ async def test_the_revealed_hands_at_the_end_show_every_card(tmp_path):
 
 
 async def test_a_hand_of_17_cards_shows_every_card(tmp_path):
-    log = played_log(stop=lambda m: m.to_move() == 0 and len(m.state.hands[0]) >= 17,
-                     seat_zero=lambda m: "draw" if "draw" in m.legal_actions() else m.legal_actions()[0])
+    log = played_log(
+        stop=lambda m: m.to_move() == 0 and len(m.state.hands[0]) >= 17,
+        seat_zero=lambda m: "draw" if "draw" in m.legal_actions() else m.legal_actions()[0],
+    )
     app, match = make_app(tmp_path, log)
     async with app.run_test(size=(80, 24)) as pilot:
         await calm(pilot)

@@ -16,9 +16,21 @@ from gamenight_yatzy.plugin import GAME
 from gamenight_yatzy.rules import BOXES, REROLL_ACTIONS, YATZY, YatzyRules, box_score
 
 PROBES = [
-    *REROLL_ACTIONS, "roll:11111", "roll:0000", "roll:000000", "roll:2000a", "roll:",
-    *(f"score:{name}" for name in BOXES), "score:nope", "score:",
-    "dice:12345", "dice:66666", "dice:1234", "dice:12347", "draw", "",
+    *REROLL_ACTIONS,
+    "roll:11111",
+    "roll:0000",
+    "roll:000000",
+    "roll:2000a",
+    "roll:",
+    *(f"score:{name}" for name in BOXES),
+    "score:nope",
+    "score:",
+    "dice:12345",
+    "dice:66666",
+    "dice:1234",
+    "dice:12347",
+    "draw",
+    "",
 ]
 """Actions a seat could send, legal or not, tried on every state."""
 

@@ -38,10 +38,21 @@ GAME = GameInfo(
         BotSpec("matcher", "Matcher", make_matcher, 1, "Bids high cards on high prizes and low on low."),
     ),
     options=(
-        Option("cards", "Cards", DEFAULT_CARDS, kind="int", minimum=5, maximum=13,
-               description="How many cards each hand and the prize pile hold (a shorter game with fewer)."),
-        Option("carry", "Ties carry over", False,
-               description="A tied round's prize stays in the pot for the next round instead of being discarded."),
+        Option(
+            "cards",
+            "Cards",
+            DEFAULT_CARDS,
+            kind="int",
+            minimum=5,
+            maximum=13,
+            description="How many cards each hand and the prize pile hold (a shorter game with fewer).",
+        ),
+        Option(
+            "carry",
+            "Ties carry over",
+            False,
+            description="A tied round's prize stays in the pot for the next round instead of being discarded.",
+        ),
     ),
     screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
     help=read_help(HERE),
@@ -55,7 +66,10 @@ GAME = GameInfo(
 )
 
 CAUTIOUS_YATZY = BotSpec(
-    "cautious", "Cautious (example plugin)", make_cautious, 1,
+    "cautious",
+    "Cautious (example plugin)",
+    make_cautious,
+    1,
     "Banks any made hand at once; otherwise keeps its most common face.",
     # Its label is shown in Yatzy's setup screen, so its texts join Yatzy's catalogue
     # (yatzy_texts/locale/<lang>.toml: a folder of their own, or they would count as a language here).

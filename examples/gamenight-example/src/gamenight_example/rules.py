@@ -160,7 +160,11 @@ class GoofspielRules(Rules):
         pot = worth if winner is None and state.carry else 0
         played = Round(prize=state.prize or 0, worth=worth, bids=bids, winner=winner)
         return replace(
-            state, prize=None, pot=pot, bids=(None,) * len(bids), scores=scores,
+            state,
+            prize=None,
+            pot=pot,
+            bids=(None,) * len(bids),
+            scores=scores,
             history=(*state.history, played),
         )
 

@@ -48,8 +48,7 @@ class GoofspielScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(KEYS.get(value, str(value)), f"bid({value})", card_name(value), show=False)
-        for value in range(1, 14)
+        Binding(KEYS.get(value, str(value)), f"bid({value})", card_name(value), show=False) for value in range(1, 14)
     ]
 
     def compose_table(self) -> ComposeResult:
@@ -99,15 +98,18 @@ class GoofspielScreen(GameScreen):
         if not view.history:
             return ""
         played = view.history[-1]
-        bids = ", ".join(
-            f"{self.match.seats[seat].name} {card_name(bid)}" for seat, bid in enumerate(played.bids)
-        )
+        bids = ", ".join(f"{self.match.seats[seat].name} {card_name(bid)}" for seat, bid in enumerate(played.bids))
         if played.winner is None:
             result = self.t("a tie: nobody takes it")
         else:
             result = self.t("{name} takes it", name=self.match.seats[played.winner].name)
-        return self.t("Last round — prize {card} (worth {worth}): {bids}; {result}.",
-                      card=card_name(played.prize), worth=played.worth, bids=bids, result=result)
+        return self.t(
+            "Last round — prize {card} (worth {worth}): {bids}; {result}.",
+            card=card_name(played.prize),
+            worth=played.worth,
+            bids=bids,
+            result=result,
+        )
 
     def action_bid(self, value: int) -> None:
         """Bid the card ``value`` (refused with a message if it is not in the hand)."""

@@ -20,8 +20,13 @@ BOXES = (*UPPER, "three_kind", "four_kind", "full_house", "small_straight", "lar
 """Yatzy's boxes in score-sheet order (the order of ``view.sheets[seat]``)."""
 PAR = {
     **{box: 3 * face for face, box in enumerate(UPPER, start=1)},  # three of each reaches the upper bonus
-    "three_kind": 17, "four_kind": 10, "full_house": 18, "small_straight": 22,
-    "large_straight": 16, "yatzy": 12, "chance": 22,
+    "three_kind": 17,
+    "four_kind": 10,
+    "full_house": 18,
+    "small_straight": 22,
+    "large_straight": 16,
+    "yatzy": 12,
+    "chance": 22,
 }
 """A box's usual worth: the bot scores where the dice beat it by the most."""
 SURE_THINGS = ("yatzy", "large_straight", "full_house", "small_straight")

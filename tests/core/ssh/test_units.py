@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from gamenight.ssh import server
+from gamenight.ssh import sandbox, server
 from gamenight.ssh.child import MAX_COLS, MAX_ROWS, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
 from gamenight.ssh.limits import RateLimiter
@@ -207,7 +207,7 @@ def test_the_gamenight_command_dispatches_serve_ssh_here(capsys: pytest.CaptureF
 def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(server.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
     assert not server.sandbox_works(tmp_path)
     assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
     assert "--sandbox on" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
@@ -24,6 +24,9 @@ from gamenight.ssh.log import EventLog
 from gamenight.ssh.messages import _, client_text
 from gamenight.ssh.sessions import GameChannel, GameSession
 from gamenight.ssh.settings import Settings
+
+if TYPE_CHECKING:
+    from gamenight.tables.service import TableService
 
 __all__ = ["MAX_AUTH_TRIES", "MAX_REFUSED", "NOISY_LINES", "Connection", "Hub", "last_used"]
 
@@ -39,9 +42,11 @@ NOISY_LINES = 8
 class Hub:
     """State shared by every connection: settings, limits, the log, open connections."""
 
-    def __init__(self, settings: Settings, log: EventLog) -> None:
+    def __init__(self, settings: Settings, log: EventLog, tables: TableService | None = None) -> None:
         self.settings = settings
         self.log = log
+        self.tables = tables
+        """The shared tables' service every room is connected to (``None``: ``--tables off``)."""
         self.rate = RateLimiter(settings.max_new_per_minute)
         self.connections: set[Connection] = set()
         """Every admitted connection, logging in or logged in."""

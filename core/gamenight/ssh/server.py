@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 
 import asyncssh
 
+from gamenight.plugins import load_registry
 from gamenight.ssh.auth import Connection, Hub, last_used
 from gamenight.ssh.identity import load_or_create_host_key
 from gamenight.ssh.log import EventLog
@@ -38,6 +40,7 @@ from gamenight.ssh.messages import _, client_language, client_text
 from gamenight.ssh.sandbox import LAUNCH, build_command, sandbox_works
 from gamenight.ssh.sessions import CRASH_LOG_NAME, _safe_term, build_environment, colour_depth, last_line
 from gamenight.ssh.settings import Settings, UsageError, parser, settings_from_args
+from gamenight.tables.service import TableService
 
 __all__ = [
     "CRASH_LOG_NAME",
@@ -61,24 +64,119 @@ EXPIRY_CHECK = 3600.0
 """Seconds between two sweeps of idle guest folders."""
 
 
-async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | None = None) -> None:
-    """Run the server until SIGINT/SIGTERM (or cancellation); ``ready`` gets the bound port."""
+class TablesLog(logging.Handler):
+    """The table service's warnings (a refused room, a table not restored) as ``tables`` log lines."""
+
+    def __init__(self, log: EventLog) -> None:
+        super().__init__(logging.INFO)
+        self.log = log
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.log("tables", level=record.levelname.lower(), detail=record.getMessage())
+        except Exception:
+            self.handleError(record)
+
+
+async def serve(
+    settings: Settings,
+    log: EventLog,
+    ready: asyncio.Future[int] | None = None,
+    tables: TableService | None = None,
+) -> None:
+    """Run the server until SIGINT/SIGTERM (or cancellation); ``ready`` gets the bound port.
+
+    With ``settings.tables`` the server runs one :class:`TableService` (its tables under
+    ``DATA_DIR/tables``: restored at start, saved as they change and when the server stops)
+    and connects every room to it; a ``tables`` service passed in is used instead (its caller
+    starts and closes it).
+    """
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     host_key, created = load_or_create_host_key(settings.data_dir)
     settings.isolated = settings.sandbox != "off" and sandbox_works(settings.data_dir)
     if settings.sandbox == "on" and not settings.isolated:
         raise ValueError(_("--sandbox on: this system does not allow user, mount and PID namespaces"))
     hub = Hub(settings, log)
+    if settings.authorized_keys is not None and hub.authorized_keys() is None:
+        raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
     loop = asyncio.get_running_loop()
+    own_tables = settings.tables and tables is None
+    service_log = logging.getLogger("gamenight.tables")
+    handler = TablesLog(log)
+    if own_tables:
+        service_log.addHandler(handler)
+        service_log.propagate = False  # only JSON lines on stderr
+        tables = TableService(load_registry(), settings.data_dir)
+    hub.tables = tables if settings.tables else None
+    try:
+        if own_tables:
+            assert tables is not None
+            await tables.start()
+        acceptor = await _listen(hub, host_key)
+    except BaseException:
+        await _stop_tables(tables if own_tables else None, service_log, handler)
+        raise
 
     def sweep() -> None:
         hub.expire_guests()
         hub.sweeper = loop.call_later(EXPIRY_CHECK, sweep)
 
     sweep()
-    if settings.authorized_keys is not None and hub.authorized_keys() is None:
-        raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
-    acceptor = await asyncssh.create_server(
+    port = acceptor.get_port()
+    log(
+        "listening",
+        host=settings.host,
+        port=port,
+        data_dir=str(settings.data_dir),
+        auth="guest" if settings.guest else "keys",
+        host_key=host_key.get_fingerprint(),
+        host_key_created=created,
+        isolated=settings.isolated,
+        tables=hub.tables is not None,
+        max_sessions=settings.max_sessions,
+        max_new_per_minute=settings.max_new_per_minute,
+        idle_timeout=settings.idle_timeout,
+        room_memory=settings.room_memory,
+        max_pending=settings.max_pending,
+        max_per_address=settings.max_per_address,
+        max_per_user=settings.max_per_user,
+        login_timeout=settings.login_timeout,
+        guest_expiry_days=settings.guest_expiry_days,
+    )
+    if ready is not None and not ready.done():
+        ready.set_result(port)
+    stop = asyncio.Event()
+    signals = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+            signals.append(signum)
+    try:
+        await stop.wait()
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+        log("stopping", open=len(hub.connections))
+        if hub.sweeper is not None:
+            hub.sweeper.cancel()
+        acceptor.close()
+        for connection in list(hub.connections):
+            connection.close("shutdown", _("The server is shutting down."))
+        # Each closed connection ends its room (SIGHUP/SIGTERM, SIGKILL after the grace period).
+        deadline = loop.time() + settings.grace + 5
+        while (hub.connections or hub.endings) and loop.time() < deadline:
+            if hub.endings:
+                await asyncio.wait(set(hub.endings), timeout=max(0.0, deadline - loop.time()))
+            else:
+                await asyncio.sleep(0.05)
+        await acceptor.wait_closed()
+        await _stop_tables(tables if own_tables else None, service_log, handler)
+
+
+async def _listen(hub: Hub, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
+    """Accept SSH connections: public keys or guests, one pty session each, nothing else."""
+    settings = hub.settings
+    return await asyncssh.create_server(
         lambda: Connection(hub),
         settings.host,
         settings.port,
@@ -99,49 +197,17 @@ async def serve(settings: Settings, log: EventLog, ready: asyncio.Future[int] | 
         keepalive_interval=30,
         keepalive_count_max=3,
     )
-    port = acceptor.get_port()
-    log(
-        "listening",
-        host=settings.host,
-        port=port,
-        data_dir=str(settings.data_dir),
-        auth="guest" if settings.guest else "keys",
-        host_key=host_key.get_fingerprint(),
-        host_key_created=created,
-        isolated=settings.isolated,
-        max_sessions=settings.max_sessions,
-        max_new_per_minute=settings.max_new_per_minute,
-        idle_timeout=settings.idle_timeout,
-        room_memory=settings.room_memory,
-        max_pending=settings.max_pending,
-        max_per_address=settings.max_per_address,
-        max_per_user=settings.max_per_user,
-        login_timeout=settings.login_timeout,
-        guest_expiry_days=settings.guest_expiry_days,
-    )
-    if ready is not None and not ready.done():
-        ready.set_result(port)
-    stop = asyncio.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop.set)
+
+
+async def _stop_tables(tables: TableService | None, service_log: logging.Logger, handler: logging.Handler) -> None:
+    """Close the server's own table service (it saves every table first: nothing is lost)."""
     try:
-        await stop.wait()
+        if tables is not None:
+            await tables.close()
     finally:
-        log("stopping", open=len(hub.connections))
-        if hub.sweeper is not None:
-            hub.sweeper.cancel()
-        acceptor.close()
-        for connection in list(hub.connections):
-            connection.close("shutdown", _("The server is shutting down."))
-        # Each closed connection ends its room (SIGHUP/SIGTERM, SIGKILL after the grace period).
-        deadline = loop.time() + settings.grace + 5
-        while (hub.connections or hub.endings) and loop.time() < deadline:
-            if hub.endings:
-                await asyncio.wait(set(hub.endings), timeout=max(0.0, deadline - loop.time()))
-            else:
-                await asyncio.sleep(0.05)
-        await acceptor.wait_closed()
+        if handler in service_log.handlers:
+            service_log.removeHandler(handler)
+            service_log.propagate = True
 
 
 def main(argv: list[str]) -> int:

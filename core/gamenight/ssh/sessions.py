@@ -11,6 +11,7 @@ import asyncio
 import codecs
 import contextlib
 import os
+import socket
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CRASH_LOG_NAME",
     "ENV_NAMES",
+    "TABLES_FD",
     "GameChannel",
     "GameSession",
     "build_environment",
@@ -143,6 +145,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._terminating = False
         self._starter: asyncio.Task[None] | None = None
         self._started_at = 0.0
+        self._tables: asyncio.StreamWriter | None = None
+        """The server's end of this session's connection to the table service."""
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
@@ -212,7 +216,11 @@ class GameSession(asyncssh.SSHServerSession):
             os.utime(home)  # in use: guest expiry counts from here
         depth = colour_depth(self.term, client_env)
         argv = build_command(settings, home, depth)
-        env = build_environment(home, self.term, depth, client_language(client_env))
+        # The room's end of its connection to the table service; the server's end is served as
+        # this connection's authenticated identity (never anything the room or client says).
+        ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
+        tables_fd = theirs.fileno() if theirs is not None else None
+        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd)
         room = RoomProcess(
             argv,
             env,
@@ -223,6 +231,7 @@ class GameSession(asyncssh.SSHServerSession):
             self._input_blocked,
             new_session=not settings.isolated,  # setsid starts the session when isolated
             hangup_ignored=settings.isolated,
+            pass_fds=() if tables_fd is None else (tables_fd,),
         )  # see gamenight.ssh.launch.run_as_init
         try:
             await room.start()
@@ -230,9 +239,16 @@ class GameSession(asyncssh.SSHServerSession):
             self.hub.log("error", what="spawn", conn=owner.id, detail=str(error))
             if not self._ended:
                 self._refuse(client_text(self.language, "The game room could not be started."))
+            if ours is not None:
+                ours.close()
             return
+        finally:
+            if theirs is not None:
+                theirs.close()  # the room holds it now
         self.room = room
         self._started_at = time.monotonic()
+        if ours is not None:
+            await self._serve_tables(ours)
         cols, rows = clamp_size(*self.size)
         self.hub.log(
             "session_start",
@@ -254,6 +270,29 @@ class GameSession(asyncssh.SSHServerSession):
         if self._early:
             room.write(bytes(self._early))
             self._early.clear()
+
+    async def _serve_tables(self, ours: socket.socket) -> None:
+        """Hand the server's end of the room's socket to the table service for this session."""
+        tables, owner = self.hub.tables, self.owner
+        assert tables is not None and owner.user_id is not None
+        try:
+            reader, writer = await asyncio.open_connection(sock=ours)
+        except OSError as error:
+            ours.close()
+            self.hub.log("error", what="tables", conn=owner.id, detail=str(error))
+            return
+        self._tables = writer
+        self.hub.keep(
+            asyncio.get_running_loop().create_task(tables.serve(reader, writer, owner.user_id, owner.username))
+        )
+        if self._ended:
+            self._close_tables()
+
+    def _close_tables(self) -> None:
+        """The session is over: the service sees the connection end (and marks the seat away)."""
+        if self._tables is not None:
+            self._tables.close()
+            self._tables = None
 
     # -- data both ways ---------------------------------------------------------
     def _output(self, data: bytes) -> None:
@@ -334,6 +373,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     # -- ending -----------------------------------------------------------------
     def _room_exited(self, returncode: int) -> None:
+        self._close_tables()
         self.hub.log(
             "session_end",
             conn=self.owner.id,
@@ -367,6 +407,7 @@ class GameSession(asyncssh.SSHServerSession):
             self._resize_handle.cancel()
             self._resize_handle = None
         self._ended = True
+        self._close_tables()
         self._stop_room()
 
     def _stop_room(self) -> None:
@@ -390,7 +431,15 @@ def last_line(path: Path, limit: int = 4096) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def build_environment(home: Path, term: str, depth: str, language: str | None) -> dict[str, str]:
+TABLES_FD = "GAMENIGHT_TABLES_FD"
+"""The room's variable naming its end of the session's connection to the table service (a file
+descriptor number of a connected stream socket speaking :mod:`gamenight.tables.protocol` frames).
+Set by the server only: the client's own variables never pass the allow-list (:data:`ENV_NAMES`)."""
+
+
+def build_environment(
+    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None
+) -> dict[str, str]:
     """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -415,4 +464,6 @@ def build_environment(home: Path, term: str, depth: str, language: str | None) -
         env["COLORTERM"] = "truecolor"
     if language is not None:
         env["GAMENIGHT_LANG"] = language
+    if tables_fd is not None:
+        env[TABLES_FD] = str(tables_fd)
     return env

@@ -46,6 +46,8 @@ class Settings:
     """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
     isolated: bool = False
     """Whether rooms are isolated in this run (decided at start-up)."""
+    tables: bool = True
+    """Whether the server runs the shared tables' service and connects every room to it."""
 
 
 class UsageError(Exception):
@@ -148,6 +150,12 @@ def parser() -> argparse.ArgumentParser:
             "(user, mount and PID namespaces): auto = when the system allows it (default)"
         ),
     )
+    parser.add_argument(
+        "--tables",
+        choices=("on", "off"),
+        default="on",
+        help=_("shared tables: rooms on this server can sit at one table together (default %(default)s)"),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -191,5 +199,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         grace=args.grace,
         sandbox=args.sandbox,
         room_memory=args.room_memory,
+        tables=args.tables == "on",
         command=shlex.split(args.command) if args.command else None,
     )

@@ -188,44 +188,42 @@ def group_memory_kib(pgid: int) -> tuple[int, int]:
     return uss, pss
 
 
-def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
-    """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
+def room_first_frame(home: Path, python_options: tuple[str, ...] = ()) -> tuple[float, bytes]:
+    """Start the room as the server does (``python -m gamenight``, fresh ``HOME``) in a local 80x24
+    pty, without SSH; seconds from spawning it to its lobby title, and everything it printed."""
     import fcntl
     import select
     import struct
     import termios
 
-    times = []
-    for run in range(runs):
-        home = data_dir / "direct" / str(run)
-        home.mkdir(parents=True)
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-        }
-        began = time.perf_counter()
-        child = subprocess.Popen(
-            [sys.executable, "-m", "gamenight", "--saves", str(home / "saves"), "--config", str(home / "config.toml")],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            start_new_session=True,
-        )
-        os.close(slave)
-        seen = b""
-        while LOBBY not in seen and time.perf_counter() - began < 120:
-            if select.select([master], [], [], 1)[0]:
-                seen += os.read(master, 65536)
-        times.append(time.perf_counter() - began)
-        child.kill()
-        child.wait()
-        os.close(master)
-    return times
+    home.mkdir(parents=True)
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+    }
+    argv = [sys.executable, *python_options, "-m", "gamenight"]
+    argv += ["--saves", str(home / "saves"), "--config", str(home / "config.toml")]
+    began = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+    os.close(slave)
+    seen = b""
+    while LOBBY not in seen and time.perf_counter() - began < 120:
+        if select.select([master], [], [], 1)[0]:
+            seen += os.read(master, 65536)
+    seconds = time.perf_counter() - began
+    child.kill()
+    child.wait()
+    os.close(master)
+    return seconds, seen
+
+
+def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
+    """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
+    return [room_first_frame(data_dir / "direct" / str(run))[0] for run in range(runs)]
 
 
 def percentile(values: list[float], q: float) -> float:

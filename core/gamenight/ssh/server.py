@@ -29,10 +29,10 @@ import contextlib
 import logging
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 import asyncssh
 
-from gamenight.plugins import load_registry
 from gamenight.ssh.auth import Connection, Hub, last_used
 from gamenight.ssh.identity import load_or_create_host_key
 from gamenight.ssh.log import EventLog
@@ -40,7 +40,9 @@ from gamenight.ssh.messages import _, client_language, client_text
 from gamenight.ssh.sandbox import LAUNCH, build_command, sandbox_works
 from gamenight.ssh.sessions import CRASH_LOG_NAME, _safe_term, build_environment, colour_depth, last_line
 from gamenight.ssh.settings import Settings, UsageError, parser, settings_from_args
-from gamenight.tables.service import TableService
+
+if TYPE_CHECKING:
+    from gamenight.tables.service import TableService
 
 __all__ = [
     "CRASH_LOG_NAME",
@@ -104,6 +106,10 @@ async def serve(
     service_log = logging.getLogger("gamenight.tables")
     handler = TablesLog(log)
     if own_tables:
+        # Imported here: with --tables off the server does without them and the games (5 MiB).
+        from gamenight.plugins import load_registry
+        from gamenight.tables.service import TableService
+
         service_log.addHandler(handler)
         service_log.propagate = False  # only JSON lines on stderr
         tables = TableService(load_registry(), settings.data_dir)

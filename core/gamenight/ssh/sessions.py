@@ -242,6 +242,10 @@ class GameSession(asyncssh.SSHServerSession):
             if ours is not None:
                 ours.close()
             return
+        except BaseException:
+            if ours is not None:
+                ours.close()
+            raise
         finally:
             if theirs is not None:
                 theirs.close()  # the room holds it now

@@ -153,3 +153,25 @@ async def test_tables_off_gives_the_room_no_socket(tmp_path: Path) -> None:
     assert "welcome:" not in output
     assert server.events("listening")[0]["tables"] is False
     assert not (server.data_dir / "tables").exists()
+
+
+async def test_a_room_that_sends_garbage_is_cut_off_logged_and_harms_no_one(tmp_path: Path) -> None:
+    async with (
+        running(tmp_path) as server,
+        session(server.port, "dave") as good,
+        session(server.port, "eve") as bad,
+    ):
+        await read_until(good, b"tables:")
+        await read_until(bad, b"tables:")
+        bad.stdin.write(b"g")
+        output = await read_until(bad, b"closed")
+        assert "error:protocol" in output
+        good.stdin.write(b"l")
+        assert field(await read_until(good, b"listed:"), "listed") == "0"  # the other room is still served
+        for _ in range(60):
+            if server.events("tables"):
+                break
+            await asyncio.sleep(0.05)
+        [line] = server.events("tables")  # the service's own log, as one JSON line of the server's
+        assert line["level"] == "warning" and "protocol" in line["detail"]
+        assert all(line.startswith("{") for line in server.log.getvalue().splitlines())

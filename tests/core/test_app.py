@@ -1,5 +1,6 @@
 """The room driven like a player: real key presses through Pilot."""
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.dialogs import MessageDialog, ResultDialog, YesNoDialog
 from gamenight.match import Match, SeatConfig
@@ -320,3 +321,43 @@ async def test_two_returns_typed_at_once_into_the_palette_open_one_screen(nim_re
             await pilot.pause()
         assert app._exception is None
         assert [type(screen).__name__ for screen in app.screen_stack] == ["LobbyScreen", "SettingsScreen"]
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_bots_description_wraps_under_itself_in_the_lobby(config, tmp_path, language):
+    # The walk-through at 80x24: a long bot description went on at the panel's left edge, under the
+    # bot's name; it now wraps in its own column for every game, in both languages.
+    from gamenight.i18n import set_language
+    from gamenight.plugins import load_registry
+    from rich.cells import cell_len
+    from textual.widgets import OptionList
+
+    from tests.core.tour import screen_text
+
+    set_language(language)
+    try:
+        registry = load_registry()
+        app = make_app(registry, config, tmp_path)
+        wrapped = 0
+        async with app.run_test(size=(80, 24)) as pilot:
+            games = app.screen.query_one("#games", OptionList)
+            for index in range(games.option_count):
+                games.highlighted = index
+                await pilot.pause()
+                # the about panel, without its border and its one cell of padding
+                lines = [line.split("││", 1)[1][1:].rstrip("│ ") for line in screen_text(app) if "││" in line]
+                start = next(i for i, line in enumerate(lines) if line.strip() in ("Bots", "ボット"))
+                column = None
+                for line in lines[start + 1 :]:
+                    if not line.strip():
+                        break
+                    if not line.startswith("   "):  # "  Name  description": where descriptions begin
+                        name_end = 2 + len(line[2:].split("  ")[0])
+                        gap = len(line[name_end:]) - len(line[name_end:].lstrip(" "))
+                        column = cell_len(line[: name_end + gap])
+                        continue
+                    wrapped += 1
+                    assert cell_len(line) - cell_len(line.lstrip(" ")) == column, (games.highlighted, lines)
+        assert wrapped, "no description was long enough to wrap: the test saw nothing"
+    finally:
+        set_language("en")

@@ -6,6 +6,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -173,27 +175,34 @@ class LobbyScreen(Screen):
             return
         about.update(self._about(game))
 
-    def _about(self, game: GameInfo) -> Text:
+    def _about(self, game: GameInfo) -> Group:
         t = translator(game.id)
-        text = Text()
-        text.append(safe_text(t(game.title)), "bold")
-        text.append(f"   {seats_text(game)}\n\n", "dim")
-        text.append(f"{safe_text(t(game.description))}\n\n")
+        head = Text()
+        head.append(safe_text(t(game.title)), "bold")
+        head.append(f"   {seats_text(game)}\n\n", "dim")
+        head.append(safe_text(t(game.description)))
+        parts: list[RenderableType] = [head]
         bots = sorted(game.bots, key=lambda bot: bot.strength)
         if bots:
-            text.append(f"{_('Bots')}\n", "bold")
+            parts.append(Text(f"\n{_('Bots')}", "bold"))
+            grid = Table.grid(padding=(0, 2, 0, 0))  # a description wraps under itself, not under the name
+            grid.add_column(no_wrap=True, style="bold")
+            grid.add_column(style="dim")
             for bot in bots:
-                text.append(f"  {t(bot.label)}", "bold")
-                text.append(f"  {t(bot.description)}\n" if bot.description else "\n", "dim")
+                description = safe_text(t(bot.description)) if bot.description else ""
+                grid.add_row(Text(f"  {safe_text(t(bot.label))}"), Text(description))  # Text: no markup read
+            parts.append(grid)
+        tail = Text()
         if game.options:
-            text.append(f"\n{_('Options')}\n", "bold")
+            tail.append(f"\n{_('Options')}\n", "bold")
             for option in game.options:
-                text.append(f"  {t(option.label)}\n")
+                tail.append(f"  {t(option.label)}\n")
         saves = [p for p in self.app.saves.list() if p.name.startswith(f"{game.id}-")]
         if saves:
-            text.append(f"\n{_('{count} saved game(s): press r', count=len(saves))}\n", "italic")
-        text.append(f"\n{_('Return: play   h: rules')}", "dim")
-        return text
+            tail.append(f"\n{_('{count} saved game(s): press r', count=len(saves))}\n", "italic")
+        tail.append(f"\n{_('Return: play   h: rules')}", "dim")
+        parts.append(tail)
+        return Group(*parts)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:

@@ -42,7 +42,8 @@ class SetupScreen(Screen):
     SetupScreen .option-int { width: 16; }
     SetupScreen .section { text-style: bold; padding: 1 0 0 0; }
     SetupScreen #setup-error { color: $text-error; height: auto; }
-    SetupScreen #buttons { height: 3; }
+    SetupScreen Checkbox { margin: 0 0 0 12; }  /* one line each, under the seats' fields */
+    SetupScreen #buttons { height: 3; margin-top: 1; }
     SetupScreen #buttons Button { margin-right: 2; }
     """
 
@@ -103,7 +104,9 @@ class SetupScreen(Screen):
         label = self.t(option.label)
         widget_id = f"option-{option.key}"
         if option.kind == "bool":
-            yield Checkbox(label, bool(option.default), id=widget_id, tooltip=self.t(option.description) or None)
+            yield Checkbox(
+                label, bool(option.default), id=widget_id, tooltip=self.t(option.description) or None, compact=True
+            )
         elif option.kind == "choice":
             with Horizontal(classes="row"):
                 yield Label(label)

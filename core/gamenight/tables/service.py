@@ -62,6 +62,8 @@ class Connection:
     closed: bool = False
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
+    listing: bool = False
+    """It asked for the table list: it is sent again whenever a table changes."""
 
     def send(self, message: msgspec.Struct) -> None:
         if self.closed:
@@ -99,6 +101,8 @@ class Table:
     away: dict[int, float] = field(default_factory=dict)
     """Seats whose person dropped: since when (monotonic)."""
     acks: set[int] = field(default_factory=set)
+    again: set[int] = field(default_factory=set)
+    """At a finished table: the seats whose person asked to play again."""
     descriptions: list[tuple[int, str]] = field(default_factory=list)
     connections: list[Connection] = field(default_factory=list)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -147,6 +151,7 @@ class TableService:
         self.connections: list[Connection] = []
         self._seeds = secrets.SystemRandom() if seed is None else None
         self._next_seed = seed or 0
+        self._list_pending = False
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
 
@@ -230,6 +235,7 @@ class TableService:
                 if writer.transport.get_write_buffer_size() > 256 * 1024:
                     await writer.drain()
             await writer.drain()
+            writer.close()  # closed (refused, replaced, cut off): hang up now, not when the client next writes
 
     async def _receive(self, connection: Connection, reader: asyncio.StreamReader) -> None:
         first = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
@@ -265,7 +271,8 @@ class TableService:
             case p.Hello():
                 self._refuse(connection, "protocol", "hello twice")
             case p.ListTables():
-                connection.send(p.TableList([self._info(t) for t in self.tables.values() if t.public]))
+                connection.listing = True
+                connection.send(self._table_list())
             case p.OpenTable():
                 self._open(connection, message)
             case p.Join():
@@ -282,6 +289,8 @@ class TableService:
                 self._chat(connection, message)
             case p.Ack():
                 self._ack(connection, message)
+            case p.Again():
+                self._again(connection)
 
     # -- tables ------------------------------------------------------------------------------
 
@@ -338,11 +347,19 @@ class TableService:
         return self._next_seed
 
     def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
-        table = self.tables.get(table_id)
+        table = self.tables.get(table_id) if table_id else self._by_code(code)
         if table is None or (not table.public and not secrets.compare_digest(code.upper(), table.code)):
             self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             return None
         return table
+
+    def _by_code(self, code: str) -> Table | None:
+        """The private table whose short code is ``code`` (a code alone, typed in a lobby)."""
+        code = code.upper()
+        for table in self.tables.values():
+            if code and not table.public and secrets.compare_digest(code, table.code):
+                return table
+        return None
 
     def _join(self, connection: Connection, message: p.Join) -> None:
         table = self._find(connection, message.table, message.code)
@@ -496,10 +513,52 @@ class TableService:
         for other in table.connections:
             other.send(line)
 
+    def _again(self, connection: Connection) -> None:
+        """A seated person asks to play again; once every present person has, the next game starts."""
+        table = connection.table
+        if table is None or connection.seat < 0 or not table.match.over:
+            return self._refuse(connection, "not-over", "the game is not over", fatal=False)
+        table.again.add(connection.seat)
+        present = [
+            seat
+            for seat, owner in enumerate(table.owners)
+            if owner is not None and not table.bot_plays(seat) and seat not in table.away
+        ]
+        if all(seat in table.again for seat in present):
+            if not table.match.recorded:
+                table.match.record_result()
+            table.match.start_game()
+            table.again.clear()
+            table.acks.clear()
+            table.descriptions = []
+            for other in table.connections:
+                other.log_sent = 0
+        self._changed(table)
+
     def _changed(self, table: Table) -> None:
         table.wake.set()
         table.dirty.set()
         self._broadcast(table)
+        self._list_changed()
+
+    def _table_list(self) -> p.TableList:
+        return p.TableList([self._info(t) for t in self.tables.values() if t.public and t.status() != "over"])
+
+    def _list_changed(self) -> None:
+        """Send the table list again to every connection that asked for it (at most every 0.2 s)."""
+        if self._list_pending or not any(c.listing for c in self.connections):
+            return
+        self._list_pending = True
+
+        def send() -> None:
+            self._list_pending = False
+            listing = [c for c in self.connections if c.listing and not c.closed]
+            if listing:
+                frame = self._table_list()
+                for connection in listing:
+                    connection.send(frame)
+
+        asyncio.get_running_loop().call_later(0.2, send)
 
     async def _drive(self, table: Table) -> None:
         """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
@@ -533,6 +592,7 @@ class TableService:
                     self._broadcast(table)
             elif match.over and not match.recorded:
                 match.record_result()
+                self._send_saves(table)
                 self._changed(table)
             timeouts = [table.deadline - time.monotonic()] if table.deadline else []
             timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
@@ -595,6 +655,23 @@ class TableService:
             self._apply(table, action)
         except IllegalAction:
             self._apply(table, legal[0])
+
+    def _send_saves(self, table: Table) -> None:
+        """Send the finished game's save document to each seated person's room (for their own saves)."""
+        seated = [c for c in table.connections if c.seat >= 0 and table.owners[c.seat] == c.identity]
+        if not seated:
+            return
+        try:
+            text = tomli_w.dumps(match_to_document(table.match))
+        except (TypeError, ValueError) as error:
+            log.warning("table %s: no save for the players: %s", table.id, safe_text(error, limit=200))
+            return
+        if len(text) > p.SERVICE_FRAME_CAP // 2:
+            log.warning("table %s: the save is too big to send (%d bytes)", table.id, len(text))
+            return
+        message = p.Finished(table.id, text)
+        for connection in seated:
+            connection.send(message)
 
     # -- what each connection sees ---------------------------------------------------------
 
@@ -659,6 +736,7 @@ class TableService:
             outcome=list(outcome.scores) if outcome else None,
             winners=list(outcome.winners) if outcome else [],
             deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
+            again=sorted(table.again),
         )
 
     def _broadcast(self, table: Table) -> None:

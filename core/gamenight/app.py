@@ -390,10 +390,12 @@ class GameNightApp(App):
             reader, writer = await asyncio.wait_for(self._open_tables_streams(), TABLES_CONNECT_TIMEOUT)
             client = TableClient(reader, writer)
             client.listeners.append(lambda message: self.post_message(TableMessage(message)))
+            self.tables = client  # a returning player's snapshot may come right after the welcome
             await client.connect()
             await client.wait_for(lambda c: c.name, timeout=TABLES_CONNECT_TIMEOUT)
             await client.send(ListTables())
         except (OSError, ValueError, TimeoutError, ConnectionError) as error:
+            self.tables = None
             reason = str(error) or type(error).__name__
             self.notify(
                 _("Shared tables are not available: {reason}", reason=safe_text(reason, limit=200)),
@@ -402,7 +404,6 @@ class GameNightApp(App):
                 markup=False,
             )
             return
-        self.tables = client
         self.post_message(TablesConnected(True))
         try:
             await client.closed.wait()
@@ -414,6 +415,16 @@ class GameNightApp(App):
         self.post_message(TablesConnected(False))
 
     def on_table_message(self, event: TableMessage) -> None:
+        from gamenight.tables import protocol as p
+        from gamenight.ui.game_screen import GameScreen
+
+        message = event.message
+        if isinstance(message, p.Snapshot) and not any(
+            isinstance(screen, GameScreen) and screen.remote for screen in self.screen_stack
+        ):
+            self.open_remote_table()  # joined, watching, or back at one's seat after reconnecting
+        elif isinstance(message, p.Finished):
+            self._keep_finished(message)
         for screen in list(self.screen_stack):
             handler = getattr(screen, "table_message", None)
             if handler is not None:
@@ -520,6 +531,54 @@ class GameNightApp(App):
             return
         screen.save_path = save_path
         self.push_screen(screen)
+
+    def open_remote_table(self) -> None:
+        """Show the shared table this room sits at (or watches) through its game's usual screen."""
+        from gamenight.tables import protocol as p
+        from gamenight.tables.client import RemoteTable
+
+        client = self.tables
+        if client is None or client.snapshot is None:
+            return
+        game = self.registry.games.get(client.snapshot.table.game)
+        if game is None or game.screen is None:
+            self.notify(
+                _("{game} is not installed in this room.", game=safe_text(client.snapshot.table.game)),
+                severity="error",
+                markup=False,
+            )
+            self.run_worker(client.send(p.Leave()), exit_on_error=False)
+            return
+        from gamenight.screens.too_small_screen import TooSmallScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, TooSmallScreen):
+            self.pop_screen()  # dialogs and the tables list: the table is what matters now
+        try:
+            screen = game.screen(RemoteTable(client, game))
+        except Exception as error:
+            self.notify(
+                _("The game's screen failed to open: {error}", error=safe_text(error)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            return
+        self.push_screen(screen)
+
+    def _keep_finished(self, message) -> None:
+        """Write a finished shared game to this person's saves, once the rules replay it (see docs/hosting.md)."""
+        from gamenight.saves import SaveError
+
+        try:
+            path = self.saves.keep_shared(self.registry, message.table, message.save)
+        except (SaveError, OSError, ValueError) as error:
+            self.notify(
+                _("The shared game could not be saved: {reason}", reason=safe_text(error, limit=200)),
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.notify(_("The game was saved to {path}", path=str(path)), markup=False)
 
     def open_help(self, game: GameInfo, extra: str = "") -> None:
         """Show ``game``'s rules and keys (and ``extra`` Markdown after them)."""

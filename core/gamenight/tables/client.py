@@ -224,9 +224,11 @@ class RemoteTable:
         return seat >= 0 and self._snap.table.seats[seat].bot
 
     def view(self, seat: int | None = None) -> Any:
-        """This room's view (only its own seat's is ever sent), rebuilt as the game's view type."""
+        """This room's view (only its own seat's is ever sent), rebuilt as the game's view type.
+
+        A watcher gets the public view whichever seat the screen draws from."""
         snap = self._snap
-        if seat is not None and seat != snap.seat:
+        if seat is not None and seat != snap.seat and snap.seat != OBSERVER:
             raise PermissionError(f"this room holds seat {snap.seat}, not {seat}")
         if self._decoded is not None and self._decoded[0] == id(snap):
             return self._decoded[1]
@@ -287,6 +289,11 @@ class RemoteTable:
     @property
     def remote(self) -> bool:
         return True
+
+    @property
+    def code(self) -> str:
+        """A private table's short code (shown to its seated players to share), else ``""``."""
+        return self._snap.code
 
     def record_result(self) -> Outcome:
         return self.outcome()

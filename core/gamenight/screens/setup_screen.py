@@ -43,6 +43,7 @@ class SetupScreen(Screen):
     SetupScreen .row { height: 3; }
     SetupScreen .row Label { width: 12; padding: 1 1 0 0; }
     SetupScreen .seat-name { width: 24; }
+    SetupScreen .seat-host { width: 24; padding: 1 1 0 0; }
     SetupScreen .seat-kind { width: 30; }
     SetupScreen #seat-count { width: 20; }
     SetupScreen .option-int { width: 16; }
@@ -94,7 +95,7 @@ class SetupScreen(Screen):
                     name = Input(names[seat], classes="seat-name", id=f"name-{seat}", max_length=32)
                     if self.shared:  # a person's name comes from the server; the first person seat is the host's
                         name.display = False
-                        yield Static(_("you (host)") if seat == 0 else "", classes="seat-name")
+                        yield Static(_("you (host)") if seat == 0 else "", classes="seat-host")
                     yield name
                     yield Select(
                         kinds,

@@ -107,7 +107,7 @@ class TablesScreen(Screen):
     """The shared tables of this server: Return joins, w watches, n opens one, c joins by code."""
 
     BINDINGS = [
-        Binding("enter", "join", _("Join"), tooltip=_("Take a free seat at the highlighted table")),
+        Binding("enter", "join", _("Join"), tooltip=_("Take a free seat at the highlighted table"), priority=True),
         Binding("w", "watch", _("Watch"), tooltip=_("Watch the highlighted table (no one's hand is shown)")),
         Binding("n", "new", _("New table"), tooltip=_("Open a table: the game's setup, seats open for people or bots")),
         Binding("c", "code", _("Code"), tooltip=_("Join a private table by the short code its host shared")),

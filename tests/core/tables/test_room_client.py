@@ -46,6 +46,10 @@ async def test_the_room_connects_over_the_fd_the_server_gives_it(service, tmp_pa
         await until(pilot, lambda: app.tables is not None)
         assert app.tables.name == "Ann"
         await until(pilot, lambda: "t" in app.screen.active_bindings)
+        from gamenight.commands import system_commands
+
+        titles = [command.title for command in system_commands(app, app.screen)]
+        assert "Shared tables" in titles  # the palette offers the Tables too
         await pilot.press("q")
 
 
@@ -66,6 +70,9 @@ async def test_a_bad_fd_gives_a_notice_and_the_room_runs_without_tables(value, t
         await until(pilot, lambda: any("Shared tables are not available" in n for n in notices(app)))
         assert app.tables is None
         assert "t" not in app.screen.active_bindings  # no Tables entry in the lobby
+        from gamenight.commands import system_commands
+
+        assert "Shared tables" not in [command.title for command in system_commands(app, app.screen)]
         await pilot.press("down")  # the room still answers keys
         assert app.screen.id is None or app.is_running
     for item in keep:

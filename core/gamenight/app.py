@@ -416,12 +416,9 @@ class GameNightApp(App):
 
     def on_table_message(self, event: TableMessage) -> None:
         from gamenight.tables import protocol as p
-        from gamenight.ui.game_screen import GameScreen
 
         message = event.message
-        if isinstance(message, p.Snapshot) and not any(
-            isinstance(screen, GameScreen) and screen.remote for screen in self.screen_stack
-        ):
+        if isinstance(message, p.Snapshot):
             self.open_remote_table()  # joined, watching, or back at one's seat after reconnecting
         elif isinstance(message, p.Finished):
             self._keep_finished(message)
@@ -477,6 +474,8 @@ class GameNightApp(App):
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()
+        if self.tables is not None and self.tables.snapshot is not None:
+            self.open_remote_table()  # a snapshot that came while the games were being looked for
 
     # -- navigation used by the screens ---------------------------------------
 
@@ -536,9 +535,12 @@ class GameNightApp(App):
         """Show the shared table this room sits at (or watches) through its game's usual screen."""
         from gamenight.tables import protocol as p
         from gamenight.tables.client import RemoteTable
+        from gamenight.ui.game_screen import GameScreen
 
         client = self.tables
-        if client is None or client.snapshot is None:
+        if client is None or client.snapshot is None or not self.registry_loaded:
+            return  # without the games yet: registry_arrived opens it
+        if any(isinstance(screen, GameScreen) and screen.remote for screen in self.screen_stack):
             return
         game = self.registry.games.get(client.snapshot.table.game)
         if game is None or game.screen is None:

@@ -25,6 +25,7 @@ from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -136,6 +137,8 @@ class GameScreen(Screen):
         self._interlude_shown = ""
         self._end_shown = False
         self._left = False
+        self._deadline = 0.0
+        """When the move timer runs out (monotonic), from the latest snapshot; 0: no timer running."""
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
         translate_bindings(self, self.t)
@@ -281,7 +284,25 @@ class GameScreen(Screen):
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
         self.query_one("#title-bar", Static).update(self.title_text())
-        self.refresh_view()
+        if not self.remote:
+            self.refresh_view()
+            return
+        if self._left:
+            return  # on its way out: nothing more to draw
+        try:
+            self.refresh_view()
+        except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws
+            return
+        except AttributeError as error:  # a screen that reads match.state: a shared table has none
+            if "full state" not in str(error):
+                raise
+            self.app.notify(
+                _("{game} cannot be played at a shared table yet.", game=self.t(self.match.game.title)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            self.leave_table()
 
     def message(self, text: str, error: bool = False) -> None:
         """Show a message on the status line; errors ring the bell."""
@@ -419,13 +440,14 @@ class GameScreen(Screen):
 
     def table_message(self, message: Any) -> None:
         """A message from the table service (the app hands every one to the screens)."""
-        if not self.remote or not self.is_attached or not self.is_mounted:
+        if not self.remote or not self.is_attached or not self.is_mounted or self._left:
             return  # not composed yet: on_mount draws the latest snapshot
         from gamenight.tables import protocol as p
         from gamenight.tables.errors import refusal_text
 
         match message:
             case p.Snapshot():
+                self._deadline = time.monotonic() + message.deadline if message.deadline else 0.0
                 log = self.match.client.log
                 if message.log_start == 0 and self._log_seen > len(log):
                     self._log_seen = 0
@@ -440,6 +462,11 @@ class GameScreen(Screen):
                 self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
             case p.Error():
                 self.message(refusal_text(message.code, message.message), error=True)
+
+    def tables_changed(self) -> None:
+        """The connection to the table service came or went (the app calls this)."""
+        if self.remote and self.match.client.closed.is_set():
+            self.message(_("The connection to the shared tables was lost."), error=True)
 
     def action_chat(self) -> None:
         """Say one line to the table (plain text, at most 200 characters)."""
@@ -508,11 +535,13 @@ class GameScreen(Screen):
         status = self.query_one(StatusLine)
         if self.remote:
             seat = self.match.to_move()
+            left = max(0, int(self._deadline - time.monotonic() + 0.999)) if self._deadline else None
+            clock = "" if left is None else " " + _("{seconds} s left", seconds=left)
             if seat >= 0 and seat != self.match.seat and self.match.pending_interlude() is None:
                 self._spin = (self._spin + 1) % len(_SPINNER)
-                status.thinking(f"{_SPINNER[self._spin]} {_('Waiting for {name}…', name=self.seat_name(seat))}")
+                status.thinking(f"{_SPINNER[self._spin]} {_('Waiting for {name}…', name=self.seat_name(seat))}{clock}")
             else:
-                status.thinking("")
+                status.thinking(clock.strip())
         elif self._thinking_since and self.match.bot_to_move():
             self._spin = (self._spin + 1) % len(_SPINNER)
             name = self.seat_name(self.match.to_move())

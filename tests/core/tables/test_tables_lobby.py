@@ -6,30 +6,16 @@ from __future__ import annotations
 import asyncio
 import socket
 
-import pytest
 from gamenight.app import GameNightApp
 from gamenight.config import Config
 from gamenight.dialogs import ResultDialog
 from gamenight.i18n import set_language
-from gamenight.plugins import load_registry
 from gamenight.saves import load_match
-from gamenight.tables.service import TableService
 from gamenight.ui.game_screen import GameScreen
 from gamenight.widgets.key_bar import KeyBar
 from textual.widgets import Checkbox, OptionList, Select
 
-from tests.core.nim import NimPlugin
-from tests.core.tables.conftest import FAST
-
-NIM_REGISTRY = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
-
-
-@pytest.fixture
-async def nim_service(tmp_path):
-    service = TableService(NIM_REGISTRY, tmp_path / "data", bot_time_budget=0.2, seed=3, message_rate=FAST)
-    await service.start()
-    yield service
-    await asyncio.wait_for(service.close(), 5)
+from tests.core.tables.conftest import NIM_REGISTRY
 
 
 async def room_for(service, identity: str, tmp_path) -> GameNightApp:

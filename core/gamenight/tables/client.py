@@ -273,6 +273,16 @@ class RemoteTable:
         """Ask to play again with the same seats (the service starts once every person asked)."""
         self._send(p.Again())
 
+    def start(self) -> None:
+        """The host starts the waiting table now: the table's bot plays the free seats."""
+        self._send(p.Start())
+
+    @property
+    def can_start(self) -> bool:
+        """True for the host of a table still waiting for people."""
+        snap = self._snap
+        return snap.host and snap.table.status == "waiting"
+
     def leave(self) -> None:
         """Leave the table (a seat goes to the table's bot; the person may come back to it)."""
         self._send(p.Leave())

@@ -237,6 +237,8 @@ class Snapshot(msgspec.Struct, tag="snapshot"):
     """Seconds left on the move timer (0: no timer running)."""
     again: list[int] = []
     """At a finished table: the seats whose person asked to play again."""
+    host: bool = False
+    """True for the connection of the table's host (who may start it before every seat is taken)."""
 
 
 class Event(msgspec.Struct, tag="event"):

@@ -699,7 +699,7 @@ class TableService:
             public=table.public,
         )
 
-    def snapshot(self, table: Table, seat: int, log_start: int = 0) -> p.Snapshot:
+    def snapshot(self, table: Table, seat: int, log_start: int = 0, identity: str = "") -> p.Snapshot:
         """What ``seat`` (or a watcher, ``OBSERVER``) may know of ``table`` now (the log from ``log_start``)."""
         match = table.match
         rules = match.rules
@@ -737,15 +737,16 @@ class TableService:
             winners=list(outcome.winners) if outcome else [],
             deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
             again=sorted(table.again),
+            host=bool(identity) and identity == table.host,
         )
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
             try:
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
             except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
                 table.wide_ints = True
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
             connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------

@@ -104,6 +104,9 @@ class GameScreen(Screen):
         Binding("ctrl+s", "save", _("Save")),
         Binding("escape", "leave", _("Leave")),
         Binding("ctrl+t", "chat", _("Chat"), tooltip=_("Say one line to everyone at this shared table")),
+        Binding(
+            "ctrl+b", "start_now", _("Start with bots"), tooltip=_("Start the table now: bots take the free seats")
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -457,6 +460,7 @@ class GameScreen(Screen):
                     if seat != CHANCE and text:
                         self.message(text)
                 self._log_seen = len(log)
+                self.refresh_bindings()  # the host's start key comes and goes with the table's status
                 self.advance()
             case p.ChatLine():
                 self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
@@ -467,6 +471,11 @@ class GameScreen(Screen):
         """The connection to the table service came or went (the app calls this)."""
         if self.remote and self.match.client.closed.is_set():
             self.message(_("The connection to the shared tables was lost."), error=True)
+
+    def action_start_now(self) -> None:
+        """The host starts the waiting table: the table's bot plays the seats nobody took."""
+        if self.remote and self.match.can_start:
+            self.match.start()
 
     def action_chat(self) -> None:
         """Say one line to the table (plain text, at most 200 characters)."""
@@ -483,6 +492,8 @@ class GameScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "chat":
             return getattr(self, "remote", False)
+        if action == "start_now":
+            return getattr(self, "remote", False) and self.match.can_start
         if action == "save" and getattr(self, "remote", False):
             return False  # the table service keeps a shared game; the room gets it at the end
         return True

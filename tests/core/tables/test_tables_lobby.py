@@ -156,3 +156,26 @@ async def test_refusals_and_the_tables_keys_are_in_japanese(nim_service, tmp_pat
         await until(a, lambda: listed(ann)[0] != "", what="Ben's table listed")
         await a.press("w")
         await until(a, lambda: any("このゲームは観戦できません" in n for n in notices(ann)), what="no watching")
+
+
+async def test_the_host_starts_a_waiting_table_with_bots_in_the_free_seats(nim_service, tmp_path):
+    ann = await room_for(nim_service, "ann", tmp_path)
+    async with ann.run_test(size=(80, 24)) as a:
+        await open_tables(a, ann)
+        await a.press("n", "enter")
+        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
+        await a.press("tab", "enter", "home", "enter")  # seat 2 open for a person
+        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
+        await a.press("ctrl+r")
+        await until(a, lambda: table_screen(ann) is not None)
+        table = next(iter(nim_service.tables.values()))
+        assert not table.started
+        await until(a, lambda: "ctrl+b" in ann.screen.active_bindings, what="the host's start key")
+        assert "Start with bots" in str(ann.screen.query_one(KeyBar).render())
+        await a.press("ctrl+b")
+        await until(a, lambda: table.started and table.bot_plays(1), what="started with a bot")
+        await until(a, lambda: "ctrl+b" not in ann.screen.active_bindings, what="the start key gone")
+        # Ann plays; the table's bot answers on the server.
+        await until(a, lambda: table_screen(ann).match.human_to_move(), what="Ann to move")
+        await a.press("1")
+        await until(a, lambda: len(table.match.log) >= 2, what="the bot's answer")

@@ -110,6 +110,8 @@ class Table:
     driver: asyncio.Task[None] | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     saver: asyncio.Task[None] | None = None
+    forgotten: bool = False
+    """Closed by :meth:`TableService._prune`: its saver deletes its files and stops."""
     wide_ints: bool = False
     """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 
@@ -298,6 +300,8 @@ class TableService:
         if connection.table is not None:
             return self._refuse(connection, "busy", "leave your table first", fatal=False)
         if len(self.tables) >= MAX_TABLES:
+            self._prune()
+        if len(self.tables) >= MAX_TABLES:
             return self._refuse(connection, "full", "this server has no room for another table", fatal=False)
         try:
             game = self.registry.game(message.game)
@@ -339,6 +343,20 @@ class TableService:
         self.tables[table_id] = table
         self._launch(table)
         self._sit(connection, table, persons.index(True))
+
+    def _prune(self) -> None:
+        """Drop the tables nobody is at any more: finished ones (their game went to its players'
+        saves) and waiting ones every person left.  Running tables stay: their players may return."""
+        for table in list(self.tables.values()):
+            if table.connections:
+                continue
+            if table.status() == "over" or (table.status() == "waiting" and not any(table.owners)):
+                del self.tables[table.id]
+                if table.driver is not None:
+                    table.driver.cancel()
+                table.forgotten = True  # the saver removes its files after its last write
+                table.dirty.set()
+                log.info("table %s closed (%s, nobody there)", table.id, table.status())
 
     def _seed(self) -> int:
         if self._seeds is not None:
@@ -527,6 +545,7 @@ class TableService:
         if all(seat in table.again for seat in present):
             if not table.match.recorded:
                 table.match.record_result()
+                self._send_saves(table)
             table.match.start_game()
             table.again.clear()
             table.acks.clear()
@@ -796,6 +815,11 @@ class TableService:
         while True:
             await table.dirty.wait()
             table.dirty.clear()
+            if table.forgotten:
+                for path in (save_path, table_path):
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                return
             match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
             await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
 

@@ -179,3 +179,34 @@ async def test_the_host_starts_a_waiting_table_with_bots_in_the_free_seats(nim_s
         await until(a, lambda: table_screen(ann).match.human_to_move(), what="Ann to move")
         await a.press("1")
         await until(a, lambda: len(table.match.log) >= 2, what="the bot's answer")
+
+
+async def test_finished_and_abandoned_tables_make_room_for_new_ones(nim_service, monkeypatch):
+    from gamenight.tables import service as service_module
+    from gamenight.tables.protocol import Leave, Move, OpenTable, SeatSpec
+
+    from tests.core.tables.conftest import connect
+
+    monkeypatch.setattr(service_module, "MAX_TABLES", 1)
+    ann = await connect(nim_service, "ann")
+    await ann.send(OpenTable("nim", [SeatSpec("person"), SeatSpec("bot", "first")], {"sticks": 2}))
+    await ann.wait_for(lambda c: c.snapshot and c.snapshot.legal)
+    first = ann.snapshot.table.table
+    await ann.send(Move("2", ann.snapshot.turn))  # takes the last sticks: over
+    await ann.wait_for(lambda c: c.snapshot.table.status == "over")
+    await ann.wait_for(lambda c: c.finished)  # the finished game's save came to her room
+    save_path, table_path = nim_service._paths(first)
+    await ann.send(Leave())
+    await ann.send(OpenTable("nim", [SeatSpec("person"), SeatSpec("person")]))
+    await ann.wait_for(lambda c: c.snapshot.table.table != first)
+    assert first not in nim_service.tables and len(nim_service.tables) == 1
+    assert not any(error.code == "full" for error in ann.errors)
+    # A waiting table its only person left goes too; a running one would stay.
+    second = ann.snapshot.table.table
+    await ann.send(Leave())
+    await ann.send(OpenTable("nim", [SeatSpec("person"), SeatSpec("person")]))
+    await ann.wait_for(lambda c: c.snapshot.table.table not in (first, second))
+    assert set(nim_service.tables) == {ann.snapshot.table.table}
+    await asyncio.sleep(0.1)
+    assert not table_path.exists() and not save_path.exists()
+    await ann.close()

@@ -6,8 +6,10 @@ default); the ``gamenight`` command passes what the command line says.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
+import socket
 import sys
 import time
 import traceback
@@ -19,6 +21,7 @@ from rich.terminal_theme import TerminalTheme
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 
 from gamenight import linebreak
@@ -33,6 +36,8 @@ from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, r
 if TYPE_CHECKING:
     from gamenight.match import Match
     from gamenight.sdk import GameInfo
+    from gamenight.tables.client import TableClient
+    from gamenight.tables.protocol import ServiceMessage
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp", "crash_log_path"]
 
@@ -97,6 +102,28 @@ def hosted() -> bool:
     return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
+TABLES_FD_VARIABLE = "GAMENIGHT_TABLES_FD"
+"""Names a connected SOCK_STREAM socket to the server's table service (set by ``serve-ssh``)."""
+
+TABLES_CONNECT_TIMEOUT = 10.0
+
+
+class TableMessage(Message):
+    """A message from the table service, posted to the app (and handed to every screen that wants it)."""
+
+    def __init__(self, message: ServiceMessage) -> None:
+        super().__init__()
+        self.message = message
+
+
+class TablesConnected(Message):
+    """The connection to the table service came up, or (``connected`` False) ended."""
+
+    def __init__(self, connected: bool) -> None:
+        super().__init__()
+        self.connected = connected
+
+
 def _room_command_palette() -> type:
     """Textual's command palette, made to close once only (built on first use: Textual's import is lazy)."""
     from textual.await_complete import AwaitComplete
@@ -151,7 +178,17 @@ class GameNightApp(App):
         start_game: str | None = None,
         start_save: Path | None = None,
         start_match: Match | None = None,
+        tables_socket: str | None = None,
+        tables_streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
     ) -> None:
+        self.tables: TableClient | None = None
+        """The connection to the server's shared tables, once up (None: no shared tables)."""
+        self._tables_socket = tables_socket
+        self._local_tables = None
+        self._tables_streams = tables_streams
+        self._tables_fd = (
+            os.environ.get(TABLES_FD_VARIABLE) if tables_socket is None and tables_streams is None else None
+        )
         self.config = config if config is not None else Config.load()
         if config is None:
             set_language(detect_language(self.config.language))
@@ -319,6 +356,84 @@ class GameNightApp(App):
         elif self.start_game is not None:
             self.open_setup(self.start_game)
         self.call_after_refresh(self._check_size)
+        if self._tables_fd is not None or self._tables_socket is not None or self._tables_streams is not None:
+            self.run_worker(self._connect_tables(), name="tables", exit_on_error=False)
+
+    # -- shared tables ----------------------------------------------------------
+
+    async def _open_tables_streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self._tables_streams is not None:
+            return self._tables_streams
+        if self._tables_socket is not None:
+            try:
+                return await asyncio.open_unix_connection(self._tables_socket, limit=1 << 20)
+            except (FileNotFoundError, ConnectionRefusedError):  # nobody serves there: this room does
+                from gamenight.plugins import load_registry
+                from gamenight.tables.local import LocalTables
+
+                registry = self.registry if self.registry_loaded else await asyncio.to_thread(load_registry)
+                self._local_tables = await LocalTables(registry, Path(self._tables_socket)).start()
+                return await asyncio.open_unix_connection(self._tables_socket, limit=1 << 20)
+        fd_text = (self._tables_fd or "").strip()
+        if not fd_text.isdigit():
+            raise ValueError(_("{variable} is not a file descriptor number", variable=TABLES_FD_VARIABLE))
+        sock = socket.socket(fileno=int(fd_text))  # OSError when it is closed or not a socket
+        if sock.type != socket.SOCK_STREAM:
+            sock.detach()
+            raise ValueError(_("{variable} does not name a stream socket", variable=TABLES_FD_VARIABLE))
+        return await asyncio.open_connection(sock=sock, limit=1 << 20)
+
+    async def _connect_tables(self) -> None:
+        """Connect to the table service; on any failure say so and go on without shared tables."""
+        from gamenight.tables.client import TableClient
+        from gamenight.tables.protocol import ListTables
+
+        try:
+            reader, writer = await asyncio.wait_for(self._open_tables_streams(), TABLES_CONNECT_TIMEOUT)
+            client = TableClient(reader, writer)
+            client.listeners.append(lambda message: self.post_message(TableMessage(message)))
+            self.tables = client  # a returning player's snapshot may come right after the welcome
+            await client.connect()
+            await client.wait_for(lambda c: c.name, timeout=TABLES_CONNECT_TIMEOUT)
+            await client.send(ListTables())
+        except (OSError, ValueError, TimeoutError, ConnectionError) as error:
+            self.tables = None
+            reason = str(error) or type(error).__name__
+            self.notify(
+                _("Shared tables are not available: {reason}", reason=safe_text(reason, limit=200)),
+                severity="warning",
+                timeout=12,
+                markup=False,
+            )
+            return
+        self.post_message(TablesConnected(True))
+        try:
+            await client.closed.wait()
+        except asyncio.CancelledError:  # the room is closing: hang up, so the service sees the seat drop
+            client.writer.close()
+            raise
+        self.tables = None
+        self.notify(_("The connection to the shared tables was lost."), severity="warning", timeout=12, markup=False)
+        self.post_message(TablesConnected(False))
+
+    def on_table_message(self, event: TableMessage) -> None:
+        from gamenight.tables import protocol as p
+
+        message = event.message
+        if isinstance(message, p.Snapshot):
+            self.open_remote_table()  # joined, watching, or back at one's seat after reconnecting
+        elif isinstance(message, p.Finished):
+            self._keep_finished(message)
+        for screen in list(self.screen_stack):
+            handler = getattr(screen, "table_message", None)
+            if handler is not None:
+                handler(event.message)
+
+    def on_tables_connected(self, event: TablesConnected) -> None:
+        for screen in list(self.screen_stack):
+            handler = getattr(screen, "tables_changed", None)
+            if handler is not None:
+                handler()
 
     # -- plugins ----------------------------------------------------------------
 
@@ -361,6 +476,8 @@ class GameNightApp(App):
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.show_games()
+        if self.tables is not None and self.tables.snapshot is not None:
+            self.open_remote_table()  # a snapshot that came while the games were being looked for
 
     # -- navigation used by the screens ---------------------------------------
 
@@ -415,6 +532,57 @@ class GameNightApp(App):
             return
         screen.save_path = save_path
         self.push_screen(screen)
+
+    def open_remote_table(self) -> None:
+        """Show the shared table this room sits at (or watches) through its game's usual screen."""
+        from gamenight.tables import protocol as p
+        from gamenight.tables.client import RemoteTable
+        from gamenight.ui.game_screen import GameScreen
+
+        client = self.tables
+        if client is None or client.snapshot is None or not self.registry_loaded:
+            return  # without the games yet: registry_arrived opens it
+        if any(isinstance(screen, GameScreen) and screen.remote for screen in self.screen_stack):
+            return
+        game = self.registry.games.get(client.snapshot.table.game)
+        if game is None or game.screen is None:
+            self.notify(
+                _("{game} is not installed in this room.", game=safe_text(client.snapshot.table.game)),
+                severity="error",
+                markup=False,
+            )
+            self.run_worker(client.send(p.Leave()), exit_on_error=False)
+            return
+        from gamenight.screens.too_small_screen import TooSmallScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, TooSmallScreen):
+            self.pop_screen()  # dialogs and the tables list: the table is what matters now
+        try:
+            screen = game.screen(RemoteTable(client, game))
+        except Exception as error:
+            self.notify(
+                _("The game's screen failed to open: {error}", error=safe_text(error)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            return
+        self.push_screen(screen)
+
+    def _keep_finished(self, message) -> None:
+        """Write a finished shared game to this person's saves, once the rules replay it (see docs/hosting.md)."""
+        from gamenight.saves import SaveError
+
+        try:
+            path = self.saves.keep_shared(self.registry, message.table, message.save)
+        except (SaveError, OSError, ValueError) as error:
+            self.notify(
+                _("The shared game could not be saved: {reason}", reason=safe_text(error, limit=200)),
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.notify(_("The game was saved to {path}", path=str(path)), markup=False)
 
     def open_help(self, game: GameInfo, extra: str = "") -> None:
         """Show ``game``'s rules and keys (and ``extra`` Markdown after them)."""

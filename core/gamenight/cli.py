@@ -46,6 +46,12 @@ def _room_parser() -> argparse.ArgumentParser:
     parser.add_argument("--theme", help="theme name (gamenight, gamenight-16, gamenight-contrast, ...)")
     parser.add_argument("--lang", choices=("en", "ja"), help="language (default: config, then environment)")
     parser.add_argument("--bot-delay", type=float, help="seconds a bot's move stays visible")
+    parser.add_argument(
+        "--tables-socket",
+        metavar="PATH",
+        help="shared tables on this machine (development): join the table service on PATH, "
+        "or serve one there if none runs",
+    )
     parser.add_argument("--version", action="version", version=f"gamenight {__version__}")
     return parser
 
@@ -249,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot_delay=args.bot_delay,
         start_game=args.game,
         start_save=args.save,
+        tables_socket=args.tables_socket,
     )
     app.run()
     return app.return_code or 0

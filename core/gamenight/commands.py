@@ -33,6 +33,15 @@ def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
     from gamenight.ui.game_screen import GameScreen
 
     yield SystemCommand(_("Settings"), _("Language, theme, bot speed and player names"), app.open_settings)
+    if getattr(app, "tables", None) is not None and not isinstance(screen, GameScreen):
+        from gamenight.screens.tables_screen import TablesScreen
+
+        if not isinstance(screen, TablesScreen):
+            yield SystemCommand(
+                _("Shared tables"),
+                _("Tables shared with the other people on this server"),
+                lambda: app.push_screen(TablesScreen()),
+            )
     if isinstance(screen, GameScreen):
         t = translator(screen.match.game.id)
         yield SystemCommand(_("Rules"), _("Read the rules of this game"), screen.action_help)

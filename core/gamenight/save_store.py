@@ -67,6 +67,34 @@ class SaveStore:
         """Remove the autosave of a finished game."""
         self.autosave_path(game_id).unlink(missing_ok=True)
 
+    def keep_shared(self, registry, table_id: str, text: str) -> Path:
+        """Keep a finished shared table's game (the service's save document) among these saves.
+
+        The document is checked as any save is -- every field, every move
+        replayed by the installed rules -- before it is written under a name of
+        the room's choosing; anything wrong raises :class:`~gamenight.saves.SaveError`
+        and nothing stays behind.
+        """
+        import os
+        import tempfile
+        import time
+
+        from gamenight.saves import MAX_SAVE_BYTES, SaveError, load_match, safe_file_name, save_match
+
+        data = text.encode("utf-8")
+        if len(data) > MAX_SAVE_BYTES:
+            raise SaveError("the shared game's save is too large")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=self.folder, prefix=".shared-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            match = load_match(registry, Path(name))
+        finally:
+            Path(name).unlink(missing_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        return save_match(match, self.folder / safe_file_name(f"{match.game.id}-table-{table_id[:16]}-{stamp}"))
+
     def list(self) -> list[Path]:
         """Save files, newest first (autosaves included)."""
         if not self.folder.is_dir():

@@ -14,7 +14,8 @@ REGISTRY = load_registry()
 BUILT_IN = ("lits", "mate", "mille", "seven", "yatzy")
 HEADINGS = {"en": "## Keys", "ja": "## キー"}
 NAMES = {"enter": "Enter", "space": "Space", "tab": "Tab", "escape": "Esc"}
-ROOM_ACTIONS = {"help", "save", "leave"}
+ROOM_ACTIONS = {"help", "save", "leave", "chat", "start_now"}
+"""The room's own keys (chat and start are only shown at a shared table; the README lists them)."""
 
 
 def keys_section(markdown: str, heading: str) -> str:

@@ -44,6 +44,7 @@ class LobbyScreen(Screen):
         Binding("r", "resume", _("Resume")),
         Binding("s", "settings", _("Settings")),
         Binding("p", "plugins", _("Plugins")),
+        Binding("t", "tables", _("Tables"), tooltip=_("Tables shared with the other people on this server")),
         Binding("q", "app.quit", _("Quit")),
     ]
 
@@ -242,6 +243,22 @@ class LobbyScreen(Screen):
 
     def action_settings(self) -> None:
         self.app.open_settings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tables":
+            return getattr(self.app, "tables", None) is not None  # only in a room connected to shared tables
+        return True
+
+    def tables_changed(self) -> None:
+        """The connection to the shared tables came or went (the app calls this)."""
+        self.refresh_bindings()
+
+    def action_tables(self) -> None:
+        if getattr(self.app, "tables", None) is None:
+            return
+        from gamenight.screens.tables_screen import TablesScreen
+
+        self.app.push_screen(TablesScreen())
 
     def action_plugins(self) -> None:
         from gamenight.screens.plugins_screen import PluginsScreen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,7 +18,12 @@ from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
+if TYPE_CHECKING:
+    from gamenight.tables.protocol import OpenTable
+
 HUMAN = "human"
+TIMERS = (0, 30, 60, 300)
+"""A shared table's move timer choices (seconds; 0: none)."""
 
 
 class SetupScreen(Screen):
@@ -37,6 +43,7 @@ class SetupScreen(Screen):
     SetupScreen .row { height: 3; }
     SetupScreen .row Label { width: 12; padding: 1 1 0 0; }
     SetupScreen .seat-name { width: 24; }
+    SetupScreen .seat-host { width: 24; padding: 1 1 0 0; }
     SetupScreen .seat-kind { width: 30; }
     SetupScreen #seat-count { width: 20; }
     SetupScreen .option-int { width: 16; }
@@ -47,9 +54,11 @@ class SetupScreen(Screen):
     SetupScreen #buttons Button { margin-right: 2; }
     """
 
-    def __init__(self, game: GameInfo) -> None:
+    def __init__(self, game: GameInfo, shared: bool = False) -> None:
         super().__init__()
         self.game = game
+        self.shared = shared
+        """A shared table (issue 16): seats open for a person or a bot, public/private, a move timer."""
         self.t = translator(game.id)
         translate_bindings(self, _)
 
@@ -63,10 +72,12 @@ class SetupScreen(Screen):
 
     def compose(self) -> ComposeResult:
         game, t = self.game, self.t
-        yield Static(_("New game: {title}", title=t(game.title)), id="setup-title")
+        heading = _("New shared table: {title}", title=t(game.title)) if self.shared else None
+        yield Static(heading or _("New game: {title}", title=t(game.title)), id="setup-title")
         names = self.app.config.seat_names(game.id, [t(n) for n in game.seat_names], game.max_seats)
         strongest = max(game.bots, key=lambda bot: bot.strength).id if game.bots else HUMAN
-        kinds = [(_("Person"), HUMAN)] + [
+        person = _("Open for a person") if self.shared else _("Person")
+        kinds = [(person, HUMAN)] + [
             (f"{_('Bot')}: {t(bot.label)}", bot.id) for bot in sorted(game.bots, key=lambda b: b.strength)
         ]
         with VerticalScroll():
@@ -82,13 +93,27 @@ class SetupScreen(Screen):
             for seat in range(game.max_seats):
                 with Horizontal(classes="row seat-row", id=f"seat-row-{seat}"):
                     yield Label(_("Seat {number}", number=seat + 1))
-                    yield Input(names[seat], classes="seat-name", id=f"name-{seat}", max_length=32)
+                    name = Input(names[seat], classes="seat-name", id=f"name-{seat}", max_length=32)
+                    if self.shared:  # a person's name comes from the server; the first person seat is the host's
+                        name.display = False
+                        yield Static(_("you (host)") if seat == 0 else "", classes="seat-host")
+                    yield name
                     yield Select(
                         kinds,
                         value=HUMAN if seat == 0 else strongest,
                         allow_blank=False,
                         classes="seat-kind",
                         id=f"kind-{seat}",
+                    )
+            if self.shared:
+                yield Checkbox(_("Public (listed for everyone; else a code to share)"), True, id="public")
+                with Horizontal(classes="row"):
+                    yield Label(_("Move timer"))
+                    yield Select(
+                        [(_("Off"), 0), (_("30 s"), 30), (_("60 s"), 60), (_("5 min"), 300)],
+                        value=0,
+                        allow_blank=False,
+                        id="timer",
                     )
             if game.options:
                 yield Static(_("Options"), classes="section")
@@ -123,7 +148,10 @@ class SetupScreen(Screen):
 
     def on_mount(self) -> None:
         self._show_seats()
-        self.query_one(f"#name-{0}", Input).focus()
+        if self.shared:
+            self.query_one(f"#kind-{0}", Select).focus()
+        else:
+            self.query_one(f"#name-{0}", Input).focus()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seat-count":
@@ -171,6 +199,9 @@ class SetupScreen(Screen):
 
     def action_start(self) -> None:
         error = self.query_one("#setup-error", Static)
+        if self.shared:
+            self._open_shared(error)
+            return
         try:
             seats = self.chosen_seats()
             match = Match(
@@ -186,3 +217,40 @@ class SetupScreen(Screen):
         error.update("")
         self.app.pop_screen()
         self.app.open_match(match)
+
+    def shared_table(self) -> OpenTable:
+        """The :class:`OpenTable` request as filled in; ``ValueError`` when it cannot be sent."""
+        from gamenight.tables.protocol import OpenTable, SeatSpec
+
+        seats = []
+        for seat in range(self.seat_count):
+            kind = self.query_one(f"#kind-{seat}", Select).value
+            seats.append(SeatSpec("person") if kind == HUMAN else SeatSpec("bot", str(kind)))
+        if seats[0].kind != "person":
+            raise ValueError(_("Seat 1 is yours: it must be open for a person."))
+        options = {}
+        for key, value in self.game.parse_options(self.chosen_options()).items():
+            if not isinstance(value, bool | int | str):
+                raise ValueError(_("The option {key} cannot be sent to the table service.", key=key))
+            options[key] = value
+        timer = self.query_one("#timer", Select).value
+        return OpenTable(
+            self.game.id,
+            seats,
+            options,
+            public=self.query_one("#public", Checkbox).value,
+            timer=timer if timer in TIMERS else 0,  # type: ignore[arg-type]
+        )
+
+    def _open_shared(self, error: Static) -> None:
+        client = getattr(self.app, "tables", None)
+        try:
+            request = self.shared_table()
+            if client is None:
+                raise ValueError(_("Shared tables are not available now."))
+        except ValueError as problem:
+            error.update(str(problem))
+            self.app.bell()
+            return
+        error.update("")
+        self.run_worker(client.send(request), exit_on_error=False)  # its snapshot opens the table (the app)

@@ -60,6 +60,8 @@ class TableClient:
         self.events: list[p.Event] = []
         self.chats: list[p.ChatLine] = []
         self.errors: list[p.Error] = []
+        self.finished: list[p.Finished] = []
+        """Save documents of finished games at which this connection sat."""
         self.tables: list[p.TableInfo] = []
         self.received: list[p.ServiceMessage] = []
         self.name = ""
@@ -110,6 +112,8 @@ class TableClient:
                         self.chats.append(message)
                     case p.Error():
                         self.errors.append(message)
+                    case p.Finished():
+                        self.finished.append(message)
                     case p.TableList():
                         self.tables = message.tables
                     case p.Welcome():
@@ -220,9 +224,11 @@ class RemoteTable:
         return seat >= 0 and self._snap.table.seats[seat].bot
 
     def view(self, seat: int | None = None) -> Any:
-        """This room's view (only its own seat's is ever sent), rebuilt as the game's view type."""
+        """This room's view (only its own seat's is ever sent), rebuilt as the game's view type.
+
+        A watcher gets the public view whichever seat the screen draws from."""
         snap = self._snap
-        if seat is not None and seat != snap.seat:
+        if seat is not None and seat != snap.seat and snap.seat != OBSERVER:
             raise PermissionError(f"this room holds seat {snap.seat}, not {seat}")
         if self._decoded is not None and self._decoded[0] == id(snap):
             return self._decoded[1]
@@ -256,7 +262,48 @@ class RemoteTable:
         self._send(p.Move(action, self._snap.turn))
 
     def _send(self, message: msgspec.Struct) -> None:
-        self.client.writer.write(p.encode(message))
+        if not self.client.closed.is_set():
+            self.client.writer.write(p.encode(message))
+
+    def chat(self, text: str) -> None:
+        """Send one line of chat to the table."""
+        self._send(p.Chat(text))
+
+    def again(self) -> None:
+        """Ask to play again with the same seats (the service starts once every person asked)."""
+        self._send(p.Again())
+
+    def start(self) -> None:
+        """The host starts the waiting table now: the table's bot plays the free seats."""
+        self._send(p.Start())
+
+    @property
+    def can_start(self) -> bool:
+        """True for the host of a table still waiting for people."""
+        snap = self._snap
+        return snap.host and snap.table.status == "waiting"
+
+    def leave(self) -> None:
+        """Leave the table (a seat goes to the table's bot; the person may come back to it)."""
+        self._send(p.Leave())
+
+    @property
+    def history(self) -> list[Any]:
+        return []
+
+    @property
+    def away(self) -> list[int]:
+        """The seats whose person's connection dropped."""
+        return [seat for seat, info in enumerate(self._snap.table.seats) if info.away]
+
+    @property
+    def remote(self) -> bool:
+        return True
+
+    @property
+    def code(self) -> str:
+        """A private table's short code (shown to its seated players to share), else ``""``."""
+        return self._snap.code
 
     def record_result(self) -> Outcome:
         return self.outcome()

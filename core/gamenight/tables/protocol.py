@@ -27,11 +27,13 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SERVICE_FRAME_CAP",
     "Ack",
+    "Again",
     "Chat",
     "ChatLine",
     "ClientMessage",
     "Error",
     "Event",
+    "Finished",
     "Hello",
     "InterludeInfo",
     "Join",
@@ -111,9 +113,12 @@ class OpenTable(msgspec.Struct, tag="open", forbid_unknown_fields=True):
 
 
 class Join(msgspec.Struct, tag="join", forbid_unknown_fields=True):
-    """Sit at a table (``seat`` -1: any free person seat); ``code`` for a private one."""
+    """Sit at a table (``seat`` -1: any free person seat); ``code`` for a private one.
 
-    table: TableId
+    With ``table`` empty, ``code`` alone names the table (a private table's
+    short code, typed in the lobby)."""
+
+    table: Annotated[str, msgspec.Meta(max_length=16, pattern=r"^[A-Za-z0-9]*$")]
     seat: SeatNumber = -1
     code: Code = ""
 
@@ -146,13 +151,17 @@ class Chat(msgspec.Struct, tag="chat", forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
+class Again(msgspec.Struct, tag="again", forbid_unknown_fields=True):
+    """At a finished table: play again with the same seats (once every seated person asked)."""
+
+
 class Ack(msgspec.Struct, tag="ack", forbid_unknown_fields=True):
     """The seat saw the pause ``key`` (end of a hand): play may go on once every person has."""
 
     key: Short
 
 
-ClientMessage = Hello | ListTables | OpenTable | Join | Watch | Leave | Start | Move | Chat | Ack
+ClientMessage = Hello | ListTables | OpenTable | Join | Watch | Leave | Start | Move | Chat | Ack | Again
 
 
 # -- service -> client -------------------------------------------------------------
@@ -226,6 +235,10 @@ class Snapshot(msgspec.Struct, tag="snapshot"):
     winners: list[int]
     deadline: float
     """Seconds left on the move timer (0: no timer running)."""
+    again: list[int] = []
+    """At a finished table: the seats whose person asked to play again."""
+    host: bool = False
+    """True for the connection of the table's host (who may start it before every seat is taken)."""
 
 
 class Event(msgspec.Struct, tag="event"):
@@ -243,12 +256,19 @@ class ChatLine(msgspec.Struct, tag="chatline"):
     text: str
 
 
+class Finished(msgspec.Struct, tag="finished"):
+    """A finished game's save document (TOML), sent to each seated person for their own saves."""
+
+    table: str
+    save: str
+
+
 class Error(msgspec.Struct, tag="error"):
     code: str
     message: str
 
 
-ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Error
+ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Finished | Error
 
 _encoder = msgspec.msgpack.Encoder()
 _client_decoder = msgspec.msgpack.Decoder(ClientMessage)

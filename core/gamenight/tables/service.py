@@ -62,6 +62,8 @@ class Connection:
     closed: bool = False
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
+    listing: bool = False
+    """It asked for the table list: it is sent again whenever a table changes."""
 
     def send(self, message: msgspec.Struct) -> None:
         if self.closed:
@@ -99,6 +101,8 @@ class Table:
     away: dict[int, float] = field(default_factory=dict)
     """Seats whose person dropped: since when (monotonic)."""
     acks: set[int] = field(default_factory=set)
+    again: set[int] = field(default_factory=set)
+    """At a finished table: the seats whose person asked to play again."""
     descriptions: list[tuple[int, str]] = field(default_factory=list)
     connections: list[Connection] = field(default_factory=list)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -106,6 +110,8 @@ class Table:
     driver: asyncio.Task[None] | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     saver: asyncio.Task[None] | None = None
+    forgotten: bool = False
+    """Closed by :meth:`TableService._prune`: its saver deletes its files and stops."""
     wide_ints: bool = False
     """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 
@@ -147,6 +153,7 @@ class TableService:
         self.connections: list[Connection] = []
         self._seeds = secrets.SystemRandom() if seed is None else None
         self._next_seed = seed or 0
+        self._list_pending = False
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
 
@@ -230,6 +237,7 @@ class TableService:
                 if writer.transport.get_write_buffer_size() > 256 * 1024:
                     await writer.drain()
             await writer.drain()
+            writer.close()  # closed (refused, replaced, cut off): hang up now, not when the client next writes
 
     async def _receive(self, connection: Connection, reader: asyncio.StreamReader) -> None:
         first = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
@@ -265,7 +273,8 @@ class TableService:
             case p.Hello():
                 self._refuse(connection, "protocol", "hello twice")
             case p.ListTables():
-                connection.send(p.TableList([self._info(t) for t in self.tables.values() if t.public]))
+                connection.listing = True
+                connection.send(self._table_list())
             case p.OpenTable():
                 self._open(connection, message)
             case p.Join():
@@ -282,12 +291,16 @@ class TableService:
                 self._chat(connection, message)
             case p.Ack():
                 self._ack(connection, message)
+            case p.Again():
+                self._again(connection)
 
     # -- tables ------------------------------------------------------------------------------
 
     def _open(self, connection: Connection, message: p.OpenTable) -> None:
         if connection.table is not None:
             return self._refuse(connection, "busy", "leave your table first", fatal=False)
+        if len(self.tables) >= MAX_TABLES:
+            self._prune()
         if len(self.tables) >= MAX_TABLES:
             return self._refuse(connection, "full", "this server has no room for another table", fatal=False)
         try:
@@ -331,6 +344,20 @@ class TableService:
         self._launch(table)
         self._sit(connection, table, persons.index(True))
 
+    def _prune(self) -> None:
+        """Drop the tables nobody is at any more: finished ones (their game went to its players'
+        saves) and waiting ones every person left.  Running tables stay: their players may return."""
+        for table in list(self.tables.values()):
+            if table.connections:
+                continue
+            if table.status() == "over" or (table.status() == "waiting" and not any(table.owners)):
+                del self.tables[table.id]
+                if table.driver is not None:
+                    table.driver.cancel()
+                table.forgotten = True  # the saver removes its files after its last write
+                table.dirty.set()
+                log.info("table %s closed (%s, nobody there)", table.id, table.status())
+
     def _seed(self) -> int:
         if self._seeds is not None:
             return self._seeds.randrange(2**62)
@@ -338,11 +365,19 @@ class TableService:
         return self._next_seed
 
     def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
-        table = self.tables.get(table_id)
+        table = self.tables.get(table_id) if table_id else self._by_code(code)
         if table is None or (not table.public and not secrets.compare_digest(code.upper(), table.code)):
             self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             return None
         return table
+
+    def _by_code(self, code: str) -> Table | None:
+        """The private table whose short code is ``code`` (a code alone, typed in a lobby)."""
+        code = code.upper()
+        for table in self.tables.values():
+            if code and not table.public and secrets.compare_digest(code, table.code):
+                return table
+        return None
 
     def _join(self, connection: Connection, message: p.Join) -> None:
         table = self._find(connection, message.table, message.code)
@@ -496,10 +531,53 @@ class TableService:
         for other in table.connections:
             other.send(line)
 
+    def _again(self, connection: Connection) -> None:
+        """A seated person asks to play again; once every present person has, the next game starts."""
+        table = connection.table
+        if table is None or connection.seat < 0 or not table.match.over:
+            return self._refuse(connection, "not-over", "the game is not over", fatal=False)
+        table.again.add(connection.seat)
+        present = [
+            seat
+            for seat, owner in enumerate(table.owners)
+            if owner is not None and not table.bot_plays(seat) and seat not in table.away
+        ]
+        if all(seat in table.again for seat in present):
+            if not table.match.recorded:
+                table.match.record_result()
+                self._send_saves(table)
+            table.match.start_game()
+            table.again.clear()
+            table.acks.clear()
+            table.descriptions = []
+            for other in table.connections:
+                other.log_sent = 0
+        self._changed(table)
+
     def _changed(self, table: Table) -> None:
         table.wake.set()
         table.dirty.set()
         self._broadcast(table)
+        self._list_changed()
+
+    def _table_list(self) -> p.TableList:
+        return p.TableList([self._info(t) for t in self.tables.values() if t.public and t.status() != "over"])
+
+    def _list_changed(self) -> None:
+        """Send the table list again to every connection that asked for it (at most every 0.2 s)."""
+        if self._list_pending or not any(c.listing for c in self.connections):
+            return
+        self._list_pending = True
+
+        def send() -> None:
+            self._list_pending = False
+            listing = [c for c in self.connections if c.listing and not c.closed]
+            if listing:
+                frame = self._table_list()
+                for connection in listing:
+                    connection.send(frame)
+
+        asyncio.get_running_loop().call_later(0.2, send)
 
     async def _drive(self, table: Table) -> None:
         """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
@@ -533,6 +611,7 @@ class TableService:
                     self._broadcast(table)
             elif match.over and not match.recorded:
                 match.record_result()
+                self._send_saves(table)
                 self._changed(table)
             timeouts = [table.deadline - time.monotonic()] if table.deadline else []
             timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
@@ -596,6 +675,23 @@ class TableService:
         except IllegalAction:
             self._apply(table, legal[0])
 
+    def _send_saves(self, table: Table) -> None:
+        """Send the finished game's save document to each seated person's room (for their own saves)."""
+        seated = [c for c in table.connections if c.seat >= 0 and table.owners[c.seat] == c.identity]
+        if not seated:
+            return
+        try:
+            text = tomli_w.dumps(match_to_document(table.match))
+        except (TypeError, ValueError) as error:
+            log.warning("table %s: no save for the players: %s", table.id, safe_text(error, limit=200))
+            return
+        if len(text) > p.SERVICE_FRAME_CAP // 2:
+            log.warning("table %s: the save is too big to send (%d bytes)", table.id, len(text))
+            return
+        message = p.Finished(table.id, text)
+        for connection in seated:
+            connection.send(message)
+
     # -- what each connection sees ---------------------------------------------------------
 
     def _info(self, table: Table) -> p.TableInfo:
@@ -622,7 +718,7 @@ class TableService:
             public=table.public,
         )
 
-    def snapshot(self, table: Table, seat: int, log_start: int = 0) -> p.Snapshot:
+    def snapshot(self, table: Table, seat: int, log_start: int = 0, identity: str = "") -> p.Snapshot:
         """What ``seat`` (or a watcher, ``OBSERVER``) may know of ``table`` now (the log from ``log_start``)."""
         match = table.match
         rules = match.rules
@@ -659,15 +755,17 @@ class TableService:
             outcome=list(outcome.scores) if outcome else None,
             winners=list(outcome.winners) if outcome else [],
             deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
+            again=sorted(table.again),
+            host=bool(identity) and identity == table.host,
         )
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
             try:
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
             except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
                 table.wide_ints = True
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent))
+                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
             connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------
@@ -717,6 +815,11 @@ class TableService:
         while True:
             await table.dirty.wait()
             table.dirty.clear()
+            if table.forgotten:
+                for path in (save_path, table_path):
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                return
             match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
             await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
 

@@ -25,6 +25,7 @@ from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -102,6 +103,10 @@ class GameScreen(Screen):
         Binding("f1,question_mark", "help", _("Help")),
         Binding("ctrl+s", "save", _("Save")),
         Binding("escape", "leave", _("Leave")),
+        Binding("ctrl+t", "chat", _("Chat"), tooltip=_("Say one line to everyone at this shared table")),
+        Binding(
+            "ctrl+b", "start_now", _("Start with bots"), tooltip=_("Start the table now: bots take the free seats")
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -128,6 +133,15 @@ class GameScreen(Screen):
     def __init__(self, match: Match) -> None:
         super().__init__()
         self.match = match
+        self.remote = bool(getattr(match, "remote", False))
+        """True at a shared table (``match`` is a :class:`~gamenight.tables.client.RemoteTable`):
+        the table service moves the bots and chance; this screen shows its snapshots and sends moves."""
+        self._log_seen = 0
+        self._interlude_shown = ""
+        self._end_shown = False
+        self._left = False
+        self._deadline = 0.0
+        """When the move timer runs out (monotonic), from the latest snapshot; 0: no timer running."""
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
         translate_bindings(self, self.t)
@@ -159,7 +173,18 @@ class GameScreen(Screen):
         seat = self.match.to_move()
         title = self.t(self.match.game.title)
         if seat >= 0:
-            return _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
+            title = _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
+        if self.remote:
+            away = [self.match.seats[s].name for s in self.match.away]
+            if away:
+                title += " · " + _("away: {names}", names=", ".join(away))
+            if self.match.watching:
+                title += " · " + _("watching")
+            elif self.match.code:
+                title += " · " + _("code {code}", code=self.match.code)
+            if self.match.client.snapshot.table.status == "waiting":
+                free = sum(info.person and not info.taken for info in self.match.client.snapshot.table.seats)
+                title += " · " + _("waiting for {count} more", count=free)
         return title
 
     def palette_title(self, binding: Binding) -> str:
@@ -187,7 +212,9 @@ class GameScreen(Screen):
 
     @property
     def humans(self) -> list[int]:
-        """The seats played by people."""
+        """The seats played by people (at a shared table: this room's own seat)."""
+        if getattr(self, "remote", False):
+            return [self.match.seat] if self.match.seat >= 0 else []
         return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
 
     def describe(self, state: Any, action: Action, seat: int) -> str:
@@ -260,7 +287,25 @@ class GameScreen(Screen):
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
         self.query_one("#title-bar", Static).update(self.title_text())
-        self.refresh_view()
+        if not self.remote:
+            self.refresh_view()
+            return
+        if self._left:
+            return  # on its way out: nothing more to draw
+        try:
+            self.refresh_view()
+        except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws
+            return
+        except AttributeError as error:  # a screen that reads match.state: a shared table has none
+            if "full state" not in str(error):
+                raise
+            self.app.notify(
+                _("{game} cannot be played at a shared table yet.", game=self.t(self.match.game.title)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            self.leave_table()
 
     def message(self, text: str, error: bool = False) -> None:
         """Show a message on the status line; errors ring the bell."""
@@ -287,6 +332,12 @@ class GameScreen(Screen):
         seat = self.match.to_move()
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
+        if self.remote:
+            if action not in self.match.legal_actions():
+                self.message(_("That move is not allowed now."), error=True)
+                return False
+            self.match.apply(action)  # the service's next snapshot shows it (or an error says why not)
+            return True
         try:
             self._apply(action)
         except IllegalAction as error:
@@ -308,6 +359,9 @@ class GameScreen(Screen):
     def advance(self) -> None:
         """Drive the game until a person must act, a pause or the end."""
         if self.paused or not self.is_attached:
+            return
+        if self.remote:
+            self._advance_remote()
             return
         drew_chance = False
         while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
@@ -357,6 +411,93 @@ class GameScreen(Screen):
             ready,
         )
 
+    # -- a shared table ------------------------------------------------------
+
+    def _advance_remote(self) -> None:
+        """Show the latest snapshot: the table, a pause that waits for this seat, or the end."""
+        self.redraw()
+        interlude = self.match.pending_interlude()
+        snapshot = self.match.client.snapshot
+        if interlude is not None:
+            waiting = snapshot.interlude.waiting if snapshot.interlude else []
+            if self.match.seat in waiting and self._interlude_shown != interlude.key:
+                self._interlude_shown = interlude.key
+                self.show_interlude(interlude)
+            elif self.match.seat not in waiting and waiting:
+                names = ", ".join(self.match.seats[s].name for s in waiting)
+                self.message(_("Waiting for others: {names}", names=names))
+            return
+        self._interlude_shown = ""
+        if self.match.over:
+            if not self._end_shown:
+                self._end_shown = True
+                self.show_end()
+            elif snapshot.again and self.match.seat in snapshot.again:
+                self.message(_("Waiting for the others to play again…"))
+            return
+        if self._end_shown:  # a new game began ("play again" at the table)
+            self._end_shown = False
+            self.recent.clear()
+            self.on_new_game()
+            self.redraw()
+
+    def table_message(self, message: Any) -> None:
+        """A message from the table service (the app hands every one to the screens)."""
+        if not self.remote or not self.is_attached or not self.is_mounted or self._left:
+            return  # not composed yet: on_mount draws the latest snapshot
+        from gamenight.tables import protocol as p
+        from gamenight.tables.errors import refusal_text
+
+        match message:
+            case p.Snapshot():
+                self._deadline = time.monotonic() + message.deadline if message.deadline else 0.0
+                log = self.match.client.log
+                if message.log_start == 0 and self._log_seen > len(log):
+                    self._log_seen = 0
+                for seat, text in log[self._log_seen :]:
+                    self.recent.append(text)
+                    self.on_action(seat, "", text)
+                    if seat != CHANCE and text:
+                        self.message(text)
+                self._log_seen = len(log)
+                self.refresh_bindings()  # the host's start key comes and goes with the table's status
+                self.advance()
+            case p.ChatLine():
+                self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
+            case p.Error():
+                self.message(refusal_text(message.code, message.message), error=True)
+
+    def tables_changed(self) -> None:
+        """The connection to the table service came or went (the app calls this)."""
+        if self.remote and self.match.client.closed.is_set():
+            self.message(_("The connection to the shared tables was lost."), error=True)
+
+    def action_start_now(self) -> None:
+        """The host starts the waiting table: the table's bot plays the seats nobody took."""
+        if self.remote and self.match.can_start:
+            self.match.start()
+
+    def action_chat(self) -> None:
+        """Say one line to the table (plain text, at most 200 characters)."""
+        if not self.remote:
+            return
+
+        def said(text: str | None) -> None:
+            line = " ".join(safe_text(text or "", limit=200).split())
+            if line:
+                self.match.chat(line[:200])
+
+        self.app.push_screen(TextPrompt(_("Say to the table:"), ""), said)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "chat":
+            return getattr(self, "remote", False)
+        if action == "start_now":
+            return getattr(self, "remote", False) and self.match.can_start
+        if action == "save" and getattr(self, "remote", False):
+            return False  # the table service keeps a shared game; the room gets it at the end
+        return True
+
     # -- bots ----------------------------------------------------------------
 
     @property
@@ -403,7 +544,16 @@ class GameScreen(Screen):
 
     def _tick(self) -> None:
         status = self.query_one(StatusLine)
-        if self._thinking_since and self.match.bot_to_move():
+        if self.remote:
+            seat = self.match.to_move()
+            left = max(0, int(self._deadline - time.monotonic() + 0.999)) if self._deadline else None
+            clock = "" if left is None else " " + _("{seconds} s left", seconds=left)
+            if seat >= 0 and seat != self.match.seat and self.match.pending_interlude() is None:
+                self._spin = (self._spin + 1) % len(_SPINNER)
+                status.thinking(f"{_SPINNER[self._spin]} {_('Waiting for {name}…', name=self.seat_name(seat))}{clock}")
+            else:
+                status.thinking(clock.strip())
+        elif self._thinking_since and self.match.bot_to_move():
             self._spin = (self._spin + 1) % len(_SPINNER)
             name = self.seat_name(self.match.to_move())
             status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
@@ -431,6 +581,8 @@ class GameScreen(Screen):
                 self.action_save(then_leave=True)
                 return
             self.match.acknowledge(interlude)
+            if self.remote:
+                return  # the service goes on once every person has acknowledged
             self.advance()
 
         self.app.push_screen(
@@ -446,7 +598,8 @@ class GameScreen(Screen):
     def show_end(self) -> None:
         """Record the result and show the end dialog (play again / leave)."""
         outcome = self.match.record_result()
-        self.clear_autosave()
+        if not self.remote:
+            self.clear_autosave()
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
             headline = _("Winner: {name}", name=names[0])
@@ -458,6 +611,8 @@ class GameScreen(Screen):
             self.paused = False
             if choice == "again":
                 self.play_again()
+            elif self.remote:
+                self.leave_table()
             else:
                 self.app.pop_screen()
 
@@ -477,6 +632,12 @@ class GameScreen(Screen):
 
     def play_again(self) -> None:
         """Start a new game with the same seats; running totals carry over."""
+        if self.remote:
+            if self.match.watching:
+                return
+            self.match.again()  # the service starts it once every person at the table asked
+            self.message(_("Waiting for the others to play again…"))
+            return
         self.match.start_game()
         self.recent.clear()
         self.save_path = None
@@ -499,7 +660,7 @@ class GameScreen(Screen):
         False (with a message) when it could not be written.
         """
         saves = self._saves()
-        if saves is not None and not self.match.over:
+        if saves is not None and not self.match.over and not self.remote:
             try:
                 saves.autosave(self.match)
             except OSError as error:
@@ -516,6 +677,11 @@ class GameScreen(Screen):
     def action_save(self, then_leave: bool = False) -> None:
         """Save to the file the game came from, or ask for a name."""
         saves = self._saves()
+        if self.remote:
+            self.message(_("The server keeps a shared game; it reaches your saves when it ends."))
+            if then_leave:
+                self.leave_table()
+            return
         if saves is None:
             self.message(_("Saving is not available here."), error=True)
             return
@@ -557,6 +723,9 @@ class GameScreen(Screen):
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""
         if self.match.over:
+            if self.remote:
+                self.leave_table()
+                return
             self.app.pop_screen()
             return
 
@@ -578,6 +747,10 @@ class GameScreen(Screen):
 
     def leave_note(self) -> str:
         """What becomes of the game if the person leaves now -- the truth, for every leave prompt."""
+        if self.remote:
+            if self.match.watching:
+                return _("You can watch again from Tables.")
+            return _("The table's bot takes your seat; you can take it back from Tables while the game lasts.")
         if self.nothing_played:
             return _("Nothing has been played yet, so nothing is kept.")
         if self.can_autosave:
@@ -591,6 +764,11 @@ class GameScreen(Screen):
     def leave_table(self) -> None:
         """Write the autosave (so what :meth:`leave_question` promised holds), stop the bots and go
         back to the lobby; if the autosave fails, stay (the reason is on the status line)."""
+        if self.remote:
+            self._left = True
+            self.match.leave()
+            self.app.pop_screen()
+            return
         if not self.nothing_played and not self.autosave():
             return  # the reason is on the status line; the game stays open
         self.workers.cancel_group(self, "bot")
@@ -599,6 +777,9 @@ class GameScreen(Screen):
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "bot")
+        if self.remote and not self._left and self.app._running:
+            self._left = True  # closed some other way than leave_table (a game's own "quit"): leave the table
+            self.match.leave()
 
 
 def pad_cells(text: str, width: int) -> str:

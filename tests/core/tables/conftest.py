@@ -12,7 +12,11 @@ from gamenight.tables.client import TableClient
 from gamenight.tables.protocol import Move
 from gamenight.tables.service import TableService
 
+from tests.core.nim import NimPlugin
+
 REGISTRY = load_registry()
+NIM_REGISTRY = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+"""Only the Nim test game: short games, for playing a shared table to its end by keys."""
 FAST = (1000.0, 1000.0)
 """Message rate for simulated players, who move at machine speed (a person's limit is tested on its own)."""
 
@@ -66,6 +70,14 @@ async def service(tmp_path):
     service = TableService(
         REGISTRY, tmp_path / "data", away_timeout=300, bot_time_budget=0.2, seed=7, message_rate=FAST
     )
+    await service.start()
+    yield service
+    await asyncio.wait_for(service.close(), 5)
+
+
+@pytest.fixture
+async def nim_service(tmp_path):
+    service = TableService(NIM_REGISTRY, tmp_path / "data", bot_time_budget=0.2, seed=3, message_rate=FAST)
     await service.start()
     yield service
     await asyncio.wait_for(service.close(), 5)

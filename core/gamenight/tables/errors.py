@@ -1,0 +1,30 @@
+"""The table service's refusal codes, in the person's language."""
+
+from __future__ import annotations
+
+from gamenight.i18n import _
+from gamenight.text import safe_text
+
+__all__ = ["refusal_text"]
+
+
+def refusal_text(code: str, message: str) -> str:
+    """What a refusal means, in the room's language (an unknown code: the service's own words)."""
+    texts = {
+        "busy": _("Leave your table first."),
+        "full": _("This server has no room for another table."),
+        "bad-table": _("That table cannot be opened: {reason}", reason=safe_text(message, limit=200)),
+        "no-table": _("No such table (or a wrong code)."),
+        "no-seat": _("No free seat for a person there."),
+        "no-watching": _("This game cannot be watched."),
+        "not-host": _("Only the host starts a waiting table."),
+        "not-seated": _("You have no seat at a table."),
+        "not-your-turn": _("It is not your turn."),
+        "paused": _("The table is paused."),
+        "stale": _("That move came too late: the table moved on."),
+        "illegal": _("That move is not allowed: {reason}", reason=safe_text(message, limit=200)),
+        "chat-flood": _("You are chatting too fast."),
+        "not-over": _("The game is not over yet."),
+        "protocol": _("The table service refused the connection: {reason}", reason=safe_text(message, limit=200)),
+    }
+    return texts.get(code) or _("The table service refused: {reason}", reason=safe_text(message, limit=200))

@@ -1,0 +1,172 @@
+"""Rooms at a shared table: two GameNightApps (Pilot, 80x24) play a Mille hand, a third watches.
+
+One TableService runs in-process; each room reaches it over a real socketpair
+(as serve-ssh gives each session), the service told the identity.  Each room
+only ever holds -- and draws -- its own seat's view; the watcher sees no hand;
+Ben's room goes away mid-hand and a new room of his lands back at his seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import socket
+
+from gamenight.app import GameNightApp
+from gamenight.config import Config
+from gamenight.dialogs import ResultDialog, YesNoDialog
+from gamenight.sdk import OBSERVER
+from gamenight.tables.client import RemoteTable
+from gamenight.ui.game_screen import GameScreen
+from textual.widgets import OptionList, Select
+
+from tests.core.tables.conftest import REGISTRY
+
+MILLE_EMPTY = -1
+
+
+async def room_for(service, identity: str, tmp_path) -> GameNightApp:
+    ours, theirs = socket.socketpair()
+    service_reader, service_writer = await asyncio.open_connection(sock=theirs)
+    asyncio.get_running_loop().create_task(service.serve(service_reader, service_writer, identity, identity.title()))
+    streams = await asyncio.open_connection(sock=ours)
+    folder = tmp_path / identity
+    folder.mkdir(exist_ok=True)
+    return GameNightApp(
+        registry=REGISTRY,
+        config=Config.load(folder / "config.toml"),
+        saves_dir=folder / "saves",
+        bot_delay=0,
+        tables_streams=streams,
+    )
+
+
+async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:
+    for _ in range(rounds):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"{what} not reached")
+
+
+def table_screen(app) -> GameScreen | None:
+    return next((s for s in reversed(app.screen_stack) if isinstance(s, GameScreen) and s.remote), None)
+
+
+def check_views(service, apps: dict[str, GameNightApp]) -> None:
+    """Every room's snapshot and screen hold exactly its own seat's view: no other hand."""
+    table = next(iter(service.tables.values()))
+    state = table.match.state
+    for name, app in apps.items():
+        screen = table_screen(app)
+        snap = app.tables.snapshot
+        if screen is None or snap is None or snap.turn != len(table.match.log):
+            continue  # this room has not heard of the latest move yet
+        view = screen.match.view(screen.view_seat)  # what the screen draws from
+        assert tuple(view.opponent.hand) == (MILLE_EMPTY,) * 7, name
+        if snap.seat == OBSERVER:
+            assert tuple(view.me.hand) == (MILLE_EMPTY,) * 7, name  # a watcher sees no hand at all
+            assert view == table.match.rules.view(state, OBSERVER), name
+        else:
+            assert tuple(view.me.hand) == tuple(state.seats[snap.seat].hand), name
+            assert screen.view == table.match.rules.view(state, snap.seat), name
+
+
+async def play(service, pilots: dict[str, object], apps: dict[str, GameNightApp], rng, moves: int) -> str:
+    """Play random legal moves by the seated rooms; stop after ``moves`` or at the end of the hand."""
+    table = next(iter(service.tables.values()))
+    for _ in range(moves):
+        check_views(service, apps)
+        if table.match.pending_interlude() is not None:
+            return "interlude"
+        for name, app in apps.items():
+            screen = table_screen(app)
+            if isinstance(app.screen, YesNoDialog):  # Mille's "Extension?": stop at 700
+                await pilots[name].press("n")
+            elif screen is not None and app.screen is screen and screen.match.human_to_move():
+                turn = app.tables.snapshot.turn
+                assert screen.submit(rng.choice(screen.match.legal_actions()))
+                await until(pilots[name], lambda app=app, turn=turn: app.tables.snapshot.turn != turn, what="move")
+                break
+        else:
+            await asyncio.sleep(0.02)
+    return "moves"
+
+
+async def test_two_rooms_play_a_mille_hand_a_third_watches_one_reconnects(service, tmp_path):
+    rng = random.Random(16)
+    async with contextlib.AsyncExitStack() as stack:
+        ann = await room_for(service, "ann", tmp_path)
+        ben = await room_for(service, "ben", tmp_path)
+        cat = await room_for(service, "cat", tmp_path)
+        a = await stack.enter_async_context(ann.run_test(size=(80, 24)))
+        b_stack = contextlib.AsyncExitStack()
+        b = await b_stack.enter_async_context(ben.run_test(size=(80, 24)))
+        c = await stack.enter_async_context(cat.run_test(size=(80, 24)))
+        for pilot, app in ((a, ann), (b, ben), (c, cat)):
+            await until(pilot, lambda app=app: "t" in app.screen.active_bindings, what="the Tables key")
+
+        # Ann opens a Mille table: Tables, n, the game, seat 2 open for a person, Ctrl+R.
+        await a.press("t")
+        await until(a, lambda: type(ann.screen).__name__ == "TablesScreen")
+        await a.press("n")
+        await until(a, lambda: type(ann.screen).__name__ == "GamePicker")
+        picker = ann.screen.query_one(OptionList)
+        ids = [picker.get_option_at_index(i).id for i in range(picker.option_count)]
+        for _ in range(ids.index("mille")):
+            await a.press("down")
+        await a.press("enter")
+        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
+        await a.press("tab")  # from seat 1's kind to seat 2's
+        assert ann.screen.focused.id == "kind-1"
+        await a.press("enter", "home", "enter")  # the first choice: open for a person
+        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
+        await a.press("ctrl+r")
+        await until(a, lambda: table_screen(ann) is not None, what="Ann's table")
+        assert "waiting for 1 more" in str(ann.screen.query_one("#title-bar").render())
+
+        # Ben sees it live in his Tables list and joins with Return; the game starts.
+        await b.press("t")
+        await until(b, lambda: type(ben.screen).__name__ == "TablesScreen")
+        await until(b, lambda: ben.screen.query_one("#tables", OptionList).get_option_at_index(0).id, what="listed")
+        listed = str(ben.screen.query_one("#tables", OptionList).get_option_at_index(0).prompt)
+        assert "free" in listed and "Ann" in listed
+        await b.press("enter")
+        await until(b, lambda: table_screen(ben) is not None, what="Ben's table")
+
+        # Cat watches.
+        await c.press("t")
+        await until(c, lambda: type(cat.screen).__name__ == "TablesScreen")
+        await until(c, lambda: cat.screen.query_one("#tables", OptionList).get_option_at_index(0).id, what="listed")
+        await c.press("w")
+        await until(c, lambda: table_screen(cat) is not None, what="Cat's view")
+        assert isinstance(table_screen(cat).match, RemoteTable) and table_screen(cat).match.watching
+
+        apps = {"ann": ann, "ben": ben, "cat": cat}
+        pilots = {"ann": a, "ben": b, "cat": c}
+        await play(service, pilots, apps, rng, 30)
+
+        # Ben's room goes away: his seat waits, marked away on Ann's title bar.
+        await b_stack.aclose()
+        table = next(iter(service.tables.values()))
+        await until(a, lambda: 1 in table.away, what="Ben away")
+        await until(a, lambda: "away: Ben" in str(ann.screen.query_one("#title-bar").render()), what="away shown")
+        # He connects again: his room lands back at his seat with the full current view.
+        ben = await room_for(service, "ben", tmp_path)
+        b = await stack.enter_async_context(ben.run_test(size=(80, 24)))
+        await until(b, lambda: table_screen(ben) is not None, what="Ben back at his seat")
+        assert table_screen(ben).match.seat == 1 and not table.away
+        apps["ben"], pilots["ben"] = ben, b
+
+        assert await play(service, pilots, apps, rng, 2000) == "interlude"
+        # End of the hand: each person answers "Another hand?"; the watcher is not asked.
+        for pilot, app in ((a, ann), (b, ben)):
+            await until(pilot, lambda app=app: isinstance(app.screen, ResultDialog), what="the hand's result")
+        assert not isinstance(cat.screen, ResultDialog)
+        await a.press("y")
+        await until(a, lambda: "Waiting for others" in str(table_screen(ann).query_one("#message").render()))
+        await b.press("y")
+        await until(a, lambda: table.match.pending_interlude() is None, what="the next hand")
+        check_views(service, apps)
+        await stack.aclose()

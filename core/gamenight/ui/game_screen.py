@@ -445,7 +445,10 @@ class GameScreen(Screen):
 
     def show_end(self) -> None:
         """Record the result and show the end dialog (play again / leave)."""
+        first_time = not self.match.recorded  # a finished game resumed from a save was counted before
         outcome = self.match.record_result()
+        if first_time:
+            self.keep_record()
         self.clear_autosave()
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
@@ -470,6 +473,12 @@ class GameScreen(Screen):
             ),
             chosen,
         )
+
+    def keep_record(self) -> None:
+        """Hand the finished game to the room's records, if the room keeps any (it never raises)."""
+        keep = getattr(self.room, "record_finished_game", None)
+        if callable(keep):
+            keep(self.match)
 
     def end_title(self) -> str:
         """The end dialog's title; a game whose games are deals or hands says so."""

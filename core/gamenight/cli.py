@@ -5,6 +5,7 @@
     gamenight [--saves DIR] [--config FILE] [--theme NAME] [--lang en|ja] [GAME [SAVE]]
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
+    gamenight records [--game G] [--player NAME] [--json] [--file DB]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -30,13 +31,13 @@ if TYPE_CHECKING:
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
+SUBCOMMANDS = ("plugins", "arena", "records", "serve-ssh", "serve-web")
 
 
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
+        description="A terminal game room. Other commands: gamenight plugins | arena | records | serve-ssh | serve-web "
         "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
@@ -207,6 +208,147 @@ def _arena_command(argv: Sequence[str]) -> int:
     return 0
 
 
+def _percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+def _records_command(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gamenight records",
+        description="Show the records of finished games: played, won, win rate against each bot (95%% interval), "
+        "scores, streak, ratings, top ten.",
+    )
+    parser.add_argument("--game", help="only this game (e.g. yatzy)")
+    parser.add_argument("--player", help="whose figures (default: the person who played the game most)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
+    parser.add_argument("--file", type=Path, help="the records database (default: the user data dir)")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.text import Text
+
+    from gamenight.records.stats import game_stats
+    from gamenight.records.store import RecordsStore, RecordsUnavailable, default_records_path
+
+    path = args.file or default_records_path()
+    err = Console(stderr=True)
+    stats = []
+    if path.exists():
+        try:
+            store = RecordsStore.open(path)
+        except RecordsUnavailable as error:
+            err.print(Text.assemble("gamenight records: ", _plain(error)), style="red")
+            return 1
+        games = [args.game] if args.game else store.games_played()
+        stats = [game_stats(store, game, args.player) for game in games]
+        store.close()
+    if args.json:
+        print(json.dumps({"file": str(path), "games": [entry.as_json() for entry in stats]}, ensure_ascii=False))
+        return 0
+    console = Console()
+    if not any(entry.records for entry in stats):
+        console.print(_("No games recorded yet."))
+        return 0
+    titles, bots = _game_labels()
+    for entry in stats:
+        if entry.records:
+            for block in records_text(entry, titles.get(entry.game), bots.get(entry.game, {})):
+                console.print(block)
+    return 0
+
+
+def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Each installed game's title and its bots' labels, in the room's language."""
+    from gamenight.i18n import translator
+
+    try:
+        from gamenight.plugins import load_registry
+
+        registry = load_registry()
+    except Exception:  # the figures are shown without titles rather than not at all
+        return {}, {}
+    titles, bots = {}, {}
+    for game_id, game in registry.games.items():
+        t = translator(game_id)
+        titles[game_id] = t(game.title)
+        bots[game_id] = {bot.id: t(bot.label) for bot in game.bots}
+    return titles, bots
+
+
+def records_text(entry: Any, title: str | None, bot_labels: dict[str, str]) -> list[Any]:
+    """One game's figures as Rich renderables (a heading, the figures, a table per bot, the top ten)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    heading = Text(safe_text(title or entry.game, 80), style="bold")
+    heading.append(f"  {_('{count} games recorded', count=entry.records)}", style="dim")
+    blocks: list[Any] = [heading]
+    if entry.player is not None:
+        low, high = entry.interval
+        lines = [
+            _(
+                "{player}: played {played}, won {won} ({rate}; 95% {low}–{high})",
+                player=safe_text(entry.player, 40),
+                played=entry.played,
+                won=f"{entry.won:g}",
+                rate=_percent(entry.win_rate),
+                low=_percent(low),
+                high=_percent(high),
+            ),
+            _(
+                "Scores: best {best}, mean {mean}, recent {recent}",
+                best=_score(entry.best),
+                mean=_score(entry.mean),
+                recent=" ".join(_score(score) for score in entry.recent) or "–",
+            ),
+        ]
+        if entry.streak[1]:
+            lines.append(
+                _("Streak: won {count} in a row", count=entry.streak[1])
+                if entry.streak[0] == "won"
+                else _("Streak: lost {count} in a row", count=entry.streak[1])
+            )
+        if entry.rating is not None:
+            lines.append(_("Rating: {rating}", rating=f"{entry.rating[0]:.1f} ± {entry.rating[1]:.1f}"))
+        blocks.append(Text("\n".join(lines)))
+    if entry.versus:
+        table = Table(title=_("Against each bot"), title_justify="left")
+        _headed_column(table, _("Bot"))
+        for header in (_("Games"), _("Won"), _("Win rate (95%)"), _("Bot rating")):
+            _headed_column(table, header, justify="right")
+        for versus in entry.versus:
+            low, high = versus.interval
+            table.add_row(
+                _plain(bot_labels.get(versus.bot, versus.bot), 40),
+                str(versus.games),
+                f"{versus.won:g}",
+                f"{_percent(versus.win_rate)} ({_percent(low)}–{_percent(high)})",
+                "–" if versus.rating is None else f"{versus.rating[0]:.1f} ± {versus.rating[1]:.1f}",
+            )
+        blocks.append(table)
+    if entry.high_scores:
+        blocks.append(Text(top_ten_text(entry.high_scores)))
+    return blocks
+
+
+def top_ten_text(high_scores: Sequence[Any]) -> str:
+    """The best scores the way BSD's games print their score file."""
+    from datetime import datetime
+
+    from rich.cells import cell_len
+
+    lines = [_("Top Ten"), _("Rank  Score  Name              Date")]
+    for high in high_scores:
+        name = safe_text(high.name, 16)
+        name += " " * max(0, 16 - cell_len(name))
+        when = datetime.fromtimestamp(high.finished).strftime("%Y-%m-%d")
+        lines.append(f"{high.rank:>4}  {_score(high.score):>5}  {name}  {when}")
+    return "\n".join(lines)
+
+
 def _serve_ssh_command(argv: Sequence[str]) -> int:
     try:
         from gamenight.ssh.server import main as serve_main
@@ -231,6 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {
             "plugins": _plugins_command,
             "arena": _arena_command,
+            "records": _records_command,
             "serve-ssh": _serve_ssh_command,
             "serve-web": _serve_web_command,
         }[command](rest)

@@ -436,6 +436,12 @@ class GameNightApp(App):
 
         self.push_screen(SettingsScreen())
 
+    def open_records(self, game_id: str | None = None) -> None:
+        """Show the records screen (at ``game_id``'s figures when it has any)."""
+        from gamenight.screens.records_screen import RecordsScreen
+
+        self.push_screen(RecordsScreen(game_id))
+
     def resume(self, path: Path) -> bool:
         """Load a save and open it; a bad file gets a message and is left untouched."""
         from gamenight.saves import SaveError

@@ -208,14 +208,6 @@ def _arena_command(argv: Sequence[str]) -> int:
     return 0
 
 
-def _percent(value: float) -> str:
-    return f"{value:.0%}"
-
-
-def _score(value: float | None) -> str:
-    return "–" if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
-
-
 def _records_command(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gamenight records",
@@ -232,6 +224,7 @@ def _records_command(argv: Sequence[str]) -> int:
 
     from gamenight.records.stats import game_stats
     from gamenight.records.store import RecordsStore, RecordsUnavailable, default_records_path
+    from gamenight.records.text import records_text
 
     path = args.file or default_records_path()
     err = Console(stderr=True)
@@ -276,77 +269,6 @@ def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
         titles[game_id] = t(game.title)
         bots[game_id] = {bot.id: t(bot.label) for bot in game.bots}
     return titles, bots
-
-
-def records_text(entry: Any, title: str | None, bot_labels: dict[str, str]) -> list[Any]:
-    """One game's figures as Rich renderables (a heading, the figures, a table per bot, the top ten)."""
-    from rich.table import Table
-    from rich.text import Text
-
-    heading = Text(safe_text(title or entry.game, 80), style="bold")
-    heading.append(f"  {_('{count} games recorded', count=entry.records)}", style="dim")
-    blocks: list[Any] = [heading]
-    if entry.player is not None:
-        low, high = entry.interval
-        lines = [
-            _(
-                "{player}: played {played}, won {won} ({rate}; 95% {low}–{high})",
-                player=safe_text(entry.player, 40),
-                played=entry.played,
-                won=f"{entry.won:g}",
-                rate=_percent(entry.win_rate),
-                low=_percent(low),
-                high=_percent(high),
-            ),
-            _(
-                "Scores: best {best}, mean {mean}, recent {recent}",
-                best=_score(entry.best),
-                mean=_score(entry.mean),
-                recent=" ".join(_score(score) for score in entry.recent) or "–",
-            ),
-        ]
-        if entry.streak[1]:
-            lines.append(
-                _("Streak: won {count} in a row", count=entry.streak[1])
-                if entry.streak[0] == "won"
-                else _("Streak: lost {count} in a row", count=entry.streak[1])
-            )
-        if entry.rating is not None:
-            lines.append(_("Rating: {rating}", rating=f"{entry.rating[0]:.1f} ± {entry.rating[1]:.1f}"))
-        blocks.append(Text("\n".join(lines)))
-    if entry.versus:
-        table = Table(title=_("Against each bot"), title_justify="left")
-        _headed_column(table, _("Bot"))
-        for header in (_("Games"), _("Won"), _("Win rate (95%)"), _("Bot rating")):
-            _headed_column(table, header, justify="right")
-        for versus in entry.versus:
-            low, high = versus.interval
-            table.add_row(
-                _plain(bot_labels.get(versus.bot, versus.bot), 40),
-                str(versus.games),
-                f"{versus.won:g}",
-                f"{_percent(versus.win_rate)} ({_percent(low)}–{_percent(high)})",
-                "–" if versus.rating is None else f"{versus.rating[0]:.1f} ± {versus.rating[1]:.1f}",
-            )
-        blocks.append(table)
-    if entry.high_scores:
-        blocks.append(Text(top_ten_text(entry.high_scores)))
-    return blocks
-
-
-def top_ten_text(high_scores: Sequence[Any]) -> str:
-    """The best scores the way BSD's games print their score file."""
-    from datetime import datetime
-
-    from rich.cells import cell_len
-
-    lines = [_("Top Ten"), _("Rank  Score  Name              Date")]
-    for high in high_scores:
-        name = safe_text(high.name, 16)
-        name += " " * max(0, 16 - cell_len(name))
-        when = datetime.fromtimestamp(high.finished).strftime("%Y-%m-%d")
-        lines.append(f"{high.rank:>4}  {_score(high.score):>5}  {name}  {when}")
-    return "\n".join(lines)
 
 
 def _serve_ssh_command(argv: Sequence[str]) -> int:

@@ -33,6 +33,8 @@ def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
     from gamenight.ui.game_screen import GameScreen
 
     yield SystemCommand(_("Settings"), _("Language, theme, bot speed and player names"), app.open_settings)
+    if hasattr(app, "open_records"):
+        yield SystemCommand(_("Records"), _("Games played, wins, ratings and high scores"), app.open_records)
     if isinstance(screen, GameScreen):
         t = translator(screen.match.game.id)
         yield SystemCommand(_("Rules"), _("Read the rules of this game"), screen.action_help)

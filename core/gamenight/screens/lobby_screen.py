@@ -42,6 +42,7 @@ class LobbyScreen(Screen):
         Binding("r", "resume", _("Resume")),
         Binding("s", "settings", _("Settings")),
         Binding("p", "plugins", _("Plugins")),
+        Binding("c", "records", _("Records"), tooltip=_("Games played, wins, ratings and high scores")),
         Binding("q", "app.quit", _("Quit")),
     ]
 
@@ -233,6 +234,9 @@ class LobbyScreen(Screen):
 
     def action_settings(self) -> None:
         self.app.open_settings()
+
+    def action_records(self) -> None:
+        self.app.open_records(self._highlighted_game() if self.app.registry_loaded else None)
 
     def action_plugins(self) -> None:
         from gamenight.screens.plugins_screen import PluginsScreen

@@ -1,0 +1,163 @@
+"""The records screen: per game, the figures of ``gamenight records`` and the past games, newest first.
+
+The database is read in a worker thread (its own connection), so a room with
+a hundred thousand recorded games still answers keys while the figures come.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from gamenight.i18n import _, translator
+from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
+
+__all__ = ["RecordsScreen"]
+
+PAST_GAMES = 200
+"""How many past games the list shows (newest first)."""
+
+
+class RecordsScreen(Screen):
+    """Choose a game on the left; its figures on the right, its past games below."""
+
+    BINDINGS = [Binding("escape,q", "app.pop_screen", _("Back"))]
+
+    DEFAULT_CSS = """
+    RecordsScreen #records-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
+    RecordsScreen #records-top { height: 1fr; }
+    RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
+    RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
+    RecordsScreen #past {
+        height: 8; border: round $panel; border-title-color: $text; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, game: str | None = None, path: Path | None = None) -> None:
+        super().__init__()
+        translate_bindings(self, _)
+        self.wanted_game = game
+        self.path = path
+        self.figures: Any = None
+        """The :class:`gamenight.records.stats.GameStats` shown (tests read it)."""
+        self.past: list[Any] = []
+        """The past games listed, newest first."""
+        self.loaded = False
+        """True once the games list has been read."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(_("Records"), id="records-title")
+        with Horizontal(id="records-top"):
+            games = OptionList(Option(_("Reading the records…"), disabled=True), id="record-games")
+            games.border_title = _("Games")
+            yield games
+            with VerticalScroll(id="figures"):
+                yield Static("", id="figures-text")
+        past = OptionList(id="past")
+        past.border_title = _("Past games, newest first")
+        yield past
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#record-games", OptionList).focus()
+        self._read_games()
+
+    @property
+    def records_path(self) -> Path:
+        if self.path is not None:
+            return self.path
+        return Path(self.app.records_path)
+
+    def _labels(self, game_id: str) -> tuple[str, dict[str, str]]:
+        """``game_id``'s title and its bots' labels (the id itself for a game not installed)."""
+        game = self.app.registry.games.get(game_id)
+        if game is None:
+            return game_id, {}
+        t = translator(game_id)
+        return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
+
+    def _open(self):
+        from gamenight.records.store import RecordsStore
+
+        if not self.records_path.exists():
+            return None
+        return RecordsStore.open(self.records_path)
+
+    @work(thread=True, exclusive=True, group="records-games", exit_on_error=False)
+    def _read_games(self) -> None:
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable as error:
+            self.app.call_from_thread(self._show_games, [], str(error))
+            return
+        games = store.games_played() if store is not None else []
+        if store is not None:
+            store.close()
+        self.app.call_from_thread(self._show_games, games, None)
+
+    def _show_games(self, games: list[str], problem: str | None) -> None:
+        self.loaded = True
+        listing = self.query_one("#record-games", OptionList)
+        listing.clear_options()
+        if not games:
+            listing.add_option(Option(_("No games yet."), disabled=True))
+            self.query_one("#figures-text", Static).update(
+                Text(safe_text(problem, 500) if problem else _("No games recorded yet. Finished games appear here."))
+            )
+            return
+        listing.add_options(Option(Text(safe_text(self._labels(game)[0], 40)), id=game) for game in games)
+        start = games.index(self.wanted_game) if self.wanted_game in games else 0
+        listing.highlighted = start
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id == "record-games" and event.option.id:
+            self._read_game(event.option.id)
+
+    @work(thread=True, exclusive=True, group="records-game", exit_on_error=False)
+    def _read_game(self, game: str) -> None:
+        from gamenight.records.stats import game_stats
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable as error:
+            self.app.call_from_thread(self.notify, safe_text(error, 500), severity="warning", markup=False)
+            return
+        if store is None:
+            return
+        try:
+            figures = game_stats(store, game)
+            past = store.recent(game, limit=PAST_GAMES)
+        finally:
+            store.close()
+        self.app.call_from_thread(self._show_game, game, figures, past)
+
+    def _show_game(self, game: str, figures: Any, past: list[Any]) -> None:
+        from gamenight.records.text import past_game_text, records_text
+
+        listing = self.query_one("#record-games", OptionList)
+        if listing.highlighted is None or listing.get_option_at_index(listing.highlighted).id != game:
+            return  # another game was chosen meanwhile: its own figures are on the way
+        self.figures, self.past = figures, past
+        title, bots = self._labels(game)
+        self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots)))
+        self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
+        past_list = self.query_one("#past", OptionList)
+        past_list.clear_options()
+        past_list.add_options(Option(past_game_text(record, bots), id=str(record.id)) for record in past)

@@ -1,0 +1,120 @@
+"""The records screen, from the lobby, played like a player at 80×24 in English and Japanese."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gamenight.app import GameNightApp
+from gamenight.dialogs import ResultDialog
+from gamenight.i18n import set_language
+from gamenight.match import Match, SeatConfig
+from gamenight.screens.lobby_screen import LobbyScreen
+from gamenight.screens.records_screen import RecordsScreen
+from gamenight.testing import settle
+from gamenight.widgets.key_bar import KeyBar
+from textual.widgets import OptionList
+
+from tests.core.tour import screen_text
+
+
+def make_app(registry, config, tmp_path: Path, **kwargs) -> GameNightApp:
+    return GameNightApp(
+        registry=registry,
+        config=config,
+        saves_dir=tmp_path / "saves",
+        bot_delay=0,
+        records_path=tmp_path / "records.sqlite3",
+        **kwargs,
+    )
+
+
+async def until_shown(pilot, screen: RecordsScreen) -> None:
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if screen.figures is not None and screen.query_one("#past", OptionList).option_count:
+            return
+    raise AssertionError("the records never came")
+
+
+async def play_a_game_then_open_the_records(pilot, app) -> RecordsScreen:
+    await settle(pilot)
+    await pilot.press("1")  # 5 -> 4, the bot takes 1 -> 3
+    await settle(pilot)
+    await pilot.press("3")  # Ann takes the last three and wins
+    await settle(pilot)
+    assert isinstance(app.screen, ResultDialog)
+    await pilot.press("l")  # leave: back to the lobby
+    await settle(pilot)
+    assert isinstance(app.screen, LobbyScreen)
+    await pilot.press("c")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, RecordsScreen)
+    await until_shown(pilot, screen)
+    return screen
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_game_played_shows_in_the_records_screen(nim_registry, config, tmp_path, language):
+    set_language(language)
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play_a_game_then_open_the_records(pilot, app)
+        assert screen.figures.player == "Ann" and screen.figures.played == 1 and screen.figures.won == 1
+        lines = screen_text(app)
+        text = "\n".join(lines)
+        assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+        if language == "en":
+            assert "Ann: played 1, won 1 (100%; 95% 21%–100%)" in text
+            assert "Perfect" in text and "1/1" in text  # the bot met, by its label
+            assert "Past games, newest first" in text
+        else:
+            assert "Ann: 1 回対戦、1 勝（勝率 100%、95% 区間 21%–100%）" in text
+            assert "過去のゲーム（新しい順）" in text and "戻る" in text
+        past = screen.query_one("#past", OptionList)
+        assert past.option_count == 1 and "Ann 1" in str(past.get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_the_records_key_is_in_the_key_bar_and_the_palette(nim_registry, config, tmp_path):
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "c Records" in str(app.screen.query_one(KeyBar).render())
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Records" in titles
+
+
+async def test_no_records_yet_says_so_and_creates_nothing(nim_registry, config, tmp_path):
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        assert isinstance(screen, RecordsScreen)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.loaded:
+                break
+        await pilot.pause()
+        assert "No games recorded yet." in "\n".join(screen_text(app))
+    assert not (tmp_path / "records.sqlite3").exists()
+
+
+async def test_a_damaged_records_file_is_reported_on_the_screen(nim_registry, config, tmp_path):
+    (tmp_path / "records.sqlite3").write_bytes(b"junk" * 2000)
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.loaded:
+                break
+        await pilot.pause()
+        assert "damaged" in "\n".join(screen_text(app))
+    assert [p for p in tmp_path.iterdir() if ".broken-" in p.name]

@@ -19,6 +19,8 @@ __all__ = ["GameStats", "Versus", "game_stats", "wilson"]
 
 RECENT = 5
 """How many recent scores are shown."""
+STREAK_PAGE = 64
+"""Games read at a time, newest first, while counting a streak."""
 
 
 def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -70,8 +72,10 @@ class GameStats:
     player: str | None
     played: int = 0
     won: float = 0.0
-    scores: list[float] = field(default_factory=list)
-    """The player's scores, oldest first."""
+    best: float | None = None
+    mean: float | None = None
+    recent: list[float] = field(default_factory=list)
+    """The player's latest scores, newest first."""
     streak: tuple[str, int] = ("", 0)
     """("won" or "lost", how many games in a row up to the latest), or ("", 0)."""
     rating: tuple[float, float] | None = None
@@ -86,19 +90,6 @@ class GameStats:
     @property
     def interval(self) -> tuple[float, float]:
         return wilson(self.won, self.played)
-
-    @property
-    def best(self) -> float | None:
-        return max(self.scores) if self.scores else None
-
-    @property
-    def mean(self) -> float | None:
-        return sum(self.scores) / len(self.scores) if self.scores else None
-
-    @property
-    def recent(self) -> list[float]:
-        """The latest scores, newest first."""
-        return self.scores[::-1][:RECENT]
 
     def as_json(self) -> dict[str, Any]:
         """The ``--json`` form: these keys are stable."""
@@ -158,18 +149,24 @@ def game_stats(store: RecordsStore, game: str, player: str | None = None) -> Gam
     ]
     if player is None:
         return stats
-    rows = store.person_games(game, player)
-    stats.played = len(rows)
-    stats.won = sum(win for *_rest, win in rows)
-    stats.scores = [score for _record, _finished, score, _place, _win in rows]
-    if rows:
-        latest = rows[-1][4] > 0
+    totals = store.person_totals(game, player)
+    if totals is not None:
+        stats.played, stats.won, stats.best, score_sum = totals
+        stats.mean = score_sum / stats.played if stats.played else None
+    latest = store.person_latest(game, player, STREAK_PAGE)
+    stats.recent = [score for _record, score, _win in latest[:RECENT]]
+    if latest:
+        won_latest = latest[0][2] > 0
         length = 0
-        for *_rest, win in reversed(rows):
-            if (win > 0) != latest:
-                break
-            length += 1
-        stats.streak = ("won" if latest else "lost", length)
+        while latest:
+            for _record, _score, win in latest:
+                if (win > 0) != won_latest:
+                    latest = []
+                    break
+                length += 1
+            else:  # the streak goes on past this page: read the next one
+                latest = store.person_latest(game, player, STREAK_PAGE, before=latest[-1][0])
+        stats.streak = ("won" if won_latest else "lost", length)
     stats.rating = rated.get(("person", player))
     stats.versus = [
         Versus(bot, games, float(won or 0.0), rated.get(("bot", bot)))

@@ -227,7 +227,7 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
             sigma REAL,
             PRIMARY KEY (record, seat)
         ) WITHOUT ROWID;
-        CREATE INDEX seats_by_person ON seats (game, name, record) WHERE bot IS NULL;
+        CREATE INDEX seats_by_person ON seats (game, name, record, score, win) WHERE bot IS NULL;
         CREATE INDEX seats_by_score ON seats (game, score DESC) WHERE bot IS NULL;
         CREATE TABLE ratings (
             game TEXT NOT NULL,
@@ -237,6 +237,28 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
             sigma REAL NOT NULL,
             games INTEGER NOT NULL,
             PRIMARY KEY (game, kind, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE game_totals (
+            game TEXT PRIMARY KEY,
+            records INTEGER NOT NULL,
+            last_finished REAL NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE person_totals (
+            game TEXT NOT NULL,
+            name TEXT NOT NULL,
+            played INTEGER NOT NULL,
+            won REAL NOT NULL,
+            best REAL NOT NULL,
+            score_sum REAL NOT NULL,
+            PRIMARY KEY (game, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE versus (
+            game TEXT NOT NULL,
+            name TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            games INTEGER NOT NULL,
+            won REAL NOT NULL,
+            PRIMARY KEY (game, name, bot)
         ) WITHOUT ROWID;
         """,
     )
@@ -331,7 +353,7 @@ class RecordsStore:
     def _check_schema(self) -> None:
         """A file with our version number but not our tables is damaged too."""
         tables = {row[0] for row in self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {"games", "seats", "ratings"} - tables
+        missing = {"games", "seats", "ratings", "game_totals", "person_totals", "versus"} - tables
         if missing:
             raise _Damaged(f"missing tables: {', '.join(sorted(missing))}")
 
@@ -345,45 +367,76 @@ class RecordsStore:
     def add(self, record: GameRecord) -> int | None:
         """Record a finished game and update the ratings; its id, or ``None`` if it was recorded before."""
         with self._writing() as connection:
-            cursor = connection.execute(
-                "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-                " finished, seat_count, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            return self._insert(connection, record)
+
+    def add_many(self, records: Sequence[GameRecord]) -> int:
+        """Record many games in one transaction (oldest first); how many were new."""
+        with self._writing() as connection:
+            return sum(self._insert(connection, record) is not None for record in records)
+
+    def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
+        cursor = connection.execute(
+            "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
+            " finished, seat_count, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.digest(),
+                record.game,
+                record.plugin_version,
+                json.dumps(record.options, sort_keys=True, default=str, ensure_ascii=False),
+                record.seed,
+                record.game_number,
+                record.started,
+                record.finished,
+                len(record.seats),
+                json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":")),
+            ),
+        )
+        if cursor.rowcount == 0:
+            return None
+        record_id = cursor.lastrowid
+        rated = self._rate(connection, record)
+        connection.executemany(
+            "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
-                    record.digest(),
+                    record_id,
+                    index,
                     record.game,
-                    record.plugin_version,
-                    json.dumps(record.options, sort_keys=True, default=str, ensure_ascii=False),
-                    record.seed,
-                    record.game_number,
-                    record.started,
-                    record.finished,
-                    len(record.seats),
-                    json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":")),
-                ),
-            )
-            if cursor.rowcount == 0:
-                return None
-            record_id = cursor.lastrowid
-            rated = self._rate(connection, record)
-            connection.executemany(
-                "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        record_id,
-                        index,
-                        record.game,
-                        seat.name,
-                        seat.bot,
-                        seat.score,
-                        seat.place,
-                        seat.win,
-                        *rated[index],
-                    )
-                    for index, seat in enumerate(record.seats)
-                ],
-            )
-            return record_id
+                    seat.name,
+                    seat.bot,
+                    seat.score,
+                    seat.place,
+                    seat.win,
+                    *rated[index],
+                )
+                for index, seat in enumerate(record.seats)
+            ],
+        )
+        self._count(connection, record)
+        return record_id
+
+    def _count(self, connection: sqlite3.Connection, record: GameRecord) -> None:
+        """Keep the running totals that the figures read, so no figure scans every game."""
+        connection.execute(
+            "INSERT INTO game_totals (game, records, last_finished) VALUES (?, 1, ?)"
+            " ON CONFLICT (game) DO UPDATE SET records = records + 1,"
+            " last_finished = max(last_finished, excluded.last_finished)",
+            (record.game, record.finished),
+        )
+        people = [seat for seat in record.seats if seat.bot is None]
+        connection.executemany(
+            "INSERT INTO person_totals (game, name, played, won, best, score_sum) VALUES (?, ?, 1, ?, ?, ?)"
+            " ON CONFLICT (game, name) DO UPDATE SET played = played + 1, won = won + excluded.won,"
+            " best = max(best, excluded.best), score_sum = score_sum + excluded.score_sum",
+            [(record.game, seat.name, seat.win, seat.score, seat.score) for seat in people],
+        )
+        bots = sorted({seat.bot for seat in record.seats if seat.bot is not None})
+        connection.executemany(
+            "INSERT INTO versus (game, name, bot, games, won) VALUES (?, ?, ?, 1, ?)"
+            " ON CONFLICT (game, name, bot) DO UPDATE SET games = games + 1, won = won + excluded.won",
+            [(record.game, seat.name, bot, seat.win) for seat in people for bot in bots],
+        )
 
     def _rate(self, connection: sqlite3.Connection, record: GameRecord) -> list[tuple[float, float]]:
         """Update the ratings of everyone at the table; each seat's rating after the game."""
@@ -413,12 +466,13 @@ class RecordsStore:
     def count(self, game: str | None = None) -> int:
         """How many games are recorded (of ``game``)."""
         if game is None:
-            return self.connection.execute("SELECT count(*) FROM games").fetchone()[0]
-        return self.connection.execute("SELECT count(*) FROM games WHERE game = ?", (game,)).fetchone()[0]
+            return self.connection.execute("SELECT coalesce(sum(records), 0) FROM game_totals").fetchone()[0]
+        row = self.connection.execute("SELECT records FROM game_totals WHERE game = ?", (game,)).fetchone()
+        return row[0] if row else 0
 
     def games_played(self) -> list[str]:
         """The ids of the games with records, most recently played first."""
-        rows = self.connection.execute("SELECT game, max(finished) AS last FROM games GROUP BY game ORDER BY last DESC")
+        rows = self.connection.execute("SELECT game FROM game_totals ORDER BY last_finished DESC, game")
         return [row[0] for row in rows]
 
     def recent(
@@ -480,29 +534,32 @@ class RecordsStore:
             )
         return records
 
-    def person_games(self, game: str, name: str) -> list[tuple[int, float, float, int, float]]:
-        """The games ``name`` played as a person, oldest first: (record, finished, score, place, win)."""
+    def person_totals(self, game: str, name: str) -> tuple[int, float, float, float] | None:
+        """``name``'s games of ``game`` as a person: (played, won, best score, sum of scores)."""
         return self.connection.execute(
-            "SELECT s.record, g.finished, s.score, s.place, s.win FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.name = ? AND s.bot IS NULL ORDER BY g.finished, s.record",
-            (game, name),
+            "SELECT played, won, best, score_sum FROM person_totals WHERE game = ? AND name = ?", (game, name)
+        ).fetchone()
+
+    def person_latest(
+        self, game: str, name: str, limit: int, before: int | None = None
+    ) -> list[tuple[int, float, float]]:
+        """``name``'s latest games of ``game`` as a person, newest first: (record, score, win)."""
+        return self.connection.execute(
+            "SELECT record, score, win FROM seats WHERE game = ? AND name = ? AND bot IS NULL AND record < ?"
+            " ORDER BY record DESC LIMIT ?",
+            (game, name, before if before is not None else 2**63 - 1, limit),
         ).fetchall()
 
     def opponents(self, game: str, name: str) -> list[tuple[str, int, float]]:
         """Per bot met by ``name`` in ``game``: (bot id, games, ``name``'s win share summed)."""
         return self.connection.execute(
-            "SELECT b.bot, count(DISTINCT p.record), sum(p.win) FROM seats AS p"
-            " JOIN (SELECT DISTINCT record, bot FROM seats WHERE game = ? AND bot IS NOT NULL) AS b"
-            " ON b.record = p.record"
-            " WHERE p.game = ? AND p.name = ? AND p.bot IS NULL GROUP BY b.bot ORDER BY b.bot",
-            (game, game, name),
+            "SELECT bot, games, won FROM versus WHERE game = ? AND name = ? ORDER BY bot", (game, name)
         ).fetchall()
 
     def people(self, game: str) -> list[tuple[str, int]]:
         """People who played ``game`` and how many seats they took, most first."""
         return self.connection.execute(
-            "SELECT name, count(*) AS n FROM seats WHERE game = ? AND bot IS NULL GROUP BY name ORDER BY n DESC, name",
-            (game,),
+            "SELECT name, played FROM person_totals WHERE game = ? ORDER BY played DESC, name", (game,)
         ).fetchall()
 
     def high_scores(self, game: str, limit: int = 10) -> list[tuple[float, str, float]]:

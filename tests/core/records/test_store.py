@@ -93,6 +93,13 @@ CREATE TABLE seats (record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASC
     mu REAL, sigma REAL, PRIMARY KEY (record, seat)) WITHOUT ROWID;
 CREATE TABLE ratings (game TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, mu REAL NOT NULL,
     sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (game, kind, name)) WITHOUT ROWID;
+CREATE TABLE game_totals (game TEXT PRIMARY KEY, records INTEGER NOT NULL, last_finished REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE person_totals (game TEXT NOT NULL, name TEXT NOT NULL, played INTEGER NOT NULL, won REAL NOT NULL,
+    best REAL NOT NULL, score_sum REAL NOT NULL, PRIMARY KEY (game, name)) WITHOUT ROWID;
+CREATE TABLE versus (game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT NOT NULL, games INTEGER NOT NULL,
+    won REAL NOT NULL, PRIMARY KEY (game, name, bot)) WITHOUT ROWID;
+INSERT INTO game_totals VALUES ('yatzy', 1, 2.0);
+INSERT INTO person_totals VALUES ('yatzy', 'You', 1, 1.0, 254.0, 254.0);
 INSERT INTO games VALUES (7, 'x', 'yatzy', '1.0', '{}', 5, 0, 1.0, 2.0, 1, '[[0,"keep 11111"]]');
 INSERT INTO seats VALUES (7, 0, 'yatzy', 'You', NULL, 254.0, 1, 1.0, NULL, NULL);
 PRAGMA user_version = 1;
@@ -107,6 +114,7 @@ def test_a_file_written_at_schema_1_keeps_its_games(tmp_path: Path) -> None:
     store = RecordsStore.open(path)
     record = store.get(7)
     assert record is not None and record.seats[0].score == 254.0 and record.log == ((0, "keep 11111"),)
+    assert store.games_played() == ["yatzy"] and store.person_totals("yatzy", "You") == (1, 1.0, 254.0, 254.0)
 
 
 @pytest.mark.parametrize(
@@ -219,3 +227,42 @@ def test_a_locked_file_is_reported_and_left_in_place(tmp_path: Path, monkeypatch
         holder.execute("ROLLBACK")
         holder.close()
     assert path.exists() and not [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+
+
+def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(5)
+    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    for number in range(60):
+        names = [("You", None), ("Kei", None), ("B1", rng.choice(["x", "y"])), ("B2", rng.choice(["x", "z"]))]
+        names = names[: rng.randint(2, 4)]
+        scores = [float(rng.randint(0, 5)) for _ in names]
+        winners = [i for i, score in enumerate(scores) if score == max(scores)]
+        places = placings(scores, winners)
+        seats = tuple(
+            SeatRecord(name, bot, scores[i], places[i], 1 / len(winners) if i in winners else 0.0)
+            for i, (name, bot) in enumerate(names)
+        )
+        store.add(GameRecord(rng.choice(["a", "b"]), "1", {}, number, 0, 0.0, float(number), seats, ()))
+    sql = store.connection.execute
+
+    def rounded(rows):
+        return [tuple(round(value, 9) if isinstance(value, float) else value for value in row) for row in rows]
+
+    assert (
+        sql("SELECT game, records FROM game_totals ORDER BY game").fetchall()
+        == sql("SELECT game, count(*) FROM games GROUP BY game ORDER BY game").fetchall()
+    )
+    assert rounded(sql("SELECT * FROM person_totals ORDER BY game, name").fetchall()) == rounded(
+        sql(
+            "SELECT game, name, count(*), sum(win), max(score), sum(score) FROM seats WHERE bot IS NULL"
+            " GROUP BY game, name ORDER BY game, name"
+        ).fetchall()
+    )
+    expected = sql(
+        "SELECT p.game, p.name, b.bot, count(*), sum(p.win) FROM seats AS p"
+        " JOIN (SELECT DISTINCT record, bot FROM seats WHERE bot IS NOT NULL) AS b ON b.record = p.record"
+        " WHERE p.bot IS NULL GROUP BY p.game, p.name, b.bot ORDER BY p.game, p.name, b.bot"
+    ).fetchall()
+    assert rounded(sql("SELECT * FROM versus ORDER BY game, name, bot").fetchall()) == rounded(expected)

@@ -209,7 +209,10 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
             game_number INTEGER NOT NULL,
             started REAL NOT NULL,
             finished REAL NOT NULL,
-            seat_count INTEGER NOT NULL,
+            seat_count INTEGER NOT NULL
+        );
+        CREATE TABLE game_logs (
+            record INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
             log TEXT NOT NULL
         );
         CREATE INDEX games_by_time ON games (finished DESC, id DESC);
@@ -353,7 +356,7 @@ class RecordsStore:
     def _check_schema(self) -> None:
         """A file with our version number but not our tables is damaged too."""
         tables = {row[0] for row in self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {"games", "seats", "ratings", "game_totals", "person_totals", "versus"} - tables
+        missing = {"games", "game_logs", "seats", "ratings", "game_totals", "person_totals", "versus"} - tables
         if missing:
             raise _Damaged(f"missing tables: {', '.join(sorted(missing))}")
 
@@ -377,7 +380,7 @@ class RecordsStore:
     def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
         cursor = connection.execute(
             "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-            " finished, seat_count, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " finished, seat_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.digest(),
                 record.game,
@@ -388,12 +391,15 @@ class RecordsStore:
                 record.started,
                 record.finished,
                 len(record.seats),
-                json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":")),
             ),
         )
         if cursor.rowcount == 0:
             return None
         record_id = cursor.lastrowid
+        connection.execute(
+            "INSERT INTO game_logs (record, log) VALUES (?, ?)",
+            (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
+        )
         rated = self._rate(connection, record)
         connection.executemany(
             "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
@@ -498,7 +504,7 @@ class RecordsStore:
         """One record with its log."""
         row = self.connection.execute(
             "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log FROM games"
-            " WHERE id = ?",
+            " JOIN game_logs ON record = id WHERE id = ?",
             (record_id,),
         ).fetchone()
         return self._with_seats([row], with_log=True)[0] if row is not None else None

@@ -58,6 +58,7 @@ class RecordsScreen(Screen):
         """The past games listed, newest first."""
         self.loaded = False
         """True once the games list has been read."""
+        self._shown_game: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(_("Records"), id="records-title")
@@ -99,6 +100,7 @@ class RecordsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="records-games", exit_on_error=False)
     def _read_games(self) -> None:
+        """The games with records, and the figures of the first one shown, in one trip to the thread."""
         from gamenight.records.store import RecordsUnavailable
 
         try:
@@ -106,12 +108,23 @@ class RecordsScreen(Screen):
         except RecordsUnavailable as error:
             self.app.call_from_thread(self._show_games, [], str(error))
             return
-        games = store.games_played() if store is not None else []
-        if store is not None:
+        if store is None:
+            self.app.call_from_thread(self._show_games, [], None)
+            return
+        try:
+            games = store.games_played()
+            first = self.wanted_game if self.wanted_game in games else (games[0] if games else None)
+            shown = self._read(store, first) if first is not None else None
+        finally:
             store.close()
-        self.app.call_from_thread(self._show_games, games, None)
+        self.app.call_from_thread(self._show_games, games, None, shown)
 
-    def _show_games(self, games: list[str], problem: str | None) -> None:
+    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any]]:
+        from gamenight.records.stats import game_stats
+
+        return game, game_stats(store, game), store.recent(game, limit=PAST_GAMES)
+
+    def _show_games(self, games: list[str], problem: str | None, shown: tuple | None = None) -> None:
         self.loaded = True
         listing = self.query_one("#record-games", OptionList)
         listing.clear_options()
@@ -122,16 +135,18 @@ class RecordsScreen(Screen):
             )
             return
         listing.add_options(Option(Text(safe_text(self._labels(game)[0], 40)), id=game) for game in games)
-        start = games.index(self.wanted_game) if self.wanted_game in games else 0
-        listing.highlighted = start
+        if shown is not None:
+            self._shown_game = shown[0]
+            listing.highlighted = games.index(shown[0])
+            self._show_game(*shown)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_list.id == "record-games" and event.option.id:
+        if event.option_list.id == "record-games" and event.option.id and event.option.id != self._shown_game:
+            self._shown_game = event.option.id
             self._read_game(event.option.id)
 
     @work(thread=True, exclusive=True, group="records-game", exit_on_error=False)
     def _read_game(self, game: str) -> None:
-        from gamenight.records.stats import game_stats
         from gamenight.records.store import RecordsUnavailable
 
         try:
@@ -142,11 +157,10 @@ class RecordsScreen(Screen):
         if store is None:
             return
         try:
-            figures = game_stats(store, game)
-            past = store.recent(game, limit=PAST_GAMES)
+            shown = self._read(store, game)
         finally:
             store.close()
-        self.app.call_from_thread(self._show_game, game, figures, past)
+        self.app.call_from_thread(self._show_game, *shown)
 
     def _show_game(self, game: str, figures: Any, past: list[Any]) -> None:
         from gamenight.records.text import past_game_text, records_text

@@ -87,7 +87,8 @@ def test_an_empty_file_is_schema_version_0_and_opens(tmp_path: Path) -> None:
 V1_SCHEMA = """
 CREATE TABLE games (id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, game TEXT NOT NULL,
     plugin_version TEXT NOT NULL, options TEXT NOT NULL, seed INTEGER NOT NULL, game_number INTEGER NOT NULL,
-    started REAL NOT NULL, finished REAL NOT NULL, seat_count INTEGER NOT NULL, log TEXT NOT NULL);
+    started REAL NOT NULL, finished REAL NOT NULL, seat_count INTEGER NOT NULL);
+CREATE TABLE game_logs (record INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE, log TEXT NOT NULL);
 CREATE TABLE seats (record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE, seat INTEGER NOT NULL,
     game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT, score REAL NOT NULL, place INTEGER NOT NULL, win REAL NOT NULL,
     mu REAL, sigma REAL, PRIMARY KEY (record, seat)) WITHOUT ROWID;
@@ -100,7 +101,8 @@ CREATE TABLE versus (game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT NOT NULL, 
     won REAL NOT NULL, PRIMARY KEY (game, name, bot)) WITHOUT ROWID;
 INSERT INTO game_totals VALUES ('yatzy', 1, 2.0);
 INSERT INTO person_totals VALUES ('yatzy', 'You', 1, 1.0, 254.0, 254.0);
-INSERT INTO games VALUES (7, 'x', 'yatzy', '1.0', '{}', 5, 0, 1.0, 2.0, 1, '[[0,"keep 11111"]]');
+INSERT INTO games VALUES (7, 'x', 'yatzy', '1.0', '{}', 5, 0, 1.0, 2.0, 1);
+INSERT INTO game_logs VALUES (7, '[[0,"keep 11111"]]');
 INSERT INTO seats VALUES (7, 0, 'yatzy', 'You', NULL, 254.0, 1, 1.0, NULL, NULL);
 PRAGMA user_version = 1;
 """

@@ -239,6 +239,8 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
             mu REAL NOT NULL,
             sigma REAL NOT NULL,
             games INTEGER NOT NULL,
+            seats INTEGER NOT NULL,
+            score_sum REAL NOT NULL,
             PRIMARY KEY (game, kind, name)
         ) WITHOUT ROWID;
         CREATE TABLE game_totals (
@@ -459,11 +461,15 @@ class RecordsStore:
             [seat.rater for seat in record.seats],
             [seat.place for seat in record.seats],
         )
+        seats = {rater: [seat.score for seat in record.seats if seat.rater == rater] for rater in raters}
         connection.executemany(
-            "INSERT INTO ratings (game, kind, name, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1)"
+            "INSERT INTO ratings (game, kind, name, mu, sigma, games, seats, score_sum) VALUES (?, ?, ?, ?, ?, 1, ?, ?)"
             " ON CONFLICT (game, kind, name) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
-            " games = games + 1",
-            [(record.game, kind, name, *after[(kind, name)]) for kind, name in raters],
+            " games = games + 1, seats = seats + excluded.seats, score_sum = score_sum + excluded.score_sum",
+            [
+                (record.game, kind, name, *after[(kind, name)], len(seats[(kind, name)]), sum(seats[(kind, name)]))
+                for kind, name in raters
+            ],
         )
         return [after[seat.rater] for seat in record.seats]
 
@@ -574,6 +580,14 @@ class RecordsStore:
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
             " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
             (game, limit),
+        ).fetchall()
+
+    def mean_scores(self, game: str) -> list[tuple[str, str, float, int]]:
+        """Everyone's mean score at ``game``: (kind, name, mean, seats played), highest first."""
+        return self.connection.execute(
+            "SELECT kind, name, score_sum / seats AS mean, seats FROM ratings WHERE game = ? AND seats > 0"
+            " ORDER BY mean DESC, name",
+            (game,),
         ).fetchall()
 
     def ratings(self, game: str) -> list[tuple[str, str, float, float, int]]:

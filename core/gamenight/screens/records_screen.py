@@ -18,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual_plotext import PlotextPlot
 
 from gamenight.i18n import _, translator
 from gamenight.text import safe_text
@@ -28,12 +29,17 @@ __all__ = ["RecordsScreen"]
 
 PAST_GAMES = 200
 """How many past games the list shows (newest first)."""
+PLOTTED = 200
+"""How many of the player's latest scores the plot shows."""
 
 
 class RecordsScreen(Screen):
     """Choose a game on the left; its figures on the right, its past games below."""
 
-    BINDINGS = [Binding("escape,q", "app.pop_screen", _("Back"))]
+    BINDINGS = [
+        Binding("g", "plot", _("Plot"), tooltip=_("The player's scores over time, beside each bot's mean score")),
+        Binding("escape,q", "app.pop_screen", _("Back")),
+    ]
 
     DEFAULT_CSS = """
     RecordsScreen #records-title {
@@ -42,6 +48,9 @@ class RecordsScreen(Screen):
     RecordsScreen #records-top { height: 1fr; }
     RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
     RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
+    RecordsScreen #plot { width: 1fr; height: 1fr; border: round $panel; display: none; }
+    RecordsScreen.plotting #plot { display: block; }
+    RecordsScreen.plotting #figures { display: none; }
     RecordsScreen #past {
         height: 8; border: round $panel; border-title-color: $text; text-wrap: nowrap; text-overflow: ellipsis;
     }
@@ -56,6 +65,10 @@ class RecordsScreen(Screen):
         """The :class:`gamenight.records.stats.GameStats` shown (tests read it)."""
         self.past: list[Any] = []
         """The past games listed, newest first."""
+        self.history: list[float] = []
+        """The player's latest scores, oldest first (what the plot draws)."""
+        self.means: list[tuple[str, float]] = []
+        """Each bot's mean score at this game, highest first (the plot's reference lines)."""
         self.loaded = False
         """True once the games list has been read."""
         self._shown_game: str | None = None
@@ -68,6 +81,7 @@ class RecordsScreen(Screen):
             yield games
             with VerticalScroll(id="figures"):
                 yield Static("", id="figures-text")
+            yield PlotextPlot(id="plot")
         past = OptionList(id="past")
         past.border_title = _("Past games, newest first")
         yield past
@@ -119,10 +133,15 @@ class RecordsScreen(Screen):
             store.close()
         self.app.call_from_thread(self._show_games, games, None, shown)
 
-    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any]]:
+    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]]]:
         from gamenight.records.stats import game_stats
 
-        return game, game_stats(store, game), store.recent(game, limit=PAST_GAMES)
+        figures = game_stats(store, game)
+        history = []
+        if figures.player is not None:
+            history = [score for _record, score, _win in store.person_latest(game, figures.player, PLOTTED)][::-1]
+        means = [(name, mean) for kind, name, mean, _seats in store.mean_scores(game) if kind == "bot"]
+        return game, figures, store.recent(game, limit=PAST_GAMES), history, means
 
     def _show_games(self, games: list[str], problem: str | None, shown: tuple | None = None) -> None:
         self.loaded = True
@@ -162,16 +181,42 @@ class RecordsScreen(Screen):
             store.close()
         self.app.call_from_thread(self._show_game, *shown)
 
-    def _show_game(self, game: str, figures: Any, past: list[Any]) -> None:
+    def _show_game(
+        self, game: str, figures: Any, past: list[Any], history: list[float], means: list[tuple[str, float]]
+    ) -> None:
         from gamenight.records.text import past_game_text, records_text
 
         listing = self.query_one("#record-games", OptionList)
         if listing.highlighted is None or listing.get_option_at_index(listing.highlighted).id != game:
             return  # another game was chosen meanwhile: its own figures are on the way
-        self.figures, self.past = figures, past
+        self.figures, self.past, self.history, self.means = figures, past, history, means
         title, bots = self._labels(game)
+        self._draw_plot(bots)
         self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots)))
         self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
         past_list.add_options(Option(past_game_text(record, bots), id=str(record.id)) for record in past)
+
+    def action_plot(self) -> None:
+        """Show the plot instead of the figures, or the figures again."""
+        self.toggle_class("plotting")
+
+    def _draw_plot(self, bots: dict[str, str]) -> None:
+        """The player's scores, oldest to newest, and a line at each bot's mean score (the best three)."""
+        plot = self.query_one("#plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        player = self.figures.player if self.figures is not None else None
+        if player is None or not self.history:
+            plt.title(_("No scores of a person to plot yet."))
+            plot.refresh()
+            return
+        plt.title(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        games = list(range(1, len(self.history) + 1))
+        plt.plot(games, self.history, marker="braille", label=safe_text(player, 24))
+        for bot, mean in self.means[:3]:
+            label = _("{bot}: mean {mean}", bot=safe_text(bots.get(bot, bot), 20), mean=f"{mean:.0f}")
+            plt.plot([games[0], games[-1]], [mean, mean], marker="braille", label=label)
+        plot.refresh()

@@ -118,3 +118,19 @@ async def test_a_damaged_records_file_is_reported_on_the_screen(nim_registry, co
         await pilot.pause()
         assert "damaged" in "\n".join(screen_text(app))
     assert [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+
+
+async def test_g_plots_the_scores_beside_each_bots_mean(nim_registry, config, tmp_path):
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play_a_game_then_open_the_records(pilot, app)
+        assert screen.history == [1.0] and screen.means == [("perfect", 0.0)]
+        await pilot.press("g")
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+        assert "Ann: the latest 1 scores" in text and "Perfect: mean 0" in text
+        assert not screen.query_one("#figures").display
+        await pilot.press("g")  # and back to the figures
+        await pilot.pause()
+        assert "Ann: played 1" in "\n".join(screen_text(app))

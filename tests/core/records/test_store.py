@@ -93,7 +93,8 @@ CREATE TABLE seats (record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASC
     game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT, score REAL NOT NULL, place INTEGER NOT NULL, win REAL NOT NULL,
     mu REAL, sigma REAL, PRIMARY KEY (record, seat)) WITHOUT ROWID;
 CREATE TABLE ratings (game TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, mu REAL NOT NULL,
-    sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (game, kind, name)) WITHOUT ROWID;
+    sigma REAL NOT NULL, games INTEGER NOT NULL, seats INTEGER NOT NULL, score_sum REAL NOT NULL,
+    PRIMARY KEY (game, kind, name)) WITHOUT ROWID;
 CREATE TABLE game_totals (game TEXT PRIMARY KEY, records INTEGER NOT NULL, last_finished REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE person_totals (game TEXT NOT NULL, name TEXT NOT NULL, played INTEGER NOT NULL, won REAL NOT NULL,
     best REAL NOT NULL, score_sum REAL NOT NULL, PRIMARY KEY (game, name)) WITHOUT ROWID;
@@ -268,3 +269,11 @@ def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
         " WHERE p.bot IS NULL GROUP BY p.game, p.name, b.bot ORDER BY p.game, p.name, b.bot"
     ).fetchall()
     assert rounded(sql("SELECT * FROM versus ORDER BY game, name, bot").fetchall()) == rounded(expected)
+    means = sql(
+        "SELECT game, CASE WHEN bot IS NULL THEN 'person' ELSE 'bot' END AS kind, coalesce(bot, name) AS who,"
+        " avg(score), count(*) FROM seats GROUP BY game, kind, who ORDER BY game, kind, who"
+    ).fetchall()
+    stored = [
+        (game, kind, name, mean, seats) for game in ("a", "b") for kind, name, mean, seats in store.mean_scores(game)
+    ]
+    assert rounded(sorted(stored)) == rounded(means)

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -33,6 +33,20 @@ PLOTTED = 200
 """How many of the player's latest scores the plot shows."""
 
 
+PLOT_COLOURS = ("cyan", "magenta", "yellow", "green")
+"""The player's line, then each bot's mean (ANSI names: plotext and Rich draw them alike)."""
+
+
+class ScorePlot(PlotextPlot):
+    """Plotext's picture without the newline it ends with (one line more than the widget has)."""
+
+    def render(self):
+        text = super().render()
+        if isinstance(text, Text) and text.plain.endswith("\n"):
+            text.right_crop(1)
+        return text
+
+
 class RecordsScreen(Screen):
     """Choose a game on the left; its figures on the right, its past games below."""
 
@@ -48,8 +62,10 @@ class RecordsScreen(Screen):
     RecordsScreen #records-top { height: 1fr; }
     RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
     RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
-    RecordsScreen #plot { width: 1fr; height: 1fr; border: round $panel; display: none; }
-    RecordsScreen.plotting #plot { display: block; }
+    RecordsScreen #plot-pane { width: 1fr; height: 1fr; border: round $panel; display: none; }
+    RecordsScreen #plot-legend { height: auto; padding: 0 1; }
+    RecordsScreen #plot { height: 1fr; }
+    RecordsScreen.plotting #plot-pane { display: block; }
     RecordsScreen.plotting #figures { display: none; }
     RecordsScreen #past {
         height: 8; border: round $panel; border-title-color: $text; text-wrap: nowrap; text-overflow: ellipsis;
@@ -81,7 +97,10 @@ class RecordsScreen(Screen):
             yield games
             with VerticalScroll(id="figures"):
                 yield Static("", id="figures-text")
-            yield PlotextPlot(id="plot")
+            with Vertical(id="plot-pane"):
+                # The title and legend are Rich text: plotext counts a Japanese character as one cell.
+                yield Static("", id="plot-legend")
+                yield ScorePlot(id="plot")
         past = OptionList(id="past")
         past.border_title = _("Past games, newest first")
         yield past
@@ -204,19 +223,27 @@ class RecordsScreen(Screen):
 
     def _draw_plot(self, bots: dict[str, str]) -> None:
         """The player's scores, oldest to newest, and a line at each bot's mean score (the best three)."""
-        plot = self.query_one("#plot", PlotextPlot)
+        plot = self.query_one("#plot", ScorePlot)
+        legend = self.query_one("#plot-legend", Static)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
         player = self.figures.player if self.figures is not None else None
         if player is None or not self.history:
-            plt.title(_("No scores of a person to plot yet."))
+            legend.update(Text(_("No scores of a person to plot yet.")))
             plot.refresh()
             return
-        plt.title(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        text.append("\n")
         games = list(range(1, len(self.history) + 1))
-        plt.plot(games, self.history, marker="braille", label=safe_text(player, 24))
-        for bot, mean in self.means[:3]:
-            label = _("{bot}: mean {mean}", bot=safe_text(bots.get(bot, bot), 20), mean=f"{mean:.0f}")
-            plt.plot([games[0], games[-1]], [mean, mean], marker="braille", label=label)
+        plt.plot(games, self.history, marker="braille", color=PLOT_COLOURS[0])
+        text.append("━━ ", style=PLOT_COLOURS[0])
+        text.append(safe_text(player, 24))
+        for bot, mean in self.means[: len(PLOT_COLOURS) - 1]:
+            colour = PLOT_COLOURS[1 + self.means.index((bot, mean))]
+            plt.plot([games[0], games[-1]], [mean, mean], marker="braille", color=colour)
+            text.append("  ━━ ", style=colour)
+            text.append(_("{bot}: mean {mean}", bot=safe_text(bots.get(bot, bot), 20), mean=f"{mean:.0f}"))
+        plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
+        legend.update(text)
         plot.refresh()

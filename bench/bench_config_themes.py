@@ -13,14 +13,12 @@ Prints median, IQR and max in milliseconds.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from gamenight.config import Config
 from gamenight.themes import load_themes
+from timing import measure  # bench/timing.py: this script's own folder is on sys.path
 
 CONFIG = """\
 # settings
@@ -37,16 +35,6 @@ player.1 = "You"
 player.3 = "Bell\\u0007dandy"   # bad: reported, left as it is
 player.2 = "Urd"
 """
-
-
-def measure(label: str, action: Callable[[], object], runs: int) -> str:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-    q1, _median, q3 = statistics.quantiles(times, n=4)
-    return f"| {label} | {statistics.median(times):.2f} ms | {q1:.2f}–{q3:.2f} ms | {max(times):.2f} ms |"
 
 
 def main() -> None:

@@ -36,6 +36,7 @@ from gamenight.saves import MAX_SAVE_BYTES, SaveError, load_match, save_match
 from tests.core.real_saves import play, registry, save_of
 from tests.core.test_saves_tampering import (
     ALLOWED,
+    PIECES,
     apply_edits,
     delete,
     get,
@@ -46,31 +47,6 @@ from tests.core.test_saves_tampering import (
 )
 
 GAMES = ("mille", "seven", "yatzy", "mate")
-PIECES = [
-    "0",
-    "9",
-    "-",
-    ".",
-    '"',
-    "[",
-    "]",
-    "{",
-    ",",
-    "\n",
-    "=",
-    " ",
-    "x",
-    "\x1b",
-    "\u202e",
-    "nan",
-    "inf",
-    "true",
-    "1e999",
-    "\\u0000",
-    "[[[[[[",
-    "'",
-    "\u3164",
-]
 
 
 def structured(document: dict, rng: random.Random) -> dict:

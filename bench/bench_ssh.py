@@ -37,6 +37,9 @@ from pathlib import Path
 
 import asyncssh
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.core.ssh.processes import group_stats
+
 LOBBY = b"choose a game"
 QUIET = 0.15
 """A frame has ended when nothing more arrives for this long (Textual sends no synchronized-output
@@ -92,8 +95,11 @@ class Session:
 
 
 class ServerProcess:
-    def __init__(self, data_dir: Path, sessions: int, extra: tuple[str, ...] = ()) -> None:
+    """``serve-ssh --guest`` in a subprocess with no idle timeout and ``args``; its log lines parsed."""
+
+    def __init__(self, data_dir: Path, *args: str) -> None:
         self.events: list[dict] = []
+        self.lines = 0
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -104,13 +110,9 @@ class ServerProcess:
                 "0",
                 "--data-dir",
                 str(data_dir),
-                "--max-sessions",
-                str(sessions + 5),
-                "--max-new-per-minute",
-                "100000",
                 "--idle-timeout",
                 "0",
-                *extra,
+                *args,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -119,13 +121,15 @@ class ServerProcess:
         )
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(30):
+        if not self.ready.wait(60):
             raise RuntimeError("the server did not start")
-        self.port = next(e["port"] for e in self.events if e["event"] == "listening")
+        self.listening = self.of("listening")[0]
+        self.port = self.listening["port"]
 
     def _read(self) -> None:
         assert self.process.stderr is not None
         for line in self.process.stderr:
+            self.lines += 1
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
@@ -134,15 +138,24 @@ class ServerProcess:
             if event["event"] == "listening":
                 self.ready.set()
 
-    def pids(self) -> list[int]:
-        return [e["pid"] for e in self.events if e["event"] == "session_start"]
+    def of(self, name: str) -> list[dict]:
+        return [e for e in self.events if e["event"] == name]
 
-    def stop(self) -> None:
+    def pids(self) -> list[int]:
+        return [e["pid"] for e in self.of("session_start")]
+
+    def stop(self) -> int:
         self.process.terminate()
         try:
-            self.process.wait(30)
+            return self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            return -9
+
+
+def many_sessions(sessions: int) -> tuple[str, ...]:
+    """Options for a server that admits ``sessions`` at once from one address (the bench's)."""
+    return ("--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000")
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -158,32 +171,16 @@ def memory_kib(pid: int) -> tuple[int, int]:
 
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU time used so far by the processes of the process group ``pgid``."""
-    ticks = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:
-            ticks += int(fields[11]) + int(fields[12])
+    ticks = sum(int(fields[11]) + int(fields[12]) for fields in group_stats(pgid, zombies=True).values())
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def group_memory_kib(pgid: int) -> tuple[int, int]:
     """USS and PSS summed over every process of the process group ``pgid``."""
     uss = pss = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for pid in group_stats(pgid, zombies=True):
         try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            if int(fields[2]) != pgid:
-                continue
-            one_uss, one_pss = memory_kib(int(entry))
+            one_uss, one_pss = memory_kib(pid)
         except (OSError, IndexError, KeyError, ValueError):
             continue
         uss += one_uss
@@ -191,44 +188,42 @@ def group_memory_kib(pgid: int) -> tuple[int, int]:
     return uss, pss
 
 
-def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
-    """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
+def room_first_frame(home: Path, python_options: tuple[str, ...] = ()) -> tuple[float, bytes]:
+    """Start the room as the server does (``python -m gamenight``, fresh ``HOME``) in a local 80x24
+    pty, without SSH; seconds from spawning it to its lobby title, and everything it printed."""
     import fcntl
     import select
     import struct
     import termios
 
-    times = []
-    for run in range(runs):
-        home = data_dir / "direct" / str(run)
-        home.mkdir(parents=True)
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-        }
-        began = time.perf_counter()
-        child = subprocess.Popen(
-            [sys.executable, "-m", "gamenight", "--saves", str(home / "saves"), "--config", str(home / "config.toml")],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            start_new_session=True,
-        )
-        os.close(slave)
-        seen = b""
-        while LOBBY not in seen and time.perf_counter() - began < 120:
-            if select.select([master], [], [], 1)[0]:
-                seen += os.read(master, 65536)
-        times.append(time.perf_counter() - began)
-        child.kill()
-        child.wait()
-        os.close(master)
-    return times
+    home.mkdir(parents=True)
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+    }
+    argv = [sys.executable, *python_options, "-m", "gamenight"]
+    argv += ["--saves", str(home / "saves"), "--config", str(home / "config.toml")]
+    began = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+    os.close(slave)
+    seen = b""
+    while LOBBY not in seen and time.perf_counter() - began < 120:
+        if select.select([master], [], [], 1)[0]:
+            seen += os.read(master, 65536)
+    seconds = time.perf_counter() - began
+    child.kill()
+    child.wait()
+    os.close(master)
+    return seconds, seen
+
+
+def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
+    """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
+    return [room_first_frame(data_dir / "direct" / str(run))[0] for run in range(runs)]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -269,14 +264,16 @@ async def open_session(port: int, number: int) -> tuple[Session, float]:
 
 async def run(args: argparse.Namespace) -> dict:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-ssh-"))
-    server = ServerProcess(data_dir, args.sessions)
+    server = ServerProcess(data_dir, *many_sessions(args.sessions))
     sessions: list[Session] = []
     first_frame: list[float] = []
     latencies: list[float] = []
     first_bytes: list[float] = []
     result: dict = {"sessions_target": args.sessions}
     result["direct_first_frame_s"] = direct_first_frame(data_dir, args.direct_runs)
-    trivial = ServerProcess(data_dir / "trivial", 5, ("--command", "sh -c 'echo choose a game; exec sleep 600'"))
+    trivial = ServerProcess(
+        data_dir / "trivial", *many_sessions(5), "--command", "sh -c 'echo choose a game; exec sleep 600'"
+    )
     overhead = []
     try:
         for number in range(args.direct_runs * 2):

@@ -30,18 +30,19 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncssh
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_ssh import LOBBY, QUIET, Session, group_cpu_seconds, percentile
+sys.path.insert(0, str(Path(__file__).parent))  # bench_ssh
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.core.ssh.processes
+from bench_ssh import LOBBY, QUIET, ServerProcess, Session, group_cpu_seconds, percentile
+
+from tests.core.ssh.processes import process_group
 
 DOWN, UP = b"\x1b[B", b"\x1b[A"
 KEYS = [
@@ -69,61 +70,6 @@ KEYS = [
 """Keys a player might press (no ctrl+q / q: leaving is not what this measures)."""
 
 
-class Server:
-    def __init__(self, data_dir: Path, *args: str) -> None:
-        """``serve-ssh --guest`` with its default limits but for ``args`` and no idle timeout."""
-        self.events: list[dict] = []
-        self.lines = 0
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gamenight.ssh",
-                "--guest",
-                "--port",
-                "0",
-                "--data-dir",
-                str(data_dir),
-                "--idle-timeout",
-                "0",
-                *args,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(60):
-            raise RuntimeError("the server did not start")
-        self.listening = next(e for e in self.events if e["event"] == "listening")
-        self.port = self.listening["port"]
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines += 1
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            self.events.append(event)
-            if event["event"] == "listening":
-                self.ready.set()
-
-    def of(self, name: str) -> list[dict]:
-        return [e for e in self.events if e["event"] == name]
-
-    def stop(self) -> int:
-        self.process.terminate()
-        try:
-            return self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return -9
-
-
 def status(pid: int) -> tuple[int, int]:
     """(RSS, address space) of ``pid`` in KiB, (0, 0) once gone."""
     values = {"VmRSS:": 0, "VmSize:": 0}
@@ -136,20 +82,6 @@ def status(pid: int) -> tuple[int, int]:
     except OSError:
         pass
     return values["VmRSS:"], values["VmSize:"]
-
-
-def group_members(pgid: int) -> list[int]:
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid:
-                members.append(int(entry))
-    return members
 
 
 def connect(port: int, user: str, address: str):
@@ -233,12 +165,12 @@ async def player(number: int, port: int, seconds: float, rng: random.Random, rec
     pump.cancel()
 
 
-async def sample_memory(server: Server, stop: asyncio.Event, peaks: dict[int, tuple[int, int]]) -> None:
+async def sample_memory(server: ServerProcess, stop: asyncio.Event, peaks: dict[int, tuple[int, int]]) -> None:
     while not stop.is_set():
         for start in server.of("session_start"):
             pid = start["pid"]
             rss = size = 0
-            for member in group_members(pid):
+            for member in process_group(pid):
                 one_rss, one_size = status(member)
                 rss += one_rss
                 size = max(size, one_size)
@@ -248,7 +180,9 @@ async def sample_memory(server: Server, stop: asyncio.Event, peaks: dict[int, tu
 
 
 async def load(args: argparse.Namespace, data_dir: Path) -> dict:
-    server = Server(data_dir / "load", "--max-sessions", str(args.max_sessions), "--room-memory", str(args.room_memory))
+    server = ServerProcess(
+        data_dir / "load", "--max-sessions", str(args.max_sessions), "--room-memory", str(args.room_memory)
+    )
     rng = random.Random(args.seed)
     record: dict = {
         "refused": [],
@@ -339,16 +273,22 @@ async def flooder(port: int, number: int, stop: asyncio.Event, counts: dict) -> 
             await asyncio.sleep(0.01)
 
 
+async def player_in_lobby(port: int, user: str) -> Session:
+    """One player (from 127.0.0.2) whose room has drawn its lobby and settled for 2 s."""
+    conn = await connect(port, user, "127.0.0.2")
+    process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
+    session = Session(conn, process)
+    asyncio.get_running_loop().create_task(session.pump())
+    await session.wait_for(LOBBY, 0, 120)
+    await asyncio.sleep(2)
+    return session
+
+
 async def flood(args: argparse.Namespace, data_dir: Path) -> dict:
-    server = Server(data_dir / "flood", "--max-sessions", "10")
+    server = ServerProcess(data_dir / "flood", "--max-sessions", "10")
     result: dict = {}
     try:
-        conn = await connect(server.port, "typist", "127.0.0.2")
-        process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
-        session = Session(conn, process)
-        asyncio.get_running_loop().create_task(session.pump())
-        await session.wait_for(LOBBY, 0, 120)
-        await asyncio.sleep(2)
+        session = await player_in_lobby(server.port, "typist")
         result["baseline_s"] = await keystrokes(session, args.keys)
         stop = asyncio.Event()
         counts = {"connections": 0, "refused": 0, "turned_away": 0}
@@ -363,7 +303,7 @@ async def flood(args: argparse.Namespace, data_dir: Path) -> dict:
         stop.set()
         await asyncio.gather(*flooders)
         result["flood_counts"] = counts
-        conn.close()
+        session.conn.close()
     finally:
         server.stop()
     return result
@@ -371,15 +311,11 @@ async def flood(args: argparse.Namespace, data_dir: Path) -> dict:
 
 # -- 3. a resize storm's cost -------------------------------------------------------------------
 async def resize(args: argparse.Namespace, data_dir: Path) -> dict:
-    server = Server(data_dir / "resize", "--max-sessions", "5")
+    server = ServerProcess(data_dir / "resize", "--max-sessions", "5")
     result: dict = {}
     try:
-        conn = await connect(server.port, "stormy", "127.0.0.2")
-        process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
-        session = Session(conn, process)
-        asyncio.get_running_loop().create_task(session.pump())
-        await session.wait_for(LOBBY, 0, 120)
-        await asyncio.sleep(2)
+        session = await player_in_lobby(server.port, "stormy")
+        process = session.process
         pid = server.of("session_start")[0]["pid"]
         before = group_cpu_seconds(pid)
         await asyncio.sleep(20)
@@ -392,7 +328,7 @@ async def resize(args: argparse.Namespace, data_dir: Path) -> dict:
         seconds = time.monotonic() - began
         result["storm_cpu_percent"] = 100 * (group_cpu_seconds(pid) - before) / seconds
         result["storm_seconds"] = seconds
-        conn.close()
+        session.conn.close()
     finally:
         server.stop()
     return result

@@ -20,10 +20,10 @@ import argparse
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from gamenight.themes import load_themes
+from timing import measure  # bench/timing.py: this script's own folder is on sys.path
 
 OLD_THEME = """\
 name = "old-names"
@@ -34,16 +34,6 @@ shape-l = "#123456"
 mark-x = "#ff0000"
 ghost = "#eeeeee"
 """
-
-
-def measure(label: str, action: Callable[[], object], runs: int) -> str:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-    q1, _median, q3 = statistics.quantiles(times, n=4)
-    return f"| {label} | {statistics.median(times):.2f} ms | {q1:.2f}–{q3:.2f} ms | {max(times):.2f} ms |"
 
 
 def main() -> None:

@@ -113,14 +113,16 @@ def _room_command_palette() -> type:
         screen other than itself.
         """
 
-        _palette_closing = False
+        _palette_closing = False  # not "_closing": every MessagePump has one of its own
+        _LATE = (OptionList.OptionSelected, Input.Submitted, Button.Pressed)
 
-        def check_message_enabled(self, message) -> bool:
-            if self._palette_closing and isinstance(
-                message, OptionList.OptionSelected | Input.Submitted | Button.Pressed
-            ):
-                return False
-            return super().check_message_enabled(message)
+        async def _on_message(self, message) -> None:
+            # Checked when the message is handled, not when it was posted: a second selection is
+            # usually already queued (behind the first) by the time the palette starts closing.
+            if self._palette_closing and isinstance(message, self._LATE):
+                message.stop()
+                return
+            await super()._on_message(message)
 
         def dismiss(self, result=None) -> AwaitComplete:
             if self._palette_closing or self.app.screen is not self:

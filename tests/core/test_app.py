@@ -270,3 +270,53 @@ async def test_ctrl_p_under_the_too_small_screen_opens_no_second_palette(nim_reg
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert [screen.id for screen in app.screen_stack].count("--command-palette") == 1
+
+
+async def settings_palette(app, pilot):
+    """Ctrl+P, "settings" typed, and the palette once its hits are in."""
+    from textual.command import CommandList
+
+    await pilot.press("ctrl+p", *"settings")
+    palette = app.screen
+    commands = palette.query_one(CommandList)
+    for _ in range(100):
+        if commands.option_count:
+            break
+        await pilot.pause(0.05)
+    assert commands.option_count, "the palette offered nothing for 'settings'"
+    return palette, commands
+
+
+async def test_a_command_chosen_twice_in_a_hurry_runs_once_and_the_room_lives(nim_registry, config, tmp_path):
+    # Issue 14.3 (the SSH load test): a fast typist's second selection reached a palette that had
+    # already closed; it popped the lobby and the room died (ScreenStackError).
+    from textual.widgets import OptionList
+
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        palette, commands = await settings_palette(app, pilot)
+        option = commands.get_option_at_index(0)
+        for _ in range(2):
+            palette.post_message(OptionList.OptionSelected(commands, option, 0))
+        for _ in range(5):
+            await pilot.pause()
+        assert app._exception is None
+        assert [type(screen).__name__ for screen in app.screen_stack] == ["LobbyScreen", "SettingsScreen"]
+
+
+async def test_two_returns_typed_at_once_into_the_palette_open_one_screen(nim_registry, config, tmp_path):
+    # The same race through the keyboard: both Returns reach the room's queue before it draws again
+    # (as from a fast typist over SSH); the first runs the command, the second must not run it again
+    # nor pop a screen the palette does not own.
+    from textual import events
+
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settings_palette(app, pilot)
+        await pilot.press("down")
+        for _ in range(2):
+            app.post_message(events.Key("enter", "\r"))
+        for _ in range(5):
+            await pilot.pause()
+        assert app._exception is None
+        assert [type(screen).__name__ for screen in app.screen_stack] == ["LobbyScreen", "SettingsScreen"]

@@ -223,37 +223,38 @@ def test_every_field_of_a_real_save_mutated_is_refused_or_harmless(tmp_path, gam
 
 # -- the text fuzzer -----------------------------------------------------------------------------
 
+PIECES = [
+    "0",
+    "9",
+    "-",
+    ".",
+    '"',
+    "[",
+    "]",
+    "{",
+    ",",
+    "\n",
+    "=",
+    " ",
+    "x",
+    "\x1b",
+    "\u202e",
+    "nan",
+    "inf",
+    "true",
+    "1e999",
+    "\\u0000",
+    "[[[[[[",
+    "'",
+    "\u3164",
+]
+"""What the text fuzzer inserts: bytes that TOML, numbers and terminals each treat specially."""
+
 _EDITS = st.lists(
     st.tuples(
         st.sampled_from(["insert", "delete", "replace", "duplicate-line", "drop-line"]),
         st.floats(0, 1, exclude_max=True),
-        st.sampled_from(
-            [
-                "0",
-                "9",
-                "-",
-                ".",
-                '"',
-                "[",
-                "]",
-                "{",
-                ",",
-                "\n",
-                "=",
-                " ",
-                "x",
-                "\x1b",
-                "\u202e",
-                "nan",
-                "inf",
-                "true",
-                "1e999",
-                "\\u0000",
-                "[[[[[[",
-                "'",
-                "\u3164",
-            ]
-        ),
+        st.sampled_from(PIECES),
     ),
     min_size=1,
     max_size=4,

@@ -115,6 +115,13 @@ async def _retype(pilot, app, selector, text):
     await pilot.press("end", *["backspace"] * len(field.value), *text)
 
 
+async def _retype_and_save(pilot, app, selector, text):
+    """Retype one field of the settings and press Ctrl+S."""
+    await _retype(pilot, app, selector, text)
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
 async def test_settings_save_changes_only_the_edited_line_byte_for_byte(nim_registry, tmp_path):
     path = tmp_path / "config.toml"
     path.write_bytes(HAND_WRITTEN.encode())
@@ -123,9 +130,7 @@ async def test_settings_save_changes_only_the_edited_line_byte_for_byte(nim_regi
         await pilot.press("s")
         assert isinstance(app.screen, SettingsScreen)
         assert app.screen.query_one("#player-2").value == "Cid"  # the bad one: the default shows
-        await _retype(pilot, app, "#player-1", "Urd")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await _retype_and_save(pilot, app, "#player-1", "Urd")
         message = str(app.screen.query_one("#settings-message").render())
         assert message == f"Settings saved to {path}."
         assert any(f"Settings saved to {path}." == n.message for n in app._notifications)
@@ -154,9 +159,7 @@ async def test_settings_never_write_command_line_values_nor_unchosen_language_or
         await pilot.press("ctrl+s")  # nothing changed: nothing written
         await pilot.pause()
         assert path.read_text(encoding="utf-8") == '[general]\nlanguage = "en"\ntheme = "gamenight"\n'
-        await _retype(pilot, app, "#player-0", "Kei")  # one name changed
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await _retype_and_save(pilot, app, "#player-0", "Kei")  # one name changed
     text = path.read_text(encoding="utf-8")
     # no --lang ja, --theme gamenight-16 or --bot-delay 0; no default name Bob/Cid
     assert text == '[general]\nlanguage = "en"\ntheme = "gamenight"\n\n[nim]\nplayer.1 = "Kei"\n'
@@ -168,9 +171,7 @@ async def test_settings_write_a_setting_the_person_changed(nim_registry, tmp_pat
     app = make_app(nim_registry, Config.load(path), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s")
-        await _retype(pilot, app, "#bot-delay", "1.5")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await _retype_and_save(pilot, app, "#bot-delay", "1.5")
         assert app.bot_delay == 1.5
     assert path.read_text(encoding="utf-8") == "# mine\n[general]\nbot_delay = 1.5  # seconds\n"
 
@@ -207,7 +208,5 @@ async def test_settings_leave_an_untouched_name_with_spaces_as_it_is(nim_registr
     app = make_app(nim_registry, Config.load(path), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s")
-        await _retype(pilot, app, "#player-1", "Urd")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await _retype_and_save(pilot, app, "#player-1", "Urd")
     assert path.read_text(encoding="utf-8") == '[nim]\nplayer.1 = " Kei "\nplayer.2 = "Urd"\n'

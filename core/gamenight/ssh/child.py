@@ -54,7 +54,8 @@ class RoomProcess:
 
     ``on_input_blocked(True/False)`` tells the owner to pause/resume reading
     the client; ``hangup_ignored`` starts the child with SIGHUP and SIGTERM
-    ignored (the sandbox's first stages; the room restores them);
+    ignored (the sandbox's first stages; the room restores them); ``pass_fds`` are
+    inherited by the child under the same numbers (the shared tables' socket);
     ``on_exit(returncode)`` is called once the child has exited and all of
     its output has been delivered.
     """
@@ -70,6 +71,7 @@ class RoomProcess:
         on_input_blocked: Callable[[bool], None],
         new_session: bool = True,
         hangup_ignored: bool = False,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self._argv = list(argv)
         self._env = dict(env)
@@ -80,6 +82,7 @@ class RoomProcess:
         self._on_input_blocked = on_input_blocked
         self._new_session = new_session
         self._hangup_ignored = hangup_ignored
+        self._pass_fds = tuple(pass_fds)
         self._loop = asyncio.get_running_loop()
         self._master = -1
         self._process: asyncio.subprocess.Process | None = None
@@ -111,6 +114,7 @@ class RoomProcess:
                 cwd=self._cwd,
                 start_new_session=self._new_session,
                 preexec_fn=_ignore_hangup if self._hangup_ignored else None,
+                pass_fds=self._pass_fds,
             )
         except BaseException:
             os.close(master)

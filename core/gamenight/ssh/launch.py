@@ -5,7 +5,7 @@
   as ``SIGWINCH``.
 * ``--hide DATA_DIR HOME``: run inside fresh user, mount and PID namespaces
   (``unshare --user --mount --pid --fork --mount-proc``, see
-  :func:`gamenight.ssh.server.build_command`): cover ``DATA_DIR`` (the host
+  :func:`gamenight.ssh.sandbox.build_command`): cover ``DATA_DIR`` (the host
   key, every other user's folder) with an empty read-only tmpfs and put back
   only ``HOME``, the user's own folder, at its usual path.  With its own
   ``/proc`` the room cannot reach other rooms through ``/proc/PID/cwd`` either.

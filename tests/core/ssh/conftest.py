@@ -176,30 +176,6 @@ def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
     return [*argv, *extra, "-l", user, "127.0.0.1"]
 
 
-def process_alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
-def process_group(pgid: int) -> list[int]:
-    """The live processes of process group ``pgid`` (as this test sees them)."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                members.append(int(entry))
-    return members
-
-
 class _TolerantScreen(pyte.Screen):
     """pyte's screen, but a cursor move with extra parameters does not kill the reader.
 

@@ -14,7 +14,8 @@ import pyte
 import pytest
 from gamenight.ssh.server import sandbox_works
 
-from tests.core.ssh.conftest import FAKE_COMMAND, process_alive
+from tests.core.ssh.conftest import FAKE_COMMAND
+from tests.core.ssh.processes import process_alive
 
 LOBBY = b"choose a game"
 

@@ -21,7 +21,8 @@ from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.ssh.identity import key_user_id
 
-from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, process_alive, ssh_argv, wait_until
+from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.processes import process_alive
 
 LOBBY = "choose a game"
 DOWN, HOME = "\x1b[B", "\x1b[H"

@@ -9,7 +9,8 @@ import time
 import asyncssh
 import pytest
 
-from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, process_alive, process_group, ssh_argv, wait_until
+from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.processes import process_alive, process_group
 
 
 def connect(server, username: str = "alice"):

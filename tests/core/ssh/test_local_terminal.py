@@ -10,20 +10,16 @@ from .conftest import wait_until
 LOBBY = "choose a game"
 
 
+def open_room(terminals, tmp_path: Path):
+    """``gamenight`` in English in an 80x24 pseudo-terminal, its config and saves in ``tmp_path``."""
+    argv = [sys.executable, "-m", "gamenight", "--config", str(tmp_path / "config.toml")]
+    argv += ["--saves", str(tmp_path / "saves"), "--lang", "en"]
+    return terminals(argv, 80, 24, env={"LANG": "C.UTF-8", "GAMENIGHT_LANG": "en"})
+
+
 def test_invalid_utf8_typed_into_the_room_does_not_stop_its_keyboard(terminals, tmp_path: Path) -> None:
     # Textual's Linux driver decoded stdin strictly: its input thread died at the first bad byte.
-    argv = [
-        sys.executable,
-        "-m",
-        "gamenight",
-        "--config",
-        str(tmp_path / "config.toml"),
-        "--saves",
-        str(tmp_path / "saves"),
-        "--lang",
-        "en",
-    ]
-    terminal = terminals(argv, 80, 24, env={"LANG": "C.UTF-8", "GAMENIGHT_LANG": "en"})
+    terminal = open_room(terminals, tmp_path)
     terminal.wait_for("Yatzy", 40)  # the games are listed
     terminal.send(b"\xff\xfe\xc3(")  # not UTF-8 at all, then a broken two-byte sequence
     terminal.send("h")
@@ -37,18 +33,7 @@ def test_invalid_utf8_typed_into_the_room_does_not_stop_its_keyboard(terminals, 
 
 def test_the_palette_opened_again_in_a_tiny_window_does_not_crash_the_room(terminals, tmp_path: Path) -> None:
     # Issue 14.3: Ctrl+P, shrink to 40x10, Ctrl+P again raised DuplicateIds and printed a traceback.
-    argv = [
-        sys.executable,
-        "-m",
-        "gamenight",
-        "--config",
-        str(tmp_path / "config.toml"),
-        "--saves",
-        str(tmp_path / "saves"),
-        "--lang",
-        "en",
-    ]
-    terminal = terminals(argv, 80, 24, env={"LANG": "C.UTF-8", "GAMENIGHT_LANG": "en"})
+    terminal = open_room(terminals, tmp_path)
     terminal.wait_for("Yatzy", 40)
     terminal.send(b"\x10")  # Ctrl+P
     terminal.wait_for("Search for commands", 20)

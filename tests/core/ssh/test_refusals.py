@@ -47,16 +47,15 @@ def connect(server, key: Path | None = None, username: str = "alice", **options)
     )
 
 
+def run_ssh(*argv: str) -> subprocess.CompletedProcess[str]:
+    """The OpenSSH client with nothing on its input; what it printed, and its exit status."""
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+
+
 @needs_ssh
 def test_a_wrong_key_is_refused(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run(
-        [*ssh_argv(keys_server.port, "alice", keys["mallory"], "-tt")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_ssh(*ssh_argv(keys_server.port, "alice", keys["mallory"], "-tt"))
     assert result.returncode == 255
     assert "Permission denied" in result.stderr
     keys_server.expect("auth_failed", since=mark)
@@ -67,12 +66,8 @@ def test_a_wrong_key_is_refused(keys_server, keys) -> None:
 @needs_ssh
 def test_a_password_is_not_even_offered(keys_server) -> None:
     mark = keys_server.mark()
-    result = subprocess.run(
-        [*ssh_argv(keys_server.port, "alice", None), "-o", "BatchMode=no", "-o", "NumberOfPasswordPrompts=1", "-tt"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
+    result = run_ssh(
+        *ssh_argv(keys_server.port, "alice", None), "-o", "BatchMode=no", "-o", "NumberOfPasswordPrompts=1", "-tt"
     )
     assert result.returncode == 255
     assert "Permission denied (publickey)" in result.stderr
@@ -83,13 +78,7 @@ def test_a_password_is_not_even_offered(keys_server) -> None:
 def test_an_exec_request_is_refused_with_a_message(keys_server, keys, tmp_path: Path) -> None:
     mark = keys_server.mark()
     marker = tmp_path / "ran"
-    result = subprocess.run(
-        [*ssh_argv(keys_server.port, "alice", keys["alice"]), f"touch {marker}"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_ssh(*ssh_argv(keys_server.port, "alice", keys["alice"]), f"touch {marker}")
     assert result.returncode == 1
     assert "only offers the gamenight game room" in result.stderr
     assert not marker.exists()
@@ -100,13 +89,7 @@ def test_an_exec_request_is_refused_with_a_message(keys_server, keys, tmp_path: 
 @needs_ssh
 def test_a_shell_without_a_pty_is_refused_with_a_message(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run(
-        [*ssh_argv(keys_server.port, "alice", keys["alice"], "-T")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_ssh(*ssh_argv(keys_server.port, "alice", keys["alice"], "-T"))
     assert result.returncode == 1
     assert "needs a terminal" in result.stderr
     keys_server.expect("refused", since=mark, kind="no_pty")
@@ -115,16 +98,10 @@ def test_a_shell_without_a_pty_is_refused_with_a_message(keys_server, keys) -> N
 @needs_ssh
 def test_remote_port_forwarding_is_refused(keys_server, keys) -> None:
     mark = keys_server.mark()
-    result = subprocess.run(
-        [
-            *ssh_argv(
-                keys_server.port, "alice", keys["alice"], "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9"
-            )
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
+    result = run_ssh(
+        *ssh_argv(
+            keys_server.port, "alice", keys["alice"], "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9"
+        )
     )
     assert result.returncode == 255
     assert "forwarding failed" in result.stderr

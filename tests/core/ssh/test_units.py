@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from gamenight.ssh import server
+from gamenight.ssh import sandbox, server, settings
 from gamenight.ssh.child import MAX_COLS, MAX_ROWS, clamp_size
 from gamenight.ssh.identity import guest_user_id, key_user_id, load_or_create_host_key, user_dir
 from gamenight.ssh.limits import RateLimiter
@@ -137,6 +137,10 @@ def test_the_child_environment_is_built_fresh(tmp_path: Path, monkeypatch: pytes
     assert "COLORTERM" not in server.build_environment(tmp_path, "xterm", "16", None)
     # A crash is logged in the user's folder (visible inside the sandbox), never shown with paths.
     assert env["GAMENIGHT_HOSTED"] == "1" and env["GAMENIGHT_CRASH_LOG"] == str(tmp_path / "crash.log")
+    # The shared tables' socket is named only when the server made one (never from the server's env).
+    monkeypatch.setenv("GAMENIGHT_TABLES_FD", "0")
+    assert "GAMENIGHT_TABLES_FD" not in server.build_environment(tmp_path, "xterm", "16", None)
+    assert server.build_environment(tmp_path, "xterm", "16", None, tables_fd=9)["GAMENIGHT_TABLES_FD"] == "9"
 
 
 def test_the_servers_log_gets_the_last_line_of_a_crash_log(tmp_path: Path) -> None:
@@ -192,6 +196,15 @@ def test_serve_ssh_refuses_a_missing_authorized_keys_file(capsys: pytest.Capture
     assert "nope" in capsys.readouterr().err
 
 
+def test_the_shared_tables_are_on_unless_turned_off(tmp_path: Path) -> None:
+    options = settings.parser()
+    on = settings.settings_from_args(options, options.parse_args(["--guest", "--data-dir", str(tmp_path)]))
+    off = settings.settings_from_args(options, options.parse_args(["--guest", "--tables", "off"]))
+    assert on.tables is True and off.tables is False
+    with pytest.raises(SystemExit):
+        options.parse_args(["--guest", "--tables", "maybe"])
+
+
 def test_guest_and_keys_cannot_be_combined(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         server.main(["--guest", "--authorized-keys", str(tmp_path / "k")])
@@ -207,7 +220,7 @@ def test_the_gamenight_command_dispatches_serve_ssh_here(capsys: pytest.CaptureF
 def test_sandbox_on_refuses_to_start_where_namespaces_are_unavailable(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(server.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)  # no util-linux setsid/unshare
     assert not server.sandbox_works(tmp_path)
     assert server.main(["--guest", "--port", "0", "--data-dir", str(tmp_path), "--sandbox", "on"]) == 1
     assert "--sandbox on" in capsys.readouterr().err

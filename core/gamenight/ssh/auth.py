@@ -1,0 +1,415 @@
+"""Who may connect, and how often: keys, guests, the connection limits and refusal caps.
+
+One :class:`Hub` holds what every connection shares (settings, the log, the open
+connections, the authorized keys); one :class:`Connection` per client applies the
+limits, authenticates it, refuses everything but one game session and counts
+what it is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+
+from gamenight.ssh.identity import guest_user_id, key_user_id
+from gamenight.ssh.limits import RateLimiter
+from gamenight.ssh.log import EventLog
+from gamenight.ssh.messages import _, client_text
+from gamenight.ssh.sessions import GameChannel, GameSession
+from gamenight.ssh.settings import Settings
+
+if TYPE_CHECKING:
+    from gamenight.tables.service import TableService
+
+__all__ = ["MAX_AUTH_TRIES", "MAX_REFUSED", "NOISY_LINES", "Connection", "Hub", "last_used"]
+
+MAX_AUTH_TRIES = 6
+"""Refused login attempts per connection (OpenSSH's MaxAuthTries), besides the client's first
+``none`` probe; the next one ends the connection."""
+MAX_REFUSED = 10
+"""Refused requests (channel opens, forwardings, channel requests) per connection before it is closed."""
+NOISY_LINES = 8
+"""Log lines about refused requests and rejected keys per connection; the rest are only counted."""
+
+
+class Hub:
+    """State shared by every connection: settings, limits, the log, open connections."""
+
+    def __init__(self, settings: Settings, log: EventLog, tables: TableService | None = None) -> None:
+        self.settings = settings
+        self.log = log
+        self.tables = tables
+        """The shared tables' service every room is connected to (``None``: ``--tables off``)."""
+        self.rate = RateLimiter(settings.max_new_per_minute)
+        self.connections: set[Connection] = set()
+        """Every admitted connection, logging in or logged in."""
+        self.pending: set[Connection] = set()
+        """Connections still logging in."""
+        self.sessions: set[Connection] = set()
+        """Logged-in connections (what ``--max-sessions`` counts)."""
+        self.endings: set[asyncio.Task[None]] = set()
+        self.refused_waiting = 0
+        """Connections turned away by a limit, waiting to be told why."""
+        self._next_id = 0
+        self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
+        self.sweeper: asyncio.TimerHandle | None = None
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def authorized_keys(self) -> asyncssh.SSHAuthorizedKeys | None:
+        """The authorized keys file, re-read when it changes (no restart to add a player)."""
+        path = self.settings.authorized_keys
+        if path is None:
+            return None
+        try:
+            mtime = path.stat().st_mtime
+            if self._keys is None or self._keys[0] != mtime:
+                self._keys = (mtime, asyncssh.read_authorized_keys(str(path)))
+        except (OSError, ValueError) as error:
+            self.log("error", what="authorized_keys", detail=str(error))
+            if self._keys is None:
+                return None
+        return self._keys[1]
+
+    def from_address(self, peer: str) -> int:
+        return sum(1 for connection in self.connections if connection.peer == peer)
+
+    def of_user(self, user_id: str) -> int:
+        return sum(1 for connection in self.sessions if connection.user_id == user_id)
+
+    def expire_guests(self) -> None:
+        """Delete guest folders nobody has used for ``--guest-expiry-days`` (never one in use)."""
+        days = self.settings.guest_expiry_days
+        users = self.settings.data_dir / "users"
+        if days <= 0 or not users.is_dir():
+            return
+        cutoff = time.time() - days * 86400
+        active = {connection.user_id for connection in self.connections}
+        expired = 0
+        for folder in users.iterdir():
+            if not folder.name.startswith("g-") or folder.name in active or folder.is_symlink():
+                continue
+            try:
+                if last_used(folder) >= cutoff:
+                    continue
+                shutil.rmtree(folder)
+            except OSError as error:
+                self.log("error", what="guest_expiry", detail=str(error))
+                continue
+            expired += 1
+        if expired:
+            self.log("guests_expired", folders=expired, days=days)
+
+    def keep(self, task: asyncio.Task[None]) -> None:
+        self.endings.add(task)
+        task.add_done_callback(self.endings.discard)
+
+
+class Connection(asyncssh.SSHServer):
+    """One client connection: limits, authentication, and at most one game session."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.id = hub.new_id()
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.peer = "?"
+        self.peer_port = 0
+        self.username = ""
+        self.user_id: str | None = None
+        self.session: GameSession | None = None
+        self.started = time.monotonic()
+        self.last_input = self.started
+        self.auth_tried = False
+        self.refused_reason: str | None = None
+        self._candidate: asyncssh.SSHKey | None = None
+        self._refusal: tuple[int, str] | None = None
+        self._idle_handle: asyncio.TimerHandle | None = None
+        self._closing = False
+        self.auth_failures = 0
+        self.refused = 0
+        self.unlogged = 0
+        """Noisy log lines of this connection left out (see :data:`NOISY_LINES`)."""
+
+    # -- connection lifetime --------------------------------------------------
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        self.peer, self.peer_port = str(peer[0]), int(peer[1])
+        hub = self.hub
+        over = self._over_limit()
+        if over is not None:
+            self._refuse(*over)
+            return
+        hub.connections.add(self)
+        hub.pending.add(self)
+        hub.log("connect", conn=self.id, peer=self.peer, port=self.peer_port, open=len(hub.connections))
+        self._schedule_idle_check()
+        # Count what the client is refused; asyncssh answers these without asking the server object.
+        open_failure, auth_failure = conn.send_channel_open_failure, conn.send_userauth_failure
+        global_response = conn._report_global_response
+
+        def channel_open_failed(*args: Any, **kwargs: Any) -> None:
+            open_failure(*args, **kwargs)
+            self.count_refused()
+
+        def auth_failed(partial_success: bool) -> None:
+            auth_failure(partial_success)
+            self.auth_failures += 1
+            if self.auth_failures > MAX_AUTH_TRIES + 1:  # the first one is the client's "none" probe
+                self.hub.log("limit", kind="auth_tries", conn=self.id, peer=self.peer, limit=MAX_AUTH_TRIES)
+                self.close(
+                    "auth_tries", _("Too many authentication failures."), asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE
+                )
+
+        def global_answered(result: Any) -> None:
+            # Only requests asyncssh knows and the server refused (forwardings); an unknown one
+            # may be an OpenSSH client's keepalive@openssh.com (ServerAliveInterval).
+            known = conn._global_request_queue and callable(conn._global_request_queue[0][0])
+            global_response(result)
+            if result is False and known:
+                self.count_refused()
+
+        conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
+        conn.send_userauth_failure = auth_failed  # type: ignore[method-assign]
+        conn._report_global_response = global_answered  # type: ignore[method-assign]
+
+    def note(self, event: str, **fields: Any) -> None:
+        """Log a line about something refused, at most :data:`NOISY_LINES` per connection."""
+        if self.unlogged or self.auth_failures + self.refused >= NOISY_LINES:
+            self.unlogged += 1
+            return
+        self.hub.log(event, conn=self.id, peer=self.peer, **fields)
+
+    def count_refused(self) -> None:
+        """One more refused request; too many close the connection."""
+        self.refused += 1
+        if self.refused >= MAX_REFUSED:
+            self.hub.log("limit", kind="refused", conn=self.id, peer=self.peer, limit=MAX_REFUSED)
+            self.close("refused", _("Too many refused requests."))
+
+    def _over_limit(self) -> tuple[str, str] | None:
+        """The limit a new connection is over (``--max-new-per-minute``, ``--max-pending``,
+        ``--max-per-address``) and what the client is told, or ``None``."""
+        hub, settings = self.hub, self.hub.settings
+        if not hub.rate.allow(self.peer):  # records the connection when it is allowed
+            return "rate", _("Too many new connections from your address; please wait a minute.")
+        if len(hub.pending) >= settings.max_pending:
+            return "pending", _("The server is busy; please try again in a moment.")
+        if hub.from_address(self.peer) >= settings.max_per_address:
+            return "address", _("Too many connections from your address; please try again later.")
+        return None
+
+    def _refuse(self, kind: str, reason: str) -> None:
+        """Turn the client away.  The SSH disconnect message (which clients show) can only be
+        sent once the version exchange is done, so it waits for the first auth request; while
+        too many refused connections are already waiting, the socket is just dropped."""
+        hub = self.hub
+        self.refused_reason = kind
+        hub.log(
+            "limit", kind=kind, conn=self.id, peer=self.peer, open=len(hub.connections), limit=self._limit_value(kind)
+        )
+        assert self.conn is not None
+        if hub.refused_waiting >= hub.settings.max_sessions:
+            self.conn.abort()
+            return
+        hub.refused_waiting += 1
+        self._refusal = (asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
+
+    def _limit_value(self, kind: str) -> float:
+        settings = self.hub.settings
+        return {
+            "rate": settings.max_new_per_minute,
+            "sessions": settings.max_sessions,
+            "pending": settings.max_pending,
+            "address": settings.max_per_address,
+            "user": settings.max_per_user,
+            "idle": settings.idle_timeout,
+        }[kind]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        if self.refused_reason in ("rate", "pending", "address"):
+            if self._refusal is not None:
+                self.hub.refused_waiting -= 1
+            return
+        self.hub.connections.discard(self)
+        self.hub.pending.discard(self)
+        self.hub.sessions.discard(self)
+        if self.session is not None:
+            self.session.end()
+        if self.user_id is None and self.auth_tried:
+            self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username)
+        self.hub.log(
+            "disconnect",
+            conn=self.id,
+            peer=self.peer,
+            user_id=self.user_id,
+            seconds=round(time.monotonic() - self.started, 3),
+            reason=str(exc) if exc else (self.refused_reason or "closed"),
+            open=len(self.hub.connections),
+            auth_failures=self.auth_failures,
+            refused=self.refused,
+            unlogged=self.unlogged,
+        )
+
+    def close(self, kind: str, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
+        """Disconnect this client with ``reason`` (shown by OpenSSH)."""
+        if self._closing or self.conn is None:
+            return
+        self._closing = True
+        self.refused_reason = kind
+        self.conn.disconnect(code, reason)
+
+    # -- idle timeout ---------------------------------------------------------
+    def touch(self) -> None:
+        """The client typed something."""
+        self.last_input = time.monotonic()
+
+    def _schedule_idle_check(self) -> None:
+        timeout = self.hub.settings.idle_timeout
+        if timeout <= 0:
+            return
+        delay = max(0.0, self.last_input + timeout - time.monotonic())
+        self._idle_handle = asyncio.get_running_loop().call_later(delay + 0.01, self._idle_check)
+
+    def _idle_check(self) -> None:
+        timeout = self.hub.settings.idle_timeout
+        if time.monotonic() - self.last_input < timeout:
+            self._schedule_idle_check()
+            return
+        self.hub.log("limit", kind="idle", conn=self.id, peer=self.peer, user_id=self.user_id, limit=timeout)
+        language = self.session.language if self.session else "en"
+        message = client_text(language, "Disconnected after {seconds} seconds without input.", seconds=int(timeout))
+        if self.session is not None:
+            self.session.say(message)
+        self.close("idle", message)
+
+    # -- authentication -------------------------------------------------------
+    def begin_auth(self, username: str) -> bool:
+        if self._refusal is not None and self.conn is not None:
+            self.conn.disconnect(*self._refusal)
+            return True
+        self.username = username[:64]
+        if self.hub.settings.guest:
+            user_id = guest_user_id(username)
+            if not self._admit(user_id):
+                return True
+            self.user_id = user_id
+            self.hub.log(
+                "auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id, method="guest"
+            )
+            return False
+        if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
+            self._admit(None)
+            return True
+        self.auth_tried = True
+        return True
+
+    def _admit(self, user_id: str | None) -> bool:
+        """Move a connection that has logged in (as ``user_id``) from the pending ones to the
+        sessions, or disconnect it with the reason when the server or this user is full."""
+        hub, settings = self.hub, self.hub.settings
+        if len(hub.sessions) >= settings.max_sessions:
+            kind, message = "sessions", _("The server is full; please try again later.")
+        elif user_id is not None and hub.of_user(user_id) >= settings.max_per_user:
+            kind, message = "user", _("You are connected too many times already; close another session first.")
+        else:
+            hub.pending.discard(self)
+            hub.sessions.add(self)
+            return True
+        hub.log(
+            "limit",
+            kind=kind,
+            conn=self.id,
+            peer=self.peer,
+            user_id=user_id,
+            open=len(hub.sessions),
+            limit=self._limit_value(kind),
+        )
+        self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return False
+
+    def public_key_auth_supported(self) -> bool:
+        return not self.hub.settings.guest
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        keys = self.hub.authorized_keys()
+        options = keys.validate(key, self.peer, self.peer) if keys is not None else None
+        if options is None:
+            self.note("auth_rejected_key", user=self.username, key=key.get_fingerprint())
+            return False
+        # The last key accepted here is the one whose signature completes the login.
+        self._candidate = key
+        return True
+
+    def auth_completed(self) -> None:
+        if self.hub.settings.guest or self._candidate is None:
+            return
+        user_id = key_user_id(self._candidate)
+        if not self._admit(user_id):
+            return
+        self.user_id = user_id
+        self.hub.log(
+            "auth_ok",
+            conn=self.id,
+            peer=self.peer,
+            user=self.username,
+            user_id=self.user_id,
+            method="publickey",
+            key=self._candidate.get_fingerprint(),
+        )
+
+    # -- what the client may open ---------------------------------------------
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
+        if self.session is not None or self.user_id is None:
+            self.note("refused", kind="second_session")
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, _("Only one game room per connection.")
+            )
+        self.session = GameSession(self)
+        assert self.conn is not None
+        channel = self.conn.create_server_channel(encoding=None)
+        channel.__class__ = GameChannel  # same object, with the environment capped
+        return channel, self.session  # type: ignore[return-value]
+
+    def _refuse_forward(self, kind: str) -> bool:
+        self.note("refused", kind=kind, user_id=self.user_id)
+        return False
+
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+        return self._refuse_forward("local_forward")
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return self._refuse_forward("remote_forward")
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        return self._refuse_forward("local_forward_unix")
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return self._refuse_forward("remote_forward_unix")
+
+    def tun_requested(self, unit: int | None) -> bool:
+        return self._refuse_forward("tun")
+
+    def tap_requested(self, unit: int | None) -> bool:
+        return self._refuse_forward("tap")
+
+
+def last_used(folder: Path) -> float:
+    """The newest modification time of ``folder`` and everything in it."""
+    newest = folder.lstat().st_mtime
+    for root, directories, files in os.walk(folder):
+        for name in directories + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    return newest

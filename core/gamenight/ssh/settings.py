@@ -1,0 +1,204 @@
+"""What ``serve-ssh`` is started with: the options, their defaults and their validation."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from gamenight.ssh.messages import _
+
+__all__ = ["ROOM_MEMORY", "Settings", "UsageError", "parser", "settings_from_args"]
+
+ROOM_MEMORY = 1024
+"""Default cap on each room's address space in MiB (``RLIMIT_AS``); an idle room uses about 200."""
+
+
+@dataclass
+class Settings:
+    """Everything ``serve-ssh`` was started with."""
+
+    host: str
+    port: int
+    data_dir: Path
+    authorized_keys: Path | None
+    guest: bool
+    max_sessions: int = 64
+    max_new_per_minute: int = 20
+    idle_timeout: float = 1800.0
+    login_timeout: float = 10.0
+    max_pending: int = 32
+    """Connections still logging in, counted apart from ``max_sessions``."""
+    max_per_address: int = 10
+    """Connections (logging in or logged in) from one address."""
+    max_per_user: int = 3
+    """Logged-in connections of one user (key, or guest name)."""
+    grace: float = 5.0
+    guest_expiry_days: float = 30.0
+    """Guest folders unused for this many days are deleted (0: kept for ever)."""
+    room_memory: int = ROOM_MEMORY
+    """Cap on each room's address space in MiB (0: none)."""
+    command: list[str] | None = None
+    sandbox: str = "auto"
+    """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
+    isolated: bool = False
+    """Whether rooms are isolated in this run (decided at start-up)."""
+    tables: bool = True
+    """Whether the server runs the shared tables' service and connects every room to it."""
+
+
+class UsageError(Exception):
+    """The command line cannot start a server; the text says why (exit status 2)."""
+
+
+def _number_options() -> list[tuple[str, type, str, str]]:
+    """The numeric options: name, type, metavar and help, in the order ``--help`` shows them."""
+    return [
+        ("max_sessions", int, "N", _("most logged-in connections at once (default %(default)s)")),
+        (
+            "max_pending",
+            int,
+            "N",
+            _("most connections still logging in at once, apart from the sessions (default %(default)s)"),
+        ),
+        ("max_per_address", int, "N", _("most connections at once from one address (default %(default)s)")),
+        (
+            "max_per_user",
+            int,
+            "N",
+            _("most sessions at once of one user: a key, or a guest name (default %(default)s)"),
+        ),
+        (
+            "login_timeout",
+            float,
+            "SECONDS",
+            _("close a connection that has not logged in after this many seconds (default %(default)s)"),
+        ),
+        ("max_new_per_minute", int, "N", _("most new connections per minute from one address (default %(default)s)")),
+        (
+            "idle_timeout",
+            float,
+            "SECONDS",
+            _("disconnect after this many seconds without input (default %(default)s; 0 = never)"),
+        ),
+        (
+            "guest_expiry_days",
+            float,
+            "DAYS",
+            _("delete a guest's saves and settings after this many days unused (default %(default)s; 0 = never)"),
+        ),
+        (
+            "room_memory",
+            int,
+            "MIB",
+            _(
+                "cap each room's address space at this many MiB; a room that needs more ends, "
+                "its autosave kept (default %(default)s; 0 = no cap)"
+            ),
+        ),
+    ]
+
+
+COUNT_OPTIONS = ("max_sessions", "max_pending", "max_per_address", "max_per_user", "max_new_per_minute")
+"""Options that must be at least 1."""
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``gamenight serve-ssh`` (defaults from :class:`Settings`)."""
+    parser = argparse.ArgumentParser(
+        prog="gamenight serve-ssh",
+        description=_("Host the game room over SSH: every connection gets its own room in a terminal."),
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", metavar="ADDRESS", help=_("address to listen on (default %(default)s)")
+    )
+    parser.add_argument(
+        "--port", type=int, default=2222, metavar="PORT", help=_("port to listen on (default %(default)s)")
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=_("host key and per-user saves and settings (default: the user data dir)"),
+    )
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument(
+        "--authorized-keys",
+        type=Path,
+        metavar="FILE",
+        help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"),
+    )
+    auth.add_argument(
+        "--guest", action="store_true", help=_("admit anyone, without a password; the user name picks the saves")
+    )
+    for name, kind, metavar, text in _number_options():
+        parser.add_argument(_option(name), type=kind, default=getattr(Settings, name), metavar=metavar, help=text)
+    parser.add_argument(
+        "--sandbox",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help=_(
+            "run each room where only its user's folder of the data dir is visible "
+            "(user, mount and PID namespaces): auto = when the system allows it (default)"
+        ),
+    )
+    parser.add_argument(
+        "--tables",
+        choices=("on", "off"),
+        default="on",
+        help=_("shared tables: rooms on this server can sit at one table together (default %(default)s)"),
+    )
+    parser.add_argument("--command", help=argparse.SUPPRESS)
+    parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
+    return parser
+
+
+def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+    """Check the parsed options and make the :class:`Settings`.
+
+    Raises :class:`UsageError` when nobody could connect; an option out of range ends the
+    program through ``parser.error`` (exit status 2), as argparse does for its own checks.
+    """
+    if not args.guest and args.authorized_keys is None:
+        raise UsageError(
+            _(
+                "gamenight serve-ssh: choose who may connect: --authorized-keys FILE (public keys) "
+                "or --guest (anyone, no password)."
+            )
+        )
+    if args.authorized_keys is not None and not args.authorized_keys.is_file():
+        raise UsageError(_("gamenight serve-ssh: no authorized keys file at {path}.", path=args.authorized_keys))
+    for name in COUNT_OPTIONS:
+        if getattr(args, name) < 1:
+            parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
+    if args.login_timeout <= 0:
+        parser.error(_("--{option} must be at least 1", option="login-timeout"))
+    data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
+    return Settings(
+        host=args.host,
+        port=args.port,
+        data_dir=data_dir.resolve(),
+        authorized_keys=args.authorized_keys,
+        guest=args.guest,
+        max_sessions=args.max_sessions,
+        max_new_per_minute=args.max_new_per_minute,
+        max_pending=args.max_pending,
+        max_per_address=args.max_per_address,
+        max_per_user=args.max_per_user,
+        login_timeout=args.login_timeout,
+        guest_expiry_days=args.guest_expiry_days,
+        idle_timeout=args.idle_timeout,
+        grace=args.grace,
+        sandbox=args.sandbox,
+        room_memory=args.room_memory,
+        tables=args.tables == "on",
+        command=shlex.split(args.command) if args.command else None,
+    )

@@ -44,6 +44,17 @@ def test_default_path_follows_gamenight_data(tmp_path: Path, monkeypatch) -> Non
     assert default_records_path() == tmp_path / "data" / "records.sqlite3"
 
 
+def test_a_hosted_room_keeps_its_records_in_the_users_own_folder(tmp_path: Path, monkeypatch) -> None:
+    from gamenight.ssh.sessions import build_environment
+
+    home = tmp_path / "users" / "k-abc"
+    monkeypatch.delenv("GAMENIGHT_DATA", raising=False)
+    for key, value in build_environment(home, "xterm-256color", "256", None).items():
+        if key.startswith("XDG_") or key == "HOME":
+            monkeypatch.setenv(key, value)
+    assert default_records_path().is_relative_to(home)
+
+
 def test_a_record_round_trips_with_its_log(tmp_path: Path) -> None:
     store = RecordsStore.open(tmp_path / "r.sqlite3")
     record = a_record()

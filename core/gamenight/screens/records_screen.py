@@ -182,6 +182,40 @@ class RecordsScreen(Screen):
         if event.option_list.id == "record-games" and event.option.id and event.option.id != self._shown_game:
             self._shown_game = event.option.id
             self._read_game(event.option.id)
+        elif event.option_list.id == "past" and event.option_index == event.option_list.option_count - 1:
+            game, last = self._shown_game, self.past[-1] if self.past else None
+            if game is not None and last is not None and len(self.past) % PAST_GAMES == 0:
+                self._read_more(game, (last.finished, last.id))  # the end of the list: the next page
+
+    @work(thread=True, exclusive=True, group="records-more", exit_on_error=False)
+    def _read_more(self, game: str, before: tuple[float, int]) -> None:
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable:
+            return
+        if store is None:
+            return
+        try:
+            more = store.recent(game, limit=PAST_GAMES, before=before)
+        finally:
+            store.close()
+        self.app.call_from_thread(self._show_more, game, more)
+
+    def _show_more(self, game: str, more: list[Any]) -> None:
+        from gamenight.records.text import past_game_text
+
+        if game != self._shown_game or not self.past:
+            return
+        last = (self.past[-1].finished, self.past[-1].id)
+        more = [record for record in more if (record.finished, record.id) < last]  # a page read twice: once
+        if not more:
+            return
+        self.past.extend(more)
+        self.query_one("#past", OptionList).add_options(
+            Option(past_game_text(record, self._labels(game)[1]), id=str(record.id)) for record in more
+        )
 
     @work(thread=True, exclusive=True, group="records-game", exit_on_error=False)
     def _read_game(self, game: str) -> None:

@@ -134,3 +134,42 @@ async def test_g_plots_the_scores_beside_each_bots_mean(nim_registry, config, tm
         await pilot.press("g")  # and back to the figures
         await pilot.pause()
         assert "Ann: played 1" in "\n".join(screen_text(app))
+
+
+async def test_the_past_games_page_on_from_the_end_of_the_list(nim_registry, config, tmp_path, monkeypatch):
+    import gamenight.screens.records_screen as records_screen
+    from gamenight.records.store import GameRecord, RecordsStore, SeatRecord
+
+    monkeypatch.setattr(records_screen, "PAST_GAMES", 5)
+    store = RecordsStore.open(tmp_path / "records.sqlite3")
+    store.add_many(
+        [
+            GameRecord(
+                "nim",
+                "1",
+                {},
+                number,
+                0,
+                float(number),
+                1000.0 + number,
+                (SeatRecord("Ann", None, number, 1, 1.0), SeatRecord("Bob", "first", 0, 2, 0.0)),
+                ((0, "1"),),
+            )
+            for number in range(12)
+        ]
+    )
+    store.close()
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        await until_shown(pilot, screen)
+        past = screen.query_one("#past", OptionList)
+        assert past.option_count == 5
+        past.focus()
+        for _ in range(12):
+            await pilot.press("end")
+            await pilot.pause(0.05)
+        assert past.option_count == 12  # three pages, newest first, none twice
+        assert [record.finished for record in screen.past] == [1000.0 + n for n in range(11, -1, -1)]

@@ -299,14 +299,13 @@ class RecordsStore:
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 connection.close()
-                aside = _move_aside(path)
                 raise RecordsUnavailable(
                     _(
-                        "The records were written by a newer gamenight (schema {version}); they were moved "
-                        "to {aside} and this room keeps no records.",
+                        "The records were written by a newer gamenight (schema {version}).",
                         version=version,
-                        aside=aside,
                     )
+                    + " "
+                    + _aside_text(path)
                 )
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
@@ -321,13 +320,8 @@ class RecordsStore:
                 raise RecordsUnavailable(
                     _("The records at {path} cannot be used now: {error}", path=path, error=error)
                 ) from None
-            aside = _move_aside(path)
             raise RecordsUnavailable(
-                _(
-                    "The records file is damaged ({error}); it was moved to {aside} and this room keeps no records.",
-                    error=error,
-                    aside=aside,
-                )
+                _("The records file is damaged ({error}).", error=error) + " " + _aside_text(path)
             ) from None
         return store
 
@@ -598,6 +592,14 @@ class RecordsStore:
         ).fetchall()
 
 
+def _aside_text(path: Path) -> str:
+    """Move ``path`` aside and say where it went (or that it stayed); the room keeps no records either way."""
+    aside = _move_aside(path)
+    if aside == path:
+        return _("It could not be moved, so it was left as it is; this room keeps no records.")
+    return _("It was moved to {aside}; this room keeps no records.", aside=aside)
+
+
 def _move_aside(path: Path) -> Path:
     """Rename ``path`` (and its WAL files) to a free ``…broken-<time>`` name beside it; the new path."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -605,17 +607,28 @@ def _move_aside(path: Path) -> Path:
         aside = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{number}" if number else ""))
         if not aside.exists():
             break
-    try:
-        os.link(path, aside)  # never replaces an existing file (a rename could)
-        path.unlink()
-    except OSError:
+    if not _move(path, aside):
         return path  # cannot move it: it stays where it is, untouched
     for suffix in ("-wal", "-shm"):
         extra = path.with_name(path.name + suffix)
         if extra.exists():
-            try:
-                os.link(extra, aside.with_name(aside.name + suffix))
-                extra.unlink()
-            except OSError:
-                pass
+            _move(extra, aside.with_name(aside.name + suffix))
     return aside
+
+
+def _move(source: Path, target: Path) -> bool:
+    """Move ``source`` to ``target``, which must not exist; False if it could not be moved."""
+    try:
+        os.link(source, target)  # fails rather than replace a file that appeared meanwhile
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links on this file system: a rename, after looking
+        if target.exists():
+            return False
+        try:
+            os.rename(source, target)
+        except OSError:
+            return False
+        return True
+    source.unlink(missing_ok=True)
+    return True

@@ -288,3 +288,29 @@ def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
         (game, kind, name, mean, seats) for game in ("a", "b") for kind, name, mean, seats in store.mean_scores(game)
     ]
     assert rounded(sorted(stored)) == rounded(means)
+
+
+def test_a_damaged_file_is_moved_aside_without_hard_links_too(tmp_path: Path, monkeypatch) -> None:
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.link", no_links)
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(b"junk" * 1000)
+    with pytest.raises(RecordsUnavailable, match="damaged"):
+        RecordsStore.open(path)
+    aside = [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes() == b"junk" * 1000 and not path.exists()
+
+
+def test_a_damaged_file_that_cannot_be_moved_is_left_untouched(tmp_path: Path, monkeypatch) -> None:
+    def refuse(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.link", refuse)
+    monkeypatch.setattr("os.rename", refuse)
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(b"junk" * 1000)
+    with pytest.raises(RecordsUnavailable, match="left as it is"):
+        RecordsStore.open(path)
+    assert path.read_bytes() == b"junk" * 1000 and [p.name for p in tmp_path.iterdir()] == ["r.sqlite3"]

@@ -245,16 +245,16 @@ def _records_command(argv: Sequence[str]) -> int:
     if not any(entry.records for entry in stats):
         console.print(_("No games recorded yet."))
         return 0
-    titles, bots = _game_labels()
+    titles, bots, names = _game_labels()
     for entry in stats:
         if entry.records:
-            for block in records_text(entry, titles.get(entry.game), bots.get(entry.game, {})):
+            for block in records_text(entry, titles.get(entry.game), bots.get(entry.game, {}), names.get(entry.game)):
                 console.print(block)
     return 0
 
 
-def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """Each installed game's title and its bots' labels, in the room's language."""
+def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """Each installed game's title, its bots' labels and its default seat names, in the room's language."""
     from gamenight.i18n import translator
 
     try:
@@ -262,13 +262,14 @@ def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
 
         registry = load_registry()
     except Exception:  # the figures are shown without titles rather than not at all
-        return {}, {}
-    titles, bots = {}, {}
+        return {}, {}, {}
+    titles, bots, names = {}, {}, {}
     for game_id, game in registry.games.items():
         t = translator(game_id)
         titles[game_id] = t(game.title)
         bots[game_id] = {bot.id: t(bot.label) for bot in game.bots}
-    return titles, bots
+        names[game_id] = {name: t(name) for name in game.seat_names}
+    return titles, bots, names
 
 
 def _serve_ssh_command(argv: Sequence[str]) -> int:

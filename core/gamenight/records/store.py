@@ -158,11 +158,16 @@ def placings(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
 
 def record_from_match(match: Any, started: float | None = None, finished: float | None = None) -> GameRecord:
     """The record of ``match``'s finished game (a :class:`gamenight.match.Match`)."""
+    from gamenight.i18n import gettext
+
     outcome = match.outcome()
     places = placings(outcome.scores, outcome.winners)
+    # A name the game chose is kept as its English id, as saves keep it: shown in today's language,
+    # and the same person in the records whichever language the room spoke.
+    defaults = {gettext(name, match.game.id): name for name in reversed(match.game.seat_names)}
     seats = tuple(
         SeatRecord(
-            name=seat.name,
+            name=defaults.get(seat.name, seat.name),
             bot=seat.bot,
             score=float(outcome.scores[index]),
             place=places[index],

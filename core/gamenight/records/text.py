@@ -17,6 +17,9 @@ from gamenight.text import safe_text
 
 __all__ = ["past_game_text", "records_text", "top_ten_text"]
 
+# ``names`` below maps a game's default seat names, recorded as their English ids, to
+# today's language (a game recorded in English shows "ウルド" in a Japanese room).
+
 
 def _percent(value: float) -> str:
     return f"{value:.0%}"
@@ -26,7 +29,9 @@ def _score(value: float | None) -> str:
     return "–" if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
 
 
-def records_text(entry: GameStats, title: str | None, bot_labels: dict[str, str]) -> list[Any]:
+def records_text(
+    entry: GameStats, title: str | None, bot_labels: dict[str, str], names: dict[str, str] | None = None
+) -> list[Any]:
     """One game's figures as Rich renderables: a heading, the player's figures, a table of bots, the top ten."""
     heading = Text(safe_text(title or entry.game, 80), style="bold")
     heading.append(f"  {_('{count} games recorded', count=entry.records)}", style="dim")
@@ -36,7 +41,7 @@ def records_text(entry: GameStats, title: str | None, bot_labels: dict[str, str]
         lines = [
             _(
                 "{player}: played {played}, won {won} ({rate}; 95% {low}–{high})",
-                player=safe_text(entry.player, 40),
+                player=safe_text((names or {}).get(entry.player, entry.player), 40),
                 played=entry.played,
                 won=f"{entry.won:g}",
                 rate=_percent(entry.win_rate),
@@ -81,15 +86,15 @@ def records_text(entry: GameStats, title: str | None, bot_labels: dict[str, str]
             )
         blocks.append(table)
     if entry.high_scores:
-        blocks.append(Text(top_ten_text(entry.high_scores)))
+        blocks.append(Text(top_ten_text(entry.high_scores, names)))
     return blocks
 
 
-def top_ten_text(high_scores: Sequence[Any]) -> str:
+def top_ten_text(high_scores: Sequence[Any], names: dict[str, str] | None = None) -> str:
     """The best scores the way BSD's games print their score file."""
     lines = [_("Top Ten"), _("Rank  Score  Name              Date")]
     for high in high_scores:
-        name = safe_text(high.name, 16)
+        name = safe_text((names or {}).get(high.name, high.name), 16)
         name += " " * max(0, 16 - cell_len(name))
         when = datetime.fromtimestamp(high.finished).strftime("%Y-%m-%d")
         lines.append(f"{high.rank:>4}  {_score(high.score):>5}  {name}  {when}")
@@ -101,11 +106,11 @@ def _headed_column(table: Table, header: str, **options: Any) -> None:
     table.add_column(header, min_width=cell_len(header), overflow="fold", **options)
 
 
-def past_game_text(record: Any, bot_labels: dict[str, str]) -> Text:
+def past_game_text(record: Any, bot_labels: dict[str, str], names: dict[str, str] | None = None) -> Text:
     """One line of the list of past games: when, then each seat's name and score, the winners in bold."""
     text = Text(datetime.fromtimestamp(record.finished).strftime("%Y-%m-%d %H:%M"), no_wrap=True, overflow="ellipsis")
     for seat in record.seats:
-        name = safe_text(seat.name, 16)
+        name = safe_text((names or {}).get(seat.name, seat.name), 16)
         if seat.bot is not None:
             name = f"{name} ({safe_text(bot_labels.get(seat.bot, seat.bot), 16)})"
         text.append("  ")

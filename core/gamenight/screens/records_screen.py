@@ -124,6 +124,12 @@ class RecordsScreen(Screen):
         t = translator(game_id)
         return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
 
+    def _names(self, game_id: str) -> dict[str, str]:
+        """``game_id``'s default seat names (English ids, as recorded) in today's language."""
+        game = self.app.registry.games.get(game_id)
+        t = translator(game_id)
+        return {name: t(name) for name in game.seat_names} if game is not None else {}
+
     def _open(self):
         from gamenight.records.store import RecordsStore
 
@@ -214,7 +220,8 @@ class RecordsScreen(Screen):
             return
         self.past.extend(more)
         self.query_one("#past", OptionList).add_options(
-            Option(past_game_text(record, self._labels(game)[1]), id=str(record.id)) for record in more
+            Option(past_game_text(record, self._labels(game)[1], self._names(game)), id=str(record.id))
+            for record in more
         )
 
     @work(thread=True, exclusive=True, group="records-game", exit_on_error=False)
@@ -245,11 +252,12 @@ class RecordsScreen(Screen):
         self.figures, self.past, self.history, self.means = figures, past, history, means
         title, bots = self._labels(game)
         self._draw_plot(bots)
-        self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots)))
+        names = self._names(game)
+        self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots, names)))
         self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
-        past_list.add_options(Option(past_game_text(record, bots), id=str(record.id)) for record in past)
+        past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
 
     def action_plot(self) -> None:
         """Show the plot instead of the figures, or the figures again."""
@@ -263,6 +271,8 @@ class RecordsScreen(Screen):
         plt.clear_data()
         plt.clear_figure()
         player = self.figures.player if self.figures is not None else None
+        if player is not None:
+            player = self._names(self.figures.game).get(player, player)
         if player is None or not self.history:
             legend.update(Text(_("No scores of a person to plot yet.")))
             plot.refresh()

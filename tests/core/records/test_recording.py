@@ -138,3 +138,40 @@ async def test_a_failure_while_recording_is_logged_and_told_once(nim_registry, c
         assert isinstance(app.screen, ResultDialog)
     assert len(notices) == 1 and "could not be recorded" in notices[0]
     assert "No space left on device" in (tmp_path / "crash.log").read_text()
+
+
+async def test_a_default_name_is_recorded_as_its_id_and_shown_in_todays_language(
+    nim_registry, config, tmp_path, monkeypatch
+):
+    from gamenight import i18n
+    from gamenight.i18n import register_catalogue, set_language
+    from gamenight.screens.records_screen import RecordsScreen
+    from textual.widgets import OptionList
+
+    from tests.core.tour import screen_text
+
+    monkeypatch.setattr(i18n, "_sources", {key: list(value) for key, value in i18n._sources.items()})
+    monkeypatch.setattr(i18n, "_catalogues", {})  # this test's Japanese Nim is gone after it
+    register_catalogue("nim", {"ja": {"Ann": "アン", "Bob": "ボブ"}})
+    set_language("ja")  # a game played in Japanese: the seats are named アン and ボブ by the game
+    match = Match(nim_registry.game("nim"), [SeatConfig("アン"), SeatConfig("ボブ", "first")], {"sticks": 5}, seed=3)
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_to_the_end(pilot)
+    store = RecordsStore.open(tmp_path / "records.sqlite3")
+    assert [seat.name for seat in store.recent()[0].seats] == ["Ann", "Bob"]  # one person in any language
+    store.close()
+    set_language("en")
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_records()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RecordsScreen)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.figures is not None and screen.query_one("#past", OptionList).option_count:
+                break
+        text = "\n".join(screen_text(app))
+        assert "Ann: played 1" in text and "アン" not in text

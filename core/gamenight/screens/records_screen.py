@@ -6,6 +6,7 @@ a hundred thousand recorded games still answers keys while the figures come.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,9 @@ class RecordsScreen(Screen):
             games = store.games_played()
             first = self.wanted_game if self.wanted_game in games else (games[0] if games else None)
             shown = self._read(store, first) if first is not None else None
+        except sqlite3.Error as error:  # damaged past its first page, say: told, and the room goes on
+            self.app.call_from_thread(self._show_games, [], _("The records cannot be read: {error}", error=error))
+            return
         finally:
             store.close()
         self.app.call_from_thread(self._show_games, games, None, shown)
@@ -237,6 +241,10 @@ class RecordsScreen(Screen):
             return
         try:
             shown = self._read(store, game)
+        except sqlite3.Error as error:
+            message = _("The records cannot be read: {error}", error=error)
+            self.app.call_from_thread(self.notify, safe_text(message, 500), severity="warning", markup=False)
+            return
         finally:
             store.close()
         self.app.call_from_thread(self._show_game, *shown)

@@ -173,3 +173,30 @@ async def test_the_past_games_page_on_from_the_end_of_the_list(nim_registry, con
             await pilot.pause(0.05)
         assert past.option_count == 12  # three pages, newest first, none twice
         assert [record.finished for record in screen.past] == [1000.0 + n for n in range(11, -1, -1)]
+
+
+async def test_records_that_fail_to_read_are_told_not_left_waiting(nim_registry, config, tmp_path, monkeypatch):
+    import sqlite3
+
+    from gamenight.records.store import GameRecord, RecordsStore, SeatRecord
+
+    store = RecordsStore.open(tmp_path / "records.sqlite3")
+    store.add(GameRecord("nim", "1", {}, 1, 0, 1.0, 2.0, (SeatRecord("Ann", None, 1, 1, 1.0),), ()))
+    store.close()
+
+    def broken(self, *args, **kwargs):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(RecordsStore, "games_played", broken)
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.loaded:
+                break
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+        assert "The records cannot be read: database disk" in text and "malformed" in text

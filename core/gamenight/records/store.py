@@ -31,7 +31,7 @@ from typing import Any
 
 import platformdirs
 
-from gamenight.i18n import _
+from gamenight.i18n import _, gettext
 from gamenight.records import ratings as rating_math
 
 __all__ = [
@@ -158,8 +158,6 @@ def placings(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
 
 def record_from_match(match: Any, started: float | None = None, finished: float | None = None) -> GameRecord:
     """The record of ``match``'s finished game (a :class:`gamenight.match.Match`)."""
-    from gamenight.i18n import gettext
-
     outcome = match.outcome()
     places = placings(outcome.scores, outcome.winners)
     # A name the game chose is kept as its English id, as saves keep it: shown in today's language,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 
 def pytest_configure(config) -> None:
     # pytest-xdist's workers inherit COLUMNS=80 and LINES=24, which a serial run does not have.
@@ -12,3 +14,9 @@ def pytest_configure(config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+
+
+@pytest.fixture(autouse=True)
+def _records_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """Every test's room records its games in a folder of its own, never in the user's data dir."""
+    monkeypatch.setenv("GAMENIGHT_DATA", str(tmp_path_factory.mktemp("data")))

@@ -180,6 +180,7 @@ class GameNightApp(App):
         start_match: Match | None = None,
         tables_socket: str | None = None,
         tables_streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
+        records_path: Path | None = None,
     ) -> None:
         self.tables: TableClient | None = None
         """The connection to the server's shared tables, once up (None: no shared tables)."""
@@ -209,6 +210,15 @@ class GameNightApp(App):
 
             saves_dir = default_saves_dir(self.config)
         self.saves = SaveStore(Path(saves_dir))
+        if records_path is None:
+            from gamenight.records.store import default_records_path
+
+            records_path = default_records_path()
+        self.records_path = Path(records_path)
+        """The records database (see :mod:`gamenight.records.store`)."""
+        self._records = None
+        self._records_off = False
+        self._records_told = False
         self.bot_delay = bot_delay if bot_delay is not None else self.config.bot_delay
         self.start_game = start_game
         self.start_save = start_save
@@ -596,6 +606,12 @@ class GameNightApp(App):
 
         self.push_screen(SettingsScreen())
 
+    def open_records(self, game_id: str | None = None) -> None:
+        """Show the records screen (at ``game_id``'s figures when it has any)."""
+        from gamenight.screens.records_screen import RecordsScreen
+
+        self.push_screen(RecordsScreen(game_id))
+
     def resume(self, path: Path) -> bool:
         """Load a save and open it; a bad file gets a message and is left untouched."""
         from gamenight.saves import SaveError
@@ -610,6 +626,44 @@ class GameNightApp(App):
         autosave = Path(path).resolve() == self.saves.autosave_path(match.game.id).resolve()
         self.open_match(match, None if autosave else Path(path))
         return True
+
+    # -- records ----------------------------------------------------------------
+
+    def records_store(self):
+        """The open records (:class:`gamenight.records.store.RecordsStore`), or None when the room keeps none.
+
+        A file that cannot be used is reported once; the room then goes on without records.
+        """
+        if self._records is None and not self._records_off:
+            from gamenight.records.store import RecordsStore, RecordsUnavailable
+
+            try:
+                self._records = RecordsStore.open(self.records_path)
+            except RecordsUnavailable as error:
+                self._records_off = True
+                self._records_notice(str(error), error)
+        return self._records
+
+    def record_finished_game(self, match: Match) -> None:
+        """Keep ``match``'s finished game in the records.  Never raises: a failure is logged and told once."""
+        from gamenight.match import Match
+
+        if not isinstance(match, Match):  # a shared table's game is recorded where it is played
+            return
+        try:
+            store = self.records_store()
+            if store is not None:
+                from gamenight.records.store import record_from_match
+
+                store.add(record_from_match(match))
+        except Exception as error:
+            self._records_notice(_("This game could not be recorded: {error}", error=safe_text(error)), error)
+
+    def _records_notice(self, text: str, error: BaseException) -> None:
+        self._log_crash(error, heading="gamenight could not keep a record")
+        if not self._records_told:
+            self._records_told = True
+            self.notify(safe_text(text, 500), severity="warning", timeout=12, markup=False)
 
     # -- an unexpected error ----------------------------------------------------
 
@@ -650,7 +704,7 @@ class GameNightApp(App):
                     continue
         return kept
 
-    def _log_crash(self, error: BaseException) -> Path | None:
+    def _log_crash(self, error: BaseException, heading: str = "gamenight crashed") -> Path | None:
         """Append the traceback to the crash log; its path, or None if it could not be written."""
         path = crash_log_path()
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
@@ -659,7 +713,7 @@ class GameNightApp(App):
             path.parent.mkdir(parents=True, exist_ok=True)
             mode = "w" if path.exists() and path.stat().st_size > CRASH_LOG_LIMIT else "a"
             with path.open(mode, encoding="utf-8") as log:
-                log.write(f"--- gamenight crashed at {stamp} ---\n{text}\n")
+                log.write(f"--- {heading} at {stamp} ---\n{text}\n")
         except OSError:
             return None
         return path

@@ -5,6 +5,7 @@
     gamenight [--saves DIR] [--config FILE] [--theme NAME] [--lang en|ja] [GAME [SAVE]]
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
+    gamenight records [--game G] [--player NAME] [--json] [--file DB]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -30,13 +31,13 @@ if TYPE_CHECKING:
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "serve-ssh", "serve-web")
+SUBCOMMANDS = ("plugins", "arena", "records", "serve-ssh", "serve-web")
 
 
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | serve-ssh | serve-web "
+        description="A terminal game room. Other commands: gamenight plugins | arena | records | serve-ssh | serve-web "
         "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
@@ -213,6 +214,70 @@ def _arena_command(argv: Sequence[str]) -> int:
     return 0
 
 
+def _records_command(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gamenight records",
+        description="Show the records of finished games: played, won, win rate against each bot (95%% interval), "
+        "scores, streak, ratings, top ten.",
+    )
+    parser.add_argument("--game", help="only this game (e.g. yatzy)")
+    parser.add_argument("--player", help="whose figures (default: the person who played the game most)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
+    parser.add_argument("--file", type=Path, help="the records database (default: the user data dir)")
+    args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.text import Text
+
+    from gamenight.records.stats import game_stats
+    from gamenight.records.store import RecordsStore, RecordsUnavailable, default_records_path
+    from gamenight.records.text import records_text
+
+    path = args.file or default_records_path()
+    err = Console(stderr=True)
+    stats = []
+    if path.exists():
+        try:
+            store = RecordsStore.open(path)
+        except RecordsUnavailable as error:
+            err.print(Text.assemble("gamenight records: ", _plain(error)), style="red")
+            return 1
+        games = [args.game] if args.game else store.games_played()
+        stats = [game_stats(store, game, args.player) for game in games]
+        store.close()
+    if args.json:
+        print(json.dumps({"file": str(path), "games": [entry.as_json() for entry in stats]}, ensure_ascii=False))
+        return 0
+    console = Console()
+    if not any(entry.records for entry in stats):
+        console.print(_("No games recorded yet."))
+        return 0
+    titles, bots, names = _game_labels()
+    for entry in stats:
+        if entry.records:
+            for block in records_text(entry, titles.get(entry.game), bots.get(entry.game, {}), names.get(entry.game)):
+                console.print(block)
+    return 0
+
+
+def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """Each installed game's title, its bots' labels and its default seat names, in the room's language."""
+    from gamenight.i18n import translator
+
+    try:
+        from gamenight.plugins import load_registry
+
+        registry = load_registry()
+    except Exception:  # the figures are shown without titles rather than not at all
+        return {}, {}, {}
+    titles, bots, names = {}, {}, {}
+    for game_id, game in registry.games.items():
+        t = translator(game_id)
+        titles[game_id] = t(game.title)
+        bots[game_id] = {bot.id: t(bot.label) for bot in game.bots}
+        names[game_id] = {name: t(name) for name in game.seat_names}
+    return titles, bots, names
+
+
 def _serve_ssh_command(argv: Sequence[str]) -> int:
     try:
         from gamenight.ssh.server import main as serve_main
@@ -237,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {
             "plugins": _plugins_command,
             "arena": _arena_command,
+            "records": _records_command,
             "serve-ssh": _serve_ssh_command,
             "serve-web": _serve_web_command,
         }[command](rest)

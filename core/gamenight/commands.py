@@ -42,6 +42,8 @@ def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
                 _("Tables shared with the other people on this server"),
                 lambda: app.push_screen(TablesScreen()),
             )
+    if hasattr(app, "open_records"):
+        yield SystemCommand(_("Records"), _("Games played, wins, ratings and high scores"), app.open_records)
     if isinstance(screen, GameScreen):
         t = translator(screen.match.game.id)
         yield SystemCommand(_("Rules"), _("Read the rules of this game"), screen.action_help)

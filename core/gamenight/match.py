@@ -9,6 +9,7 @@ one played by ``gamenight arena`` follow exactly the same path.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,8 @@ class Match:
     """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
     bot_time_budget: float = 2.0
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
+    started_at: float = field(default_factory=time.time, repr=False, compare=False)
+    """When the current game began (seconds since the epoch; a resumed game: when it was resumed)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
     _recorded: bool = field(default=False, repr=False)
 
@@ -124,6 +127,7 @@ class Match:
         self.acknowledged = ""
         self._bots = {}
         self._recorded = False
+        self.started_at = time.time()
 
     def record_result(self) -> Outcome:
         """Add the finished game's scores to the running totals and return them.

@@ -37,6 +37,7 @@ def expected_stops() -> list[str]:
             names.append("interlude")
         names += ["end", "board"]
         stops += [f"{game.id}/{name}" for name in names]
+    stops += ["room/records", "room/records-plot"]
     return stops
 
 

@@ -323,6 +323,22 @@ class Tour:
         self.names = []
         await self.settle()
 
+    async def records(self) -> None:
+        """The records screen after the tour's games ended (each one recorded), then its plot."""
+        from gamenight.screens.records_screen import RecordsScreen
+
+        await self.to_lobby()
+        await self.press("c")
+        screen = self.app.screen
+        for _ in range(500):
+            if not isinstance(screen, RecordsScreen) or (screen.loaded and screen.figures is not None):
+                break
+            await self.pilot.pause(0.01)
+        self.check("room", "records", RecordsScreen)
+        await self.press("g")
+        self.check("room", "records-plot", RecordsScreen)
+        await self.to_lobby()
+
     async def open(self, match: Any) -> None:
         self.names = [seat.name for seat in match.seats]
         self.app.open_match(match)
@@ -482,6 +498,7 @@ async def run_tour(language: str, registry: Any = None, only: list[str] | None =
                     await tour.visit(game)
                 if games:
                     await tour.visit(games[0], again=True)
+                await tour.records()
                 return tour.findings
     finally:
         set_language(previous)

@@ -45,6 +45,7 @@ class LobbyScreen(Screen):
         Binding("s", "settings", _("Settings")),
         Binding("p", "plugins", _("Plugins")),
         Binding("t", "tables", _("Tables"), tooltip=_("Tables shared with the other people on this server")),
+        Binding("c", "records", _("Records"), tooltip=_("Games played, wins, ratings and high scores")),
         Binding("q", "app.quit", _("Quit")),
     ]
 
@@ -259,6 +260,9 @@ class LobbyScreen(Screen):
         from gamenight.screens.tables_screen import TablesScreen
 
         self.app.push_screen(TablesScreen())
+
+    def action_records(self) -> None:
+        self.app.open_records(self._highlighted_game() if self.app.registry_loaded else None)
 
     def action_plugins(self) -> None:
         from gamenight.screens.plugins_screen import PluginsScreen

@@ -597,8 +597,12 @@ class GameScreen(Screen):
 
     def show_end(self) -> None:
         """Record the result and show the end dialog (play again / leave)."""
+        # a finished game resumed from a save was counted before
+        first_time = not self.remote and not self.match.recorded
         outcome = self.match.record_result()
-        if not self.remote:
+        if not self.remote:  # a shared table's game is the service's to keep
+            if first_time:
+                self.keep_record()
             self.clear_autosave()
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
@@ -625,6 +629,12 @@ class GameScreen(Screen):
             ),
             chosen,
         )
+
+    def keep_record(self) -> None:
+        """Hand the finished game to the room's records, if the room keeps any (it never raises)."""
+        keep = getattr(self.room, "record_finished_game", None)
+        if callable(keep):
+            keep(self.match)
 
     def end_title(self) -> str:
         """The end dialog's title; a game whose games are deals or hands says so."""

@@ -1,0 +1,118 @@
+"""The records' figures as Rich text, for ``gamenight records`` and the records screen (no Textual here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from rich import box
+from rich.cells import cell_len
+from rich.table import Table
+from rich.text import Text
+
+from gamenight.i18n import _
+from gamenight.records.stats import GameStats
+from gamenight.text import safe_text
+
+__all__ = ["past_game_text", "records_text", "top_ten_text"]
+
+# ``names`` below maps a game's default seat names, recorded as their English ids, to
+# today's language (a game recorded in English shows "ウルド" in a Japanese room).
+
+
+def _percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+def records_text(
+    entry: GameStats, title: str | None, bot_labels: dict[str, str], names: dict[str, str] | None = None
+) -> list[Any]:
+    """One game's figures as Rich renderables: a heading, the player's figures, a table of bots, the top ten."""
+    heading = Text(safe_text(title or entry.game, 80), style="bold")
+    heading.append(f"  {_('{count} games recorded', count=entry.records)}", style="dim")
+    blocks: list[Any] = [heading]
+    if entry.player is not None:
+        low, high = entry.interval
+        lines = [
+            _(
+                "{player}: played {played}, won {won} ({rate}; 95% {low}–{high})",
+                player=safe_text((names or {}).get(entry.player, entry.player), 40),
+                played=entry.played,
+                won=f"{entry.won:g}",
+                rate=_percent(entry.win_rate),
+                low=_percent(low),
+                high=_percent(high),
+            ),
+            _(
+                "Scores: best {best}, mean {mean}, recent {recent}",
+                best=_score(entry.best),
+                mean=_score(entry.mean),
+                recent=" ".join(_score(score) for score in entry.recent) or "–",
+            ),
+        ]
+        if entry.streak[1]:
+            lines.append(
+                _("Streak: won {count} in a row", count=entry.streak[1])
+                if entry.streak[0] == "won"
+                else _("Streak: lost {count} in a row", count=entry.streak[1])
+            )
+        if entry.rating is not None:
+            lines.append(_("Rating: {rating}", rating=f"{entry.rating[0]:.1f} ± {entry.rating[1]:.1f}"))
+        blocks.append(Text("\n".join(lines)))
+    if entry.versus:
+        table = Table(
+            title=_("Against each bot"),
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            padding=(0, 1),
+        )
+        _headed_column(table, _("Bot"))
+        for header in (_("Won/played"), _("Win rate (95%)"), _("Bot rating")):
+            _headed_column(table, header, justify="right")
+        for versus in entry.versus:
+            low, high = versus.interval
+            table.add_row(
+                Text(safe_text(bot_labels.get(versus.bot, versus.bot), 40)),
+                f"{versus.won:g}/{versus.games}",
+                f"{_percent(versus.win_rate)} ({low:.0%}–{high:.0%})".replace("%–", "–"),
+                "–" if versus.rating is None else f"{versus.rating[0]:.1f} ± {versus.rating[1]:.1f}",
+            )
+        blocks.append(table)
+    if entry.high_scores:
+        blocks.append(Text(top_ten_text(entry.high_scores, names)))
+    return blocks
+
+
+def top_ten_text(high_scores: Sequence[Any], names: dict[str, str] | None = None) -> str:
+    """The best scores the way BSD's games print their score file."""
+    lines = [_("Top Ten"), _("Rank  Score  Name              Date")]
+    for high in high_scores:
+        name = safe_text((names or {}).get(high.name, high.name), 16)
+        name += " " * max(0, 16 - cell_len(name))
+        when = datetime.fromtimestamp(high.finished).strftime("%Y-%m-%d")
+        lines.append(f"{high.rank:>4}  {_score(high.score):>5}  {name}  {when}")
+    return "\n".join(lines)
+
+
+def _headed_column(table: Table, header: str, **options: Any) -> None:
+    """A column at least as wide as its header, so the header is never split mid-word."""
+    table.add_column(header, min_width=cell_len(header), overflow="fold", **options)
+
+
+def past_game_text(record: Any, bot_labels: dict[str, str], names: dict[str, str] | None = None) -> Text:
+    """One line of the list of past games: when, then each seat's name and score, the winners in bold."""
+    text = Text(datetime.fromtimestamp(record.finished).strftime("%Y-%m-%d %H:%M"), no_wrap=True, overflow="ellipsis")
+    for seat in record.seats:
+        name = safe_text((names or {}).get(seat.name, seat.name), 16)
+        if seat.bot is not None:
+            name = f"{name} ({safe_text(bot_labels.get(seat.bot, seat.bot), 16)})"
+        text.append("  ")
+        text.append(f"{name} {_score(seat.score)}", style="bold" if seat.place == 1 else "")
+    return text

@@ -1,0 +1,301 @@
+"""The records screen: per game, the figures of ``gamenight records`` and the past games, newest first.
+
+The database is read in a worker thread (its own connection), so a room with
+a hundred thousand recorded games still answers keys while the figures come.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from textual_plotext import PlotextPlot
+
+from gamenight.i18n import _, translator
+from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
+
+__all__ = ["RecordsScreen"]
+
+PAST_GAMES = 200
+"""How many past games the list shows (newest first)."""
+PLOTTED = 200
+"""How many of the player's latest scores the plot shows."""
+
+
+PLOT_COLOURS = ("cyan", "magenta", "yellow", "green")
+"""The player's line, then each bot's mean (ANSI names: plotext and Rich draw them alike)."""
+
+
+class ScorePlot(PlotextPlot):
+    """Plotext's picture without the newline it ends with (one line more than the widget has)."""
+
+    def render(self):
+        text = super().render()
+        if isinstance(text, Text) and text.plain.endswith("\n"):
+            text.right_crop(1)
+        return text
+
+
+class RecordsScreen(Screen):
+    """Choose a game on the left; its figures on the right, its past games below."""
+
+    BINDINGS = [
+        Binding("g", "plot", _("Plot"), tooltip=_("The player's scores over time, beside each bot's mean score")),
+        Binding("escape,q", "app.pop_screen", _("Back")),
+    ]
+
+    DEFAULT_CSS = """
+    RecordsScreen #records-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
+    RecordsScreen #records-top { height: 1fr; }
+    RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
+    RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
+    RecordsScreen #plot-pane { width: 1fr; height: 1fr; border: round $panel; display: none; }
+    RecordsScreen #plot-legend { height: auto; padding: 0 1; }
+    RecordsScreen #plot { height: 1fr; }
+    RecordsScreen.plotting #plot-pane { display: block; }
+    RecordsScreen.plotting #figures { display: none; }
+    RecordsScreen #past {
+        height: 8; border: round $panel; border-title-color: $text; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, game: str | None = None, path: Path | None = None) -> None:
+        super().__init__()
+        translate_bindings(self, _)
+        self.wanted_game = game
+        self.path = path
+        self.figures: Any = None
+        """The :class:`gamenight.records.stats.GameStats` shown (tests read it)."""
+        self.past: list[Any] = []
+        """The past games listed, newest first."""
+        self.history: list[float] = []
+        """The player's latest scores, oldest first (what the plot draws)."""
+        self.means: list[tuple[str, float]] = []
+        """Each bot's mean score at this game, highest first (the plot's reference lines)."""
+        self.loaded = False
+        """True once the games list has been read."""
+        self._shown_game: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(_("Records"), id="records-title")
+        with Horizontal(id="records-top"):
+            games = OptionList(Option(_("Reading the records…"), disabled=True), id="record-games")
+            games.border_title = _("Games")
+            yield games
+            with VerticalScroll(id="figures"):
+                yield Static("", id="figures-text")
+            with Vertical(id="plot-pane"):
+                # The title and legend are Rich text: plotext counts a Japanese character as one cell.
+                yield Static("", id="plot-legend")
+                yield ScorePlot(id="plot")
+        past = OptionList(id="past")
+        past.border_title = _("Past games, newest first")
+        yield past
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#record-games", OptionList).focus()
+        self._read_games()
+
+    @property
+    def records_path(self) -> Path:
+        if self.path is not None:
+            return self.path
+        return Path(self.app.records_path)
+
+    def _labels(self, game_id: str) -> tuple[str, dict[str, str]]:
+        """``game_id``'s title and its bots' labels (the id itself for a game not installed)."""
+        game = self.app.registry.games.get(game_id)
+        if game is None:
+            return game_id, {}
+        t = translator(game_id)
+        return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
+
+    def _names(self, game_id: str) -> dict[str, str]:
+        """``game_id``'s default seat names (English ids, as recorded) in today's language."""
+        game = self.app.registry.games.get(game_id)
+        t = translator(game_id)
+        return {name: t(name) for name in game.seat_names} if game is not None else {}
+
+    def _open(self):
+        from gamenight.records.store import RecordsStore
+
+        if not self.records_path.exists():
+            return None
+        return RecordsStore.open(self.records_path)
+
+    @work(thread=True, exclusive=True, group="records-games", exit_on_error=False)
+    def _read_games(self) -> None:
+        """The games with records, and the figures of the first one shown, in one trip to the thread."""
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable as error:
+            self.app.call_from_thread(self._show_games, [], str(error))
+            return
+        if store is None:
+            self.app.call_from_thread(self._show_games, [], None)
+            return
+        try:
+            games = store.games_played()
+            first = self.wanted_game if self.wanted_game in games else (games[0] if games else None)
+            shown = self._read(store, first) if first is not None else None
+        except sqlite3.Error as error:  # damaged past its first page, say: told, and the room goes on
+            self.app.call_from_thread(self._show_games, [], _("The records cannot be read: {error}", error=error))
+            return
+        finally:
+            store.close()
+        self.app.call_from_thread(self._show_games, games, None, shown)
+
+    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]]]:
+        from gamenight.records.stats import game_stats
+
+        figures = game_stats(store, game)
+        history = []
+        if figures.player is not None:
+            history = [score for _record, score, _win in store.person_latest(game, figures.player, PLOTTED)][::-1]
+        means = [(name, mean) for kind, name, mean, _seats in store.mean_scores(game) if kind == "bot"]
+        return game, figures, store.recent(game, limit=PAST_GAMES), history, means
+
+    def _show_games(self, games: list[str], problem: str | None, shown: tuple | None = None) -> None:
+        self.loaded = True
+        listing = self.query_one("#record-games", OptionList)
+        listing.clear_options()
+        if not games:
+            listing.add_option(Option(_("No games yet."), disabled=True))
+            self.query_one("#figures-text", Static).update(
+                Text(safe_text(problem, 500) if problem else _("No games recorded yet. Finished games appear here."))
+            )
+            return
+        listing.add_options(Option(Text(safe_text(self._labels(game)[0], 40)), id=game) for game in games)
+        if shown is not None:
+            self._shown_game = shown[0]
+            listing.highlighted = games.index(shown[0])
+            self._show_game(*shown)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id == "record-games" and event.option.id and event.option.id != self._shown_game:
+            self._shown_game = event.option.id
+            self._read_game(event.option.id)
+        elif event.option_list.id == "past" and event.option_index == event.option_list.option_count - 1:
+            game, last = self._shown_game, self.past[-1] if self.past else None
+            if game is not None and last is not None and len(self.past) % PAST_GAMES == 0:
+                self._read_more(game, (last.finished, last.id))  # the end of the list: the next page
+
+    @work(thread=True, exclusive=True, group="records-more", exit_on_error=False)
+    def _read_more(self, game: str, before: tuple[float, int]) -> None:
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable:
+            return
+        if store is None:
+            return
+        try:
+            more = store.recent(game, limit=PAST_GAMES, before=before)
+        finally:
+            store.close()
+        self.app.call_from_thread(self._show_more, game, more)
+
+    def _show_more(self, game: str, more: list[Any]) -> None:
+        from gamenight.records.text import past_game_text
+
+        if game != self._shown_game or not self.past:
+            return
+        last = (self.past[-1].finished, self.past[-1].id)
+        more = [record for record in more if (record.finished, record.id) < last]  # a page read twice: once
+        if not more:
+            return
+        self.past.extend(more)
+        self.query_one("#past", OptionList).add_options(
+            Option(past_game_text(record, self._labels(game)[1], self._names(game)), id=str(record.id))
+            for record in more
+        )
+
+    @work(thread=True, exclusive=True, group="records-game", exit_on_error=False)
+    def _read_game(self, game: str) -> None:
+        from gamenight.records.store import RecordsUnavailable
+
+        try:
+            store = self._open()
+        except RecordsUnavailable as error:
+            self.app.call_from_thread(self.notify, safe_text(error, 500), severity="warning", markup=False)
+            return
+        if store is None:
+            return
+        try:
+            shown = self._read(store, game)
+        except sqlite3.Error as error:
+            message = _("The records cannot be read: {error}", error=error)
+            self.app.call_from_thread(self.notify, safe_text(message, 500), severity="warning", markup=False)
+            return
+        finally:
+            store.close()
+        self.app.call_from_thread(self._show_game, *shown)
+
+    def _show_game(
+        self, game: str, figures: Any, past: list[Any], history: list[float], means: list[tuple[str, float]]
+    ) -> None:
+        from gamenight.records.text import past_game_text, records_text
+
+        listing = self.query_one("#record-games", OptionList)
+        if listing.highlighted is None or listing.get_option_at_index(listing.highlighted).id != game:
+            return  # another game was chosen meanwhile: its own figures are on the way
+        self.figures, self.past, self.history, self.means = figures, past, history, means
+        title, bots = self._labels(game)
+        self._draw_plot(bots)
+        names = self._names(game)
+        self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots, names)))
+        self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
+        past_list = self.query_one("#past", OptionList)
+        past_list.clear_options()
+        past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
+
+    def action_plot(self) -> None:
+        """Show the plot instead of the figures, or the figures again."""
+        self.toggle_class("plotting")
+
+    def _draw_plot(self, bots: dict[str, str]) -> None:
+        """The player's scores, oldest to newest, and a line at each bot's mean score (the best three)."""
+        plot = self.query_one("#plot", ScorePlot)
+        legend = self.query_one("#plot-legend", Static)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        player = self.figures.player if self.figures is not None else None
+        if player is not None:
+            player = self._names(self.figures.game).get(player, player)
+        if player is None or not self.history:
+            legend.update(Text(_("No scores of a person to plot yet.")))
+            plot.refresh()
+            return
+        text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        text.append("\n")
+        games = list(range(1, len(self.history) + 1))
+        plt.plot(games, self.history, marker="braille", color=PLOT_COLOURS[0])
+        text.append("━━ ", style=PLOT_COLOURS[0])
+        text.append(safe_text(player, 24))
+        for bot, mean in self.means[: len(PLOT_COLOURS) - 1]:
+            colour = PLOT_COLOURS[1 + self.means.index((bot, mean))]
+            plt.plot([games[0], games[-1]], [mean, mean], marker="braille", color=colour)
+            text.append("  ━━ ", style=colour)
+            text.append(_("{bot}: mean {mean}", bot=safe_text(bots.get(bot, bot), 20), mean=f"{mean:.0f}"))
+        plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
+        legend.update(text)
+        plot.refresh()

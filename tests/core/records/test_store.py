@@ -1,0 +1,316 @@
+"""The records database: schema versions, damaged files, two writers, paging."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+from gamenight.records.store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    GameRecord,
+    RecordsStore,
+    RecordsUnavailable,
+    SeatRecord,
+    default_records_path,
+    placings,
+)
+
+
+def a_record(number: int = 0, game: str = "nim", winner: int = 0, finished: float | None = None) -> GameRecord:
+    scores = [10.0 + number, 5.0]
+    scores[winner] += 20
+    places = placings(scores, [winner])
+    return GameRecord(
+        game=game,
+        plugin_version="1.0",
+        options={"heaps": 3},
+        seed=1234 + number,
+        game_number=0,
+        started=1000.0 + number,
+        finished=finished if finished is not None else 2000.0 + number,
+        seats=(
+            SeatRecord("You", None, scores[0], places[0], 1.0 if winner == 0 else 0.0),
+            SeatRecord("Bot", "random", scores[1], places[1], 1.0 if winner == 1 else 0.0),
+        ),
+        log=((0, "take 1 2"), (1, "take 0 1"), (-1, "roll 5")),
+    )
+
+
+def test_default_path_follows_gamenight_data(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("GAMENIGHT_DATA", str(tmp_path / "data"))
+    assert default_records_path() == tmp_path / "data" / "records.sqlite3"
+
+
+def test_a_hosted_room_keeps_its_records_in_the_users_own_folder(tmp_path: Path, monkeypatch) -> None:
+    from gamenight.ssh.sessions import build_environment
+
+    home = tmp_path / "users" / "k-abc"
+    monkeypatch.delenv("GAMENIGHT_DATA", raising=False)
+    for key, value in build_environment(home, "xterm-256color", "256", None).items():
+        if key.startswith("XDG_") or key == "HOME":
+            monkeypatch.setenv(key, value)
+    assert default_records_path().is_relative_to(home)
+
+
+def test_a_record_round_trips_with_its_log(tmp_path: Path) -> None:
+    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    record = a_record()
+    record_id = store.add(record)
+    assert record_id is not None
+    loaded = store.get(record_id)
+    assert loaded == record  # every field, the log included (ids do not compare)
+    assert loaded.seats[0].mu is not None and loaded.seats[0].sigma is not None
+    assert store.recent()[0].log == ()  # the list does not carry the logs
+    assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_same_game_is_recorded_once(tmp_path: Path) -> None:
+    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    assert store.add(a_record()) is not None
+    assert store.add(a_record()) is None
+    assert store.count() == 1
+    assert store.ratings("nim")[0][4] == 1  # and rated once
+
+
+@pytest.mark.parametrize("version", range(SCHEMA_VERSION + 1))
+def test_every_earlier_schema_version_opens(tmp_path: Path, version: int) -> None:
+    path = tmp_path / "r.sqlite3"
+    connection = sqlite3.connect(path)
+    for step in MIGRATIONS[:version]:
+        step(connection)
+    connection.execute(f"PRAGMA user_version = {version}")
+    connection.commit()
+    connection.close()
+    store = RecordsStore.open(path)
+    assert store.version == SCHEMA_VERSION
+    assert store.add(a_record()) is not None
+
+
+def test_an_empty_file_is_schema_version_0_and_opens(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(b"")
+    assert RecordsStore.open(path).version == SCHEMA_VERSION
+
+
+V1_SCHEMA = """
+CREATE TABLE games (id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, game TEXT NOT NULL,
+    plugin_version TEXT NOT NULL, options TEXT NOT NULL, seed INTEGER NOT NULL, game_number INTEGER NOT NULL,
+    started REAL NOT NULL, finished REAL NOT NULL, seat_count INTEGER NOT NULL);
+CREATE TABLE game_logs (record INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE, log TEXT NOT NULL);
+CREATE TABLE seats (record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE, seat INTEGER NOT NULL,
+    game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT, score REAL NOT NULL, place INTEGER NOT NULL, win REAL NOT NULL,
+    mu REAL, sigma REAL, PRIMARY KEY (record, seat)) WITHOUT ROWID;
+CREATE TABLE ratings (game TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, mu REAL NOT NULL,
+    sigma REAL NOT NULL, games INTEGER NOT NULL, seats INTEGER NOT NULL, score_sum REAL NOT NULL,
+    PRIMARY KEY (game, kind, name)) WITHOUT ROWID;
+CREATE TABLE game_totals (game TEXT PRIMARY KEY, records INTEGER NOT NULL, last_finished REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE person_totals (game TEXT NOT NULL, name TEXT NOT NULL, played INTEGER NOT NULL, won REAL NOT NULL,
+    best REAL NOT NULL, score_sum REAL NOT NULL, PRIMARY KEY (game, name)) WITHOUT ROWID;
+CREATE TABLE versus (game TEXT NOT NULL, name TEXT NOT NULL, bot TEXT NOT NULL, games INTEGER NOT NULL,
+    won REAL NOT NULL, PRIMARY KEY (game, name, bot)) WITHOUT ROWID;
+INSERT INTO game_totals VALUES ('yatzy', 1, 2.0);
+INSERT INTO person_totals VALUES ('yatzy', 'You', 1, 1.0, 254.0, 254.0);
+INSERT INTO games VALUES (7, 'x', 'yatzy', '1.0', '{}', 5, 0, 1.0, 2.0, 1);
+INSERT INTO game_logs VALUES (7, '[[0,"keep 11111"]]');
+INSERT INTO seats VALUES (7, 0, 'yatzy', 'You', NULL, 254.0, 1, 1.0, NULL, NULL);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_file_written_at_schema_1_keeps_its_games(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    connection = sqlite3.connect(path)
+    connection.executescript(V1_SCHEMA)
+    connection.close()
+    store = RecordsStore.open(path)
+    record = store.get(7)
+    assert record is not None and record.seats[0].score == 254.0 and record.log == ((0, "keep 11111"),)
+    assert store.games_played() == ["yatzy"] and store.person_totals("yatzy", "You") == (1, 1.0, 254.0, 254.0)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"this is not a database at all" * 100, b"SQLite format 3\x00" + b"\xff" * 4000],
+    ids=["text", "bad-header"],
+)
+def test_a_damaged_file_is_moved_aside_not_deleted(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(content)
+    with pytest.raises(RecordsUnavailable, match="damaged") as raised:
+        RecordsStore.open(path)
+    aside = [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes() == content
+    assert str(aside[0]) in str(raised.value)
+    assert not path.exists()  # nothing was written in its place: this room keeps no records
+
+
+def test_a_newer_file_is_moved_aside_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE future (x)")
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.commit()
+    connection.close()
+    content = path.read_bytes()
+    with pytest.raises(RecordsUnavailable, match="newer"):
+        RecordsStore.open(path)
+    aside = [p for p in tmp_path.iterdir() if ".broken-" in p.name and p.name.endswith(tuple("0123456789"))]
+    assert len(aside) == 1 and aside[0].read_bytes() == content
+    assert not path.exists()
+
+
+def test_an_earlier_aside_file_is_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    for number in range(2):
+        path.write_bytes(b"garbage %d" % number * 100)
+        with pytest.raises(RecordsUnavailable):
+            RecordsStore.open(path)
+    kept = sorted(p.read_bytes()[:9] for p in tmp_path.iterdir() if ".broken-" in p.name)
+    assert kept == [b"garbage 0", b"garbage 1"]
+
+
+def _write_many(path: str, writer: int, count: int) -> None:
+    store = RecordsStore.open(Path(path))
+    for number in range(count):
+        store.add(a_record(writer * 1000 + number, winner=number % 2))
+    store.close()
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    context = multiprocessing.get_context("fork")
+    writers = [context.Process(target=_write_many, args=(str(path), writer, 40)) for writer in range(3)]
+    for process in writers:
+        process.start()
+    for process in writers:
+        process.join(timeout=120)
+    assert [process.exitcode for process in writers] == [0, 0, 0]
+    store = RecordsStore.open(path)
+    assert store.count() == 120
+    assert store.connection.execute("SELECT count(*) FROM seats").fetchone()[0] == 240
+    games = {(kind, name): games for kind, name, _mu, _sigma, games in store.ratings("nim")}
+    assert games == {("person", "You"): 120, ("bot", "random"): 120}  # no rating update lost either
+
+
+def test_paging_newest_first_uses_the_indexes(tmp_path: Path) -> None:
+    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    for number in range(30):
+        store.add(a_record(number, game="nim" if number % 3 else "yatzy", finished=5000.0 - number))
+    first = store.recent(limit=10)
+    assert [r.finished for r in first] == sorted((r.finished for r in first), reverse=True)
+    rest = store.recent(limit=100, before=(first[-1].finished, first[-1].id))
+    assert len(first) + len(rest) == 30 and rest[0].finished < first[-1].finished
+    assert all(r.game == "yatzy" for r in store.recent(game="yatzy"))
+    for sql in (
+        "SELECT id FROM games ORDER BY finished DESC, id DESC LIMIT 50",
+        "SELECT id FROM games WHERE game = 'nim' ORDER BY finished DESC, id DESC LIMIT 50",
+        "SELECT s.score FROM seats AS s WHERE s.game = 'nim' AND s.bot IS NULL ORDER BY s.score DESC LIMIT 10",
+    ):
+        plan = " ".join(row[3] for row in store.connection.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "USING" in plan and "TEMP B-TREE" not in plan, plan
+
+
+@pytest.mark.parametrize(
+    ("scores", "winners", "expected"),
+    [
+        ([10, 30, 20], [1], [3, 1, 2]),
+        ([30, 30, 10], [0, 1], [1, 1, 3]),
+        ([5, 9, 9, 1, 12], [4], [4, 2, 2, 5, 1]),
+        ([50, 10, 20], [2], [2, 3, 1]),  # a winner that is not the top score (a tie-break, a match target)
+    ],
+)
+def test_placings(scores, winners, expected) -> None:
+    assert placings(scores, winners) == expected
+
+
+def test_a_locked_file_is_reported_and_left_in_place(tmp_path: Path, monkeypatch) -> None:
+    import gamenight.records.store as store_module
+
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "r.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE other (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(RecordsUnavailable, match="cannot be used now"):
+            RecordsStore.open(path)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert path.exists() and not [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+
+
+def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(5)
+    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    for number in range(60):
+        names = [("You", None), ("Kei", None), ("B1", rng.choice(["x", "y"])), ("B2", rng.choice(["x", "z"]))]
+        names = names[: rng.randint(2, 4)]
+        scores = [float(rng.randint(0, 5)) for _ in names]
+        winners = [i for i, score in enumerate(scores) if score == max(scores)]
+        places = placings(scores, winners)
+        seats = tuple(
+            SeatRecord(name, bot, scores[i], places[i], 1 / len(winners) if i in winners else 0.0)
+            for i, (name, bot) in enumerate(names)
+        )
+        store.add(GameRecord(rng.choice(["a", "b"]), "1", {}, number, 0, 0.0, float(number), seats, ()))
+    sql = store.connection.execute
+
+    def rounded(rows):
+        return [tuple(round(value, 9) if isinstance(value, float) else value for value in row) for row in rows]
+
+    assert (
+        sql("SELECT game, records FROM game_totals ORDER BY game").fetchall()
+        == sql("SELECT game, count(*) FROM games GROUP BY game ORDER BY game").fetchall()
+    )
+    assert rounded(sql("SELECT * FROM person_totals ORDER BY game, name").fetchall()) == rounded(
+        sql(
+            "SELECT game, name, count(*), sum(win), max(score), sum(score) FROM seats WHERE bot IS NULL"
+            " GROUP BY game, name ORDER BY game, name"
+        ).fetchall()
+    )
+    expected = sql(
+        "SELECT p.game, p.name, b.bot, count(*), sum(p.win) FROM seats AS p"
+        " JOIN (SELECT DISTINCT record, bot FROM seats WHERE bot IS NOT NULL) AS b ON b.record = p.record"
+        " WHERE p.bot IS NULL GROUP BY p.game, p.name, b.bot ORDER BY p.game, p.name, b.bot"
+    ).fetchall()
+    assert rounded(sql("SELECT * FROM versus ORDER BY game, name, bot").fetchall()) == rounded(expected)
+    means = sql(
+        "SELECT game, CASE WHEN bot IS NULL THEN 'person' ELSE 'bot' END AS kind, coalesce(bot, name) AS who,"
+        " avg(score), count(*) FROM seats GROUP BY game, kind, who ORDER BY game, kind, who"
+    ).fetchall()
+    stored = [
+        (game, kind, name, mean, seats) for game in ("a", "b") for kind, name, mean, seats in store.mean_scores(game)
+    ]
+    assert rounded(sorted(stored)) == rounded(means)
+
+
+def test_a_damaged_file_is_moved_aside_without_hard_links_too(tmp_path: Path, monkeypatch) -> None:
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.link", no_links)
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(b"junk" * 1000)
+    with pytest.raises(RecordsUnavailable, match="damaged"):
+        RecordsStore.open(path)
+    aside = [p for p in tmp_path.iterdir() if ".broken-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes() == b"junk" * 1000 and not path.exists()
+
+
+def test_a_damaged_file_that_cannot_be_moved_is_left_untouched(tmp_path: Path, monkeypatch) -> None:
+    def refuse(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.link", refuse)
+    monkeypatch.setattr("os.rename", refuse)
+    path = tmp_path / "r.sqlite3"
+    path.write_bytes(b"junk" * 1000)
+    with pytest.raises(RecordsUnavailable, match="left as it is"):
+        RecordsStore.open(path)
+    assert path.read_bytes() == b"junk" * 1000 and [p.name for p in tmp_path.iterdir()] == ["r.sqlite3"]

@@ -24,6 +24,7 @@ from gamenight.sdk import (
     IllegalAction,
     Interlude,
     Outcome,
+    PublicEvent,
 )
 from gamenight.text import seat_count
 
@@ -81,6 +82,9 @@ class Match:
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
     _recorded: bool = field(default=False, repr=False)
+    _last: tuple[int, Any, Action] | None = field(default=None, repr=False)
+    """The latest applied move: (seat, the state before it, action), for :meth:`last_events`."""
+    _last_events: list[PublicEvent] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         count = len(self.seats)
@@ -121,6 +125,8 @@ class Match:
         else:  # a duck-typed rules object that does not subclass sdk.Rules
             self.state = rules.new_game(len(self.seats), self.options)
         self.log = []
+        self._last = None
+        self._last_events = None
         self.acknowledged = ""
         self._bots = {}
         self._recorded = False
@@ -202,8 +208,30 @@ class Match:
         seat = self.to_move()
         if seat == TERMINAL:
             raise IllegalAction("The game is over.")
-        self.state = self.rules.apply(self.state, action)
+        before = self.state
+        self.state = self.rules.apply(before, action)
         self.log.append(LogEntry(seat, action))
+        self._last = (seat, before, action)
+        self._last_events = None
+
+    def last_events(self) -> list[PublicEvent]:
+        """The public events of the latest applied move (:meth:`Rules.public_events`); ``[]`` before any.
+
+        What a screen learns a move did from, the same for a local match and a
+        shared table (whose service sends them): no screen keeps a previous state.
+        Worked out on first ask, so headless play pays nothing for it.
+        """
+        if self._last is None:
+            return []
+        if self._last_events is None:
+            seat, before, action = self._last
+            rules = self.rules
+            if hasattr(rules, "public_events"):
+                self._last_events = list(rules.public_events(before, action, seat))
+            else:  # a duck-typed rules object that does not subclass sdk.Rules
+                text = rules.describe_action(before, action, seat) if hasattr(rules, "describe_action") else action
+                self._last_events = [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": text})]
+        return list(self._last_events)
 
     def apply_chance(self) -> Action:
         """Draw and apply the pending chance outcome; return it."""

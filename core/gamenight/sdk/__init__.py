@@ -51,7 +51,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
     from textual.screen import Screen
@@ -81,6 +81,7 @@ __all__ = [
     "MessageDialog",
     "Option",
     "Outcome",
+    "PublicEvent",
     "ResultDialog",
     "ResultTable",
     "Room",
@@ -94,6 +95,7 @@ __all__ = [
     "View",
     "YesNoDialog",
     "api_mismatch",
+    "event_problem",
     "fill_seat_names",
     "hookimpl",
     "lazy_bot",
@@ -201,6 +203,77 @@ class IllegalAction(ValueError):
     ("You may only play 25 or 50 under a Speed Limit"), already translated.
     Raising it must leave the state unchanged -- states are immutable.
     """
+
+
+JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _json_problem(value: object, where: str, depth: int = 0) -> str | None:
+    if depth > 8:
+        return f"{where}: nested too deeply"
+    if isinstance(value, JSON_SCALARS):
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            if (problem := _json_problem(item, f"{where}[{index}]", depth + 1)) is not None:
+                return problem
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where}: key {key!r} is not a string"
+            if (problem := _json_problem(item, f"{where}.{key}", depth + 1)) is not None:
+                return problem
+        return None
+    return f"{where}: {type(value).__name__} is not JSON (use str, int, float, bool, None, lists and tables)"
+
+
+@dataclass(frozen=True)
+class PublicEvent:
+    """What a move did, as plain data anyone at the table may know (:meth:`Rules.public_events`).
+
+    ``kind`` names what happened (``"play"``, ``"draw"``, ``"deal"``); ``params``
+    holds its details as JSON values (``{"seat": 1, "card": 7}``): seats as
+    numbers, cards and shapes in the game's own notation -- never a text, so
+    the screen says it in the player's language (:meth:`GameScreen.describe_event`).
+    An event may only carry what every seat and a watcher may know after the
+    move: "seat 1 drew a card", never which card.
+    """
+
+    kind: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    ACTION: ClassVar[str] = "action"
+    """The kind of the default event: ``params["text"]`` is :meth:`Rules.describe_action`'s sentence."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": ..., "params": {...}}``: what a table service sends."""
+        return {"kind": self.kind, "params": dict(self.params)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PublicEvent:
+        """The event :meth:`to_json` wrote; ``ValueError`` for anything else."""
+        kind, params = data.get("kind"), data.get("params", {})
+        if not isinstance(kind, str) or not isinstance(params, Mapping):
+            raise ValueError("an event is {'kind': str, 'params': {...}}")
+        event = cls(kind, dict(params))
+        if (problem := event_problem(event)) is not None:
+            raise ValueError(problem)
+        return event
+
+    def __hash__(self) -> int:
+        return hash((self.kind, repr(sorted(self.params.items()))))
+
+
+def event_problem(event: object) -> str | None:
+    """Why ``event`` is not a :class:`PublicEvent` of JSON values, or ``None``."""
+    if not isinstance(event, PublicEvent):
+        return f"{type(event).__name__} is not a PublicEvent"
+    if not isinstance(event.kind, str) or not event.kind:
+        return "an event's kind must be a non-empty string"
+    if not isinstance(event.params, Mapping):
+        return f"event {event.kind!r}: params must be a table"
+    return _json_problem(event.params, f"event {event.kind!r} params")
 
 
 @dataclass(frozen=True)
@@ -400,6 +473,20 @@ class Rules(Generic[StateT, ViewT]):
         so the screen can show their names.  The default is the action itself.
         """
         return action
+
+    def public_events(self, before: StateT, action: Action, seat: int) -> list[PublicEvent]:
+        """What ``action``, taken by ``seat`` in ``before``, did -- as data every watcher may know.
+
+        ``seat`` is the seat that acted (or :data:`CHANCE`); ``before`` the state
+        *before* the action, which must be legal there.  A screen (and a table
+        service, for every seat and watcher) learns from these what a move did
+        without keeping any previous state.  Never put hidden information in an
+        event: "seat 1 drew a card", not which card.  The default is one
+        :attr:`PublicEvent.ACTION` event carrying :meth:`describe_action`'s
+        sentence (``{"seat": seat, "text": ...}``), so games written before this
+        hook keep working; override it to let screens and logs say it in data.
+        """
+        return [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": self.describe_action(before, action, seat)})]
 
     def current_scores(self, state: StateT) -> tuple[float, ...] | None:
         """Running scores of the game in progress, if it has them."""

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token, translator
 
 _ = translator("lits")
 
@@ -650,20 +650,41 @@ class LitsRules(Rules):
             lines=(("Uncovered marks", scores), ("Covered marks", covered), ("Placed the last piece", last)),
         )
 
-    def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
-        """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
+    def public_events(self, before: LitsState, action: Action, seat: int) -> list[PublicEvent]:
+        """A layout dealt, the pie rule answered, or a piece placed (``shape``, ``row``, ``col``)."""
         if seat == CHANCE:
-            return _("A random layout is dealt.")
-        if action == SWAP:
-            return _("{player} swaps sides and takes ×.", player=seat_token(seat))
-        if action == KEEP:
-            return _("{player} keeps ○.", player=seat_token(seat))
+            return [PublicEvent("layout")]
+        if action in (SWAP, KEEP):
+            return [PublicEvent(action, {"seat": seat})]
         placement = Placement.parse(action)
         if placement is None:
-            return action
+            return [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": action})]
+        return [
+            PublicEvent(
+                "place",
+                {"seat": seat, "shape": placement.shape, "row": placement.row, "col": placement.col},
+            )
+        ]
+
+    def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
+        """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+
+def describe_event(event: PublicEvent) -> str:
+    """One of :meth:`LitsRules.public_events` as a sentence, translated, the seat as a :func:`seat_token`."""
+    params = event.params
+    if event.kind == "layout":
+        return _("A random layout is dealt.")
+    if event.kind == SWAP:
+        return _("{player} swaps sides and takes ×.", player=seat_token(params["seat"]))
+    if event.kind == KEEP:
+        return _("{player} keeps ○.", player=seat_token(params["seat"]))
+    if event.kind == "place":
         return _(
             "{player} places {shape} on {cell}.",
-            player=seat_token(seat),
-            shape=placement.shape,
-            cell=cell_name(placement.row, placement.col),
+            player=seat_token(params["seat"]),
+            shape=params["shape"],
+            cell=cell_name(params["row"], params["col"]),
         )
+    return str(params.get("text", event.kind))

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, PublicEvent, Rules, translator
 
 _ = translator("mate")
 
@@ -516,16 +516,34 @@ class MateRules(Rules):
         """Match totals so far."""
         return state.totals
 
+    def public_events(self, before: MateState, action: Action, seat: int) -> list[PublicEvent]:
+        """The deal (who deals), a foreplacing decision, a card led or answered (Mate hides nothing)."""
+        state = self.current(before)
+        if seat == CHANCE:
+            return [PublicEvent("deal", {"dealer": state.dealer})]
+        if state.phase == "foreplace":
+            return [PublicEvent("foreplace", {"seat": seat, "card": None if action == NONE else action})]
+        if state.lead is None:
+            return [PublicEvent("lead", {"seat": seat, "card": action, "move": state.move})]
+        return [PublicEvent("answer", {"seat": seat, "card": action})]
+
     def describe_action(self, state: MateState, action: Action, seat: int) -> str:
         """A log line: the deal, a foreplacing decision or a card played."""
-        state = self.current(state)
-        if seat == CHANCE:
-            return _("{seat} shuffles and deals.", seat=SEAT_LETTERS[state.dealer])
-        letter = SEAT_LETTERS[seat]
-        if state.phase == "foreplace":
-            if action == NONE:
-                return _("{seat} does not foreplace.", seat=letter)
-            return _("{seat} sets {card} aside.", seat=letter, card=pretty(action))
-        if state.lead is None:
-            return _("{seat} leads {card} (move {move}).", seat=letter, card=pretty(action), move=state.move)
-        return _("{seat} answers {card}.", seat=letter, card=pretty(action))
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+
+def describe_event(event: PublicEvent) -> str:
+    """One of :meth:`MateRules.public_events` as a sentence, translated."""
+    params = event.params
+    if event.kind == "deal":
+        return _("{seat} shuffles and deals.", seat=SEAT_LETTERS[params["dealer"]])
+    letter = SEAT_LETTERS[params["seat"]]
+    if event.kind == "foreplace":
+        if params["card"] is None:
+            return _("{seat} does not foreplace.", seat=letter)
+        return _("{seat} sets {card} aside.", seat=letter, card=pretty(params["card"]))
+    if event.kind == "lead":
+        return _("{seat} leads {card} (move {move}).", seat=letter, card=pretty(params["card"]), move=params["move"])
+    if event.kind == "answer":
+        return _("{seat} answers {card}.", seat=letter, card=pretty(params["card"]))
+    return event.kind

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Interlude, translator
+from gamenight.sdk import Action, GameScreen, Interlude, PublicEvent, translator
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,6 +29,7 @@ from .rules import (
     MateRules,
     MateState,
     answers,
+    describe_event,
     pretty,
 )
 from .solver import Solver
@@ -95,7 +96,7 @@ class MateScreen(GameScreen):
 
     def shown_state(self) -> MateState:
         """The state on the table: a finished play stays in view until its pause is confirmed."""
-        state = self.match.state
+        state = self.view
         if self.match.pending_interlude() is None:
             state = self.rules.current(state)
         return state
@@ -159,7 +160,7 @@ class MateScreen(GameScreen):
     def title_text(self) -> str:
         """The game's title, and during a pause which play has ended."""
         if self.pause is not None:
-            return _("Mate — end of play {number}", number=self.match.state.play + 1)
+            return _("Mate — end of play {number}", number=self.view.play + 1)
         return super().title_text()
 
     def info_text(self, state: MateState) -> str:
@@ -272,6 +273,9 @@ class MateScreen(GameScreen):
         self.pause = None
         self.advance()
 
+    def describe_event(self, event: PublicEvent) -> str:
+        return self.fill_names(describe_event(event))
+
     def on_action(self, seat: int, action: Action, text: str) -> None:
         self.hint = ""
 
@@ -286,12 +290,12 @@ class MateScreen(GameScreen):
         """Show how the play ends with best play by both (solved in a worker)."""
         self.hint = _("Solving…")
         self.refresh_view()
-        self._explain(self.match.state, self.view_seat, for_help=False)
+        self._explain(self.view, self.view_seat, for_help=False)
 
     def action_help(self) -> None:
         """The rules, with how the current play ends under best play below them."""
         self.message(_("Solving…"))
-        self._explain(self.match.state, self.view_seat, for_help=True)
+        self._explain(self.view, self.view_seat, for_help=True)
 
     @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
     def _explain(self, state: MateState, seat: int, for_help: bool) -> None:
@@ -305,6 +309,6 @@ class MateScreen(GameScreen):
             sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
             extra = f"## {_('This play')}\n\n{sentence}" if text else ""
             self.show_help(extra)
-        elif state is self.match.state:  # still the position it was asked for
+        elif state == self.view:  # still the position it was asked for
             self.hint = text or _("Nothing to solve now.")
             self.refresh_view()

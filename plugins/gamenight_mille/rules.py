@@ -32,7 +32,9 @@ from gamenight.sdk import (
     IllegalAction,
     Interlude,
     Outcome,
+    PublicEvent,
     Rules,
+    fill_seat_names,
     seat_token,
     translator,
 )
@@ -706,31 +708,56 @@ class MilleRules(Rules):
         overall = score_window(state)[-1][1]
         return (float(overall[0]), float(overall[1]))
 
+    def public_events(self, before: MilleState, action: Action, seat: int) -> list[PublicEvent]:
+        """What a move showed: the deal, a draw (not the card), a card played or discarded face up."""
+        if action.startswith("deal:"):
+            return [PublicEvent("deal", {"hand": before.hand_number + 1})]
+        if action in ("draw", "extend", "stop"):
+            return [PublicEvent(action, {"seat": seat})]
+        verb, _sep, slot_name = action.partition(":")
+        me = before.seats[seat]
+        card = me.hand[SLOT_INDEX[slot_name]]
+        if verb == "discard":
+            return [PublicEvent("discard", {"seat": seat, "card": card})]
+        params: dict[str, Any] = {"seat": seat, "card": card}
+        if OUT_OF_GAS <= card <= SPEED_LIMIT:
+            params["on"] = 1 - seat
+        elif card >= EXTRA_TANK and is_coup_fourre(me, card):
+            params["coup_fourre"] = True
+        return [PublicEvent("play", params)]
+
     def describe_action(self, state: MilleState, action: Action, seat: int) -> str:
         """A log sentence naming the seats by :func:`~gamenight.sdk.seat_token` (the room fills in names)."""
-        return self.describe(state, action, seat, (seat_token(0), seat_token(1)))
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
 
     def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
         """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""
-        if action.startswith("deal:"):
-            return _("Hand {number} is dealt.", number=state.hand_number + 1)
-        name = names[seat]
-        if action == "draw":
-            return _("{name} drew a card.", name=name)
-        if action == "extend":
-            return _("{name} went for an extension to 1000!", name=name)
-        if action == "stop":
-            return _("{name} stopped at 700.", name=name)
-        verb, _sep, slot_name = action.partition(":")
-        me = state.seats[seat]
-        card = me.hand[SLOT_INDEX[slot_name]]
-        if verb == "discard":
-            return _("{name} discarded {card}.", name=name, card=card_name(card))
-        if OUT_OF_GAS <= card <= SPEED_LIMIT:
-            return _("{name} played {card} on {other}.", name=name, card=card_name(card), other=names[1 - seat])
-        if card >= EXTRA_TANK and is_coup_fourre(me, card):
-            return _("{name} played {card}: Coup Fourré!", name=name, card=card_name(card))
-        return _("{name} played {card}.", name=name, card=card_name(card))
+        return fill_seat_names(self.describe_action(state, action, seat), names)
+
+
+def describe_event(event: PublicEvent) -> str:
+    """One of :meth:`MilleRules.public_events` as a sentence, translated, seats as seat tokens."""
+    params = event.params
+    name = seat_token(params["seat"]) if "seat" in params else ""
+    kind = event.kind
+    if kind == "deal":
+        return _("Hand {number} is dealt.", number=params["hand"])
+    if kind == "draw":
+        return _("{name} drew a card.", name=name)
+    if kind == "extend":
+        return _("{name} went for an extension to 1000!", name=name)
+    if kind == "stop":
+        return _("{name} stopped at 700.", name=name)
+    if kind == "discard":
+        return _("{name} discarded {card}.", name=name, card=card_name(params["card"]))
+    if kind == "play":
+        card = card_name(params["card"])
+        if "on" in params:
+            return _("{name} played {card} on {other}.", name=name, card=card, other=seat_token(params["on"]))
+        if params.get("coup_fourre"):
+            return _("{name} played {card}: Coup Fourré!", name=name, card=card)
+        return _("{name} played {card}.", name=name, card=card)
+    return kind
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

@@ -523,5 +523,6 @@ class FastSevenRules(SevenRules):
                 winner,
                 blocked_from >= 0,
                 turns,
+                hands if phase == OVER else (),
             ),
         )

@@ -35,7 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token, translator
 
 from .cards import (
     ACE,
@@ -186,6 +186,8 @@ class SevenView(NamedTuple):
     winner: int
     blocked: bool
     turns: int
+    shown_hands: tuple[tuple[int, ...], ...] = ()
+    """Every seat's hand once the deal is over (they are laid open to count); empty until then."""
 
 
 class SevenRules(Rules):
@@ -499,6 +501,7 @@ class SevenRules(Rules):
             winner=state.winner,
             blocked=state.blocked_from >= 0,
             turns=state.turns,
+            shown_hands=state.hands if state.phase == OVER else (),
         )
 
     def scores(self, state: SevenState) -> tuple[int, ...]:
@@ -519,6 +522,19 @@ class SevenRules(Rules):
             ),
         )
 
+    def public_events(self, before: SevenState, action: Action, seat: int) -> list[PublicEvent]:
+        """The deal, a reshuffle, a pass, a draw (how many, never which) or a card played."""
+        if action.startswith("deal:"):
+            return [PublicEvent("deal")]
+        if action.startswith("shuffle:"):
+            return [PublicEvent("shuffle")]
+        if action == "pass":
+            return [PublicEvent("pass", {"seat": seat})]
+        if action == "draw":
+            return [PublicEvent("draw", {"seat": seat, "penalty": before.penalty})]
+        card, call = PLAYS[action]
+        return [PublicEvent("play", {"seat": seat, "card": card, "call": call})]
+
     def describe_action(self, state: SevenState, action: Action, seat: int) -> str:
         """A log line naming the seat by :func:`~gamenight.sdk.seat_token` (the room fills in its name)."""
         return describe(state, action, seat_token(seat))
@@ -529,22 +545,36 @@ def _with_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, .
     return tuple(hand if other == seat else old for other, old in enumerate(hands))
 
 
+def describe_event(event: PublicEvent, who: str | None = None) -> str:
+    """One of :meth:`SevenRules.public_events` as a sentence, translated; the seat as ``who`` or its token."""
+    params = event.params
+    if who is None:
+        who = seat_token(params["seat"]) if "seat" in params else ""
+    kind = event.kind
+    if kind == "deal":
+        return _("The cards are dealt.")
+    if kind == "shuffle":
+        return _("Table: Shuffling")
+    if kind == "pass":
+        return _("{who} passed.", who=who)
+    if kind == "draw":
+        if params.get("penalty"):
+            return _("{who} took the 7 penalty of {count}.", who=who, count=params["penalty"])
+        return _("{who} drew a card.", who=who)
+    if kind == "play":
+        card, call = params["card"], params.get("call", -1)
+        if call >= 0:
+            return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
+        return _("{who} played {card}.", who=who, card=card_label(card))
+    return kind
+
+
 def describe(state: SevenState, action: Action, who: str) -> str:
     """What ``who`` did with ``action`` in ``state`` (the state before it), translated."""
-    if action.startswith("deal:"):
-        return _("The cards are dealt.")
-    if action.startswith("shuffle:"):
-        return _("Table: Shuffling")
-    if action == "pass":
-        return _("{who} passed.", who=who)
-    if action == "draw":
-        if state.penalty:
-            return _("{who} took the 7 penalty of {count}.", who=who, count=state.penalty)
-        return _("{who} drew a card.", who=who)
-    parsed = PLAYS.get(action)
-    if parsed is None:
+    if not action.startswith(("deal:", "shuffle:")) and action not in ("pass", "draw") and action not in PLAYS:
         return action
-    card, call = parsed
-    if call >= 0:
-        return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
-    return _("{who} played {card}.", who=who, card=card_label(card))
+    events = SevenRules.public_events(_RULES, state, action, 0)
+    return " ".join(describe_event(event, who) for event in events)
+
+
+_RULES = SevenRules()

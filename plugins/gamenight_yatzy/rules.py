@@ -21,7 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, translator
 
 _ = translator("yatzy")
 
@@ -351,24 +351,43 @@ class YatzyRules(Rules):
             lines.append(("Place", [float(1 + sum(other > total for other in totals)) for total in totals]))
         return Outcome.from_scores(totals, lines=lines)
 
+    def public_events(self, before: YatzyState, action: Action, seat: int) -> list[PublicEvent]:
+        """The dice shown, which dice were kept for a roll, a box scored (Yatzy hides nothing)."""
+        kind, _sep, arg = action.partition(":")
+        if kind == "dice":
+            return [PublicEvent("dice", {"dice": [int(face) for face in arg]})]
+        if kind == "roll":
+            kept = [before.dice[i] for i, hold in enumerate(arg) if hold == "1"] if before.dice else []
+            return [PublicEvent("roll", {"seat": seat, "kept": kept, "count": arg.count("0")})]
+        box = BOX_INDEX[arg]
+        sheet = before.sheets[seat]
+        points = box_score(sheet, before.dice, box, before.joker)
+        bonus = YATZY_BONUS if earns_yatzy_bonus(sheet, before.dice) else 0
+        return [PublicEvent("score", {"seat": seat, "box": arg, "points": points, "bonus": bonus})]
+
     def describe_action(self, state: YatzyState, action: Action, seat: int) -> str:
         """A short sentence for the game log."""
         kind, _sep, arg = action.partition(":")
-        if kind == "dice":
-            return _("The dice show {dice}.", dice=" ".join(arg))
-        if kind == "roll":
-            if arg == "00000":
-                return _("Rolls all five dice.")
-            kept = " ".join(str(state.dice[i]) for i, hold in enumerate(arg) if hold == "1")
-            if arg.count("0") == 1:
-                return _("Keeps {kept} and rolls one die.", kept=kept)
-            return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=arg.count("0"))
-        box = BOX_INDEX.get(arg)
-        if kind == "score" and box is not None and state.dice:
-            sheet = state.sheets[seat]
-            points = box_score(sheet, state.dice, box, state.joker)
-            text = _("Scores {points} in {box}.", points=points, box=_(BOX_LABELS[box]))
-            if earns_yatzy_bonus(sheet, state.dice):
-                text += " " + _("Yatzy bonus +{points}!", points=YATZY_BONUS)
-            return text
-        return action
+        if kind not in ("dice", "roll") and not (kind == "score" and arg in BOX_INDEX and state.dice):
+            return action
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+
+def describe_event(event: PublicEvent) -> str:
+    """One of :meth:`YatzyRules.public_events` as a sentence, translated (Yatzy's log names no seat)."""
+    params = event.params
+    if event.kind == "dice":
+        return _("The dice show {dice}.", dice=" ".join(str(face) for face in params["dice"]))
+    if event.kind == "roll":
+        if not params["kept"]:
+            return _("Rolls all five dice.")
+        kept = " ".join(str(face) for face in params["kept"])
+        if params["count"] == 1:
+            return _("Keeps {kept} and rolls one die.", kept=kept)
+        return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=params["count"])
+    if event.kind == "score":
+        text = _("Scores {points} in {box}.", points=params["points"], box=_(BOX_LABELS[BOX_INDEX[params["box"]]]))
+        if params.get("bonus"):
+            text += " " + _("Yatzy bonus +{points}!", points=params["bonus"])
+        return text
+    return event.kind

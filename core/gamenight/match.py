@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gamenight.i18n import _
+from gamenight.i18n import _, translator
 from gamenight.sdk import (
     CHANCE,
     TERMINAL,
@@ -207,7 +207,7 @@ class Match:
         """Apply ``action`` for whoever is to move; raises :class:`IllegalAction`."""
         seat = self.to_move()
         if seat == TERMINAL:
-            raise IllegalAction("The game is over.")
+            raise IllegalAction.because("game-over", "The game is over.")
         before = self.state
         self.state = self.rules.apply(before, action)
         self.log.append(LogEntry(seat, action))
@@ -236,7 +236,7 @@ class Match:
     def apply_chance(self) -> Action:
         """Draw and apply the pending chance outcome; return it."""
         if self.to_move() != CHANCE:
-            raise IllegalAction("No chance outcome is pending.")
+            raise IllegalAction.because("no-chance-pending", "No chance outcome is pending.")
         action = self.rules.sample_chance(self.state, self._chance_rng())
         self.apply(action)
         return action
@@ -306,8 +306,9 @@ class Match:
             try:
                 self.apply(action)
             except IllegalAction as error:
+                reason = error.say(translator(self.game.id))
                 raise IllegalAction(
-                    _("move {number} ({action!r}): {error}", number=number, action=action, error=error)
+                    _("move {number} ({action!r}): {error}", number=number, action=action, error=reason)
                 ) from None
 
 

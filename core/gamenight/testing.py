@@ -265,7 +265,8 @@ def check_save_round_trip(game: GameInfo, registry: Any, folder: Path, seed: int
 
 
 def message_ids(root: Path) -> dict[str, str]:
-    """Every literal ``_("...")`` / ``t("...")`` / ``self.t("...")`` text under ``root``.
+    """Every literal ``_("...")`` / ``t("...")`` / ``self.t("...")`` text under ``root``,
+    and the sentence of every ``IllegalAction.because(code, "...")``.
 
     Returns message id -> "file:line" of its first use.
     """
@@ -278,6 +279,13 @@ def message_ids(root: Path) -> dict[str, str]:
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in _TRANSLATORS and isinstance(node.args[0].value, str):
                 found.setdefault(node.args[0].value, f"{path}:{node.lineno}")
+            elif (
+                name == "because"  # IllegalAction.because(code, "English sentence", ...): translated by the screen
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                found.setdefault(node.args[1].value, f"{path}:{node.lineno}")
     return found
 
 

@@ -491,19 +491,26 @@ class Violation(enum.Enum):
 
     def message(self, shape: str = "") -> str:
         """The translated explanation shown to the player."""
+        error = self.error(shape)
+        return _(error.template, **error.params)
+
+    def error(self, shape: str = "") -> IllegalAction:
+        """The refusal as data: the violation's value as its code, the rule as its sentence."""
         if self is Violation.NO_CONTACT:
-            return _("Rule 1: the piece must touch a placed piece along an edge.")
+            return IllegalAction.because(self.value, "Rule 1: the piece must touch a placed piece along an edge.")
         if self is Violation.SQUARE:
-            return _("Rule 2: the piece would fill a 2×2 square.")
+            return IllegalAction.because(self.value, "Rule 2: the piece would fill a 2×2 square.")
         if self is Violation.SAME_SHAPE:
-            return _("Rule 3: the piece would touch another {shape} along an edge.", shape=shape)
+            return IllegalAction.because(
+                self.value, "Rule 3: the piece would touch another {shape} along an edge.", shape=shape
+            )
         if self is Violation.OVERLAP:
-            return _("The piece overlaps a placed piece.")
+            return IllegalAction.because(self.value, "The piece overlaps a placed piece.")
         if self is Violation.OFF_BOARD:
-            return _("The piece does not fit on the board.")
+            return IllegalAction.because(self.value, "The piece does not fit on the board.")
         if self is Violation.NONE_LEFT:
-            return _("No {shape} pieces are left.", shape=shape)
-        return _("No piece can be placed now.")
+            return IllegalAction.because(self.value, "No {shape} pieces are left.", shape=shape)
+        return IllegalAction.because(self.value, "No piece can be placed now.")
 
 
 def why_illegal(state: LitsState, placement: Placement) -> Violation | None:
@@ -560,7 +567,7 @@ class LitsRules(Rules):
     def apply(self, state: LitsState, action: Action) -> LitsState:
         """The state after ``action``; IllegalAction says which rule it breaks."""
         if state.turn == TERMINAL:
-            raise IllegalAction(_("The game is over."))
+            raise IllegalAction.because("game-over", "The game is over.")
         if state.turn == CHANCE:
             return self._deal(state, action)
         if state.pie_pending:
@@ -570,9 +577,11 @@ class LitsRules(Rules):
             return self._place(state, pid)
         placement = Placement.parse(action)
         if placement is None:
-            raise IllegalAction(_("{action!r} is not a placement like L:r3c4:o0.", action=action))
+            raise IllegalAction.because(
+                "not-a-placement", "{action!r} is not a placement like L:r3c4:o0.", action=action
+            )
         violation = why_illegal(state, placement) or Violation.NOT_NOW
-        raise IllegalAction(violation.message(placement.shape))
+        raise violation.error(placement.shape)
 
     @staticmethod
     def _place(state: LitsState, pid: int) -> LitsState:
@@ -605,7 +614,7 @@ class LitsRules(Rules):
     def _pie(self, state: LitsState, action: Action) -> LitsState:
         # lits.md 4.2: whoever holds ○ afterwards places next.
         if action not in (SWAP, KEEP):
-            raise IllegalAction(_("Choose swap or keep (the pie rule)."))
+            raise IllegalAction.because("pie-rule-pending", "Choose swap or keep (the pie rule).")
         swapped = action == SWAP
         decided = replace(state, pie_pending=False, swapped=swapped)
         return self._with_turn(decided, 0 if swapped else 1)
@@ -617,7 +626,7 @@ class LitsRules(Rules):
         except ValueError:
             x_marks = -1
         if not layout_is_valid(x_marks):
-            raise IllegalAction(_("{action!r} is not a valid symmetric layout.", action=action))
+            raise IllegalAction.because("bad-layout", "{action!r} is not a valid symmetric layout.", action=action)
         dealt = replace(state, x_marks=x_marks, o_marks=point_mirror(x_marks))
         return self._with_turn(dealt, 0)
 

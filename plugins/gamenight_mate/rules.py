@@ -386,7 +386,7 @@ class MateRules(Rules):
         """The state after ``action``; :class:`IllegalAction` says why it is not allowed."""
         state = self.current(state)
         if state.phase == "ended":
-            raise IllegalAction(_("The match is over."))
+            raise IllegalAction.because("match-over", "The match is over.")
         if state.phase == "deal":
             return self._apply_deal(state, action)
         if state.phase == "foreplace":
@@ -398,7 +398,7 @@ class MateRules(Rules):
         cards = action.split()
         deck = deck_for(state.variant)
         if sorted(cards) != sorted(deck):
-            raise IllegalAction(_("A deal must list each of the twenty cards of the deck once."))
+            raise IllegalAction.because("bad-deal", "A deal must list each of the twenty cards of the deck once.")
         dealer = state.dealer
         to_other = sort_hand(cards[0:5] + cards[10:15])
         to_dealer = sort_hand(cards[5:10] + cards[15:20])
@@ -411,14 +411,13 @@ class MateRules(Rules):
         hands = list(state.hands)
         if action != NONE:
             if action not in state.hands[seat]:
-                raise IllegalAction(_("You can only set aside a card from your own hand."))
+                raise IllegalAction.because("not-own-card", "You can only set aside a card from your own hand.")
             if action not in self._foreplace_choices(state):
-                raise IllegalAction(
-                    _(
-                        "{card} shares a suit or rank with {first}, already set aside.",
-                        card=pretty(action),
-                        first=pretty(state.foreplaced[1 - seat] or ""),
-                    )
+                raise IllegalAction.because(
+                    "foreplace-clash",
+                    "{card} shares a suit or rank with {first}, already set aside.",
+                    card=pretty(action),
+                    first=pretty(state.foreplaced[1 - seat] or ""),
                 )
             foreplaced[seat] = action
             hands[seat] = _remove(state.hands[seat], action)
@@ -435,12 +434,12 @@ class MateRules(Rules):
         seat = state.to_act()
         cards = state.available(seat)
         if action not in cards:
-            raise IllegalAction(_("{card} is not in your hand.", card=self._card_name(action)))
+            raise IllegalAction.because("not-in-hand", "{card} is not in your hand.", card=self._card_name(action))
         variant = state.variant
         if state.lead is not None:
             allowed = answers(state.lead, cards, variant)
             if action not in allowed:
-                raise IllegalAction(self._why_not(state.lead, action, cards, variant))
+                raise self._why_not(state.lead, action, cards, variant)
         hands = list(state.hands)
         if state.hands[seat]:
             hands[seat] = _remove(state.hands[seat], action)
@@ -463,13 +462,16 @@ class MateRules(Rules):
     def _card_name(self, action: str) -> str:
         return pretty(action) if is_card(action) else repr(action)
 
-    def _why_not(self, lead: str, card: str, cards: Sequence[str], variant: Variant) -> str:
-        """The reason an answer is refused, for the player."""
+    def _why_not(self, lead: str, card: str, cards: Sequence[str], variant: Variant) -> IllegalAction:
+        """The reason an answer is refused, as data (the screen says it)."""
         if variant.kings_privilege and card_rank(lead) == "K" and any(card_rank(c) == "K" for c in cards):
-            return _("King's privilege: a King was led and you hold a King, so you must play a King.")
+            return IllegalAction.because(
+                "kings-privilege", "King's privilege: a King was led and you hold a King, so you must play a King."
+            )
         if any(card_suit(c) == card_suit(lead) for c in cards):
-            return _("You must follow suit: {lead} was led.", lead=pretty(lead))
-        return _(
+            return IllegalAction.because("follow-suit", "You must follow suit: {lead} was led.", lead=pretty(lead))
+        return IllegalAction.because(
+            "answer-rank",
             "You have no {suit}, so you must answer with a card of rank {rank}.",
             suit=SUIT_SYMBOLS[card_suit(lead)],
             rank=card_rank(lead),

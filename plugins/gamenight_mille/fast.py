@@ -96,9 +96,9 @@ def _parse_deal(action: str) -> tuple[int, ...]:
     """:func:`gamenight_mille.rules.parse_deal` with the letters looked up in a table."""
     letters = action[5:]
     if len(letters) != DECK_SIZE or not set(letters) <= _CODE_SET:
-        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+        raise IllegalAction.because("bad-deal", "A deal must list all {count} cards as letters a-s.", count=DECK_SIZE)
     if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
-        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+        raise IllegalAction.because("bad-deal", "A deal must hold each card exactly as often as the deck does.")
     return tuple(map(_CODE_INDEX.__getitem__, letters))
 
 

@@ -317,9 +317,9 @@ def parse_deal(action: str) -> tuple[int, ...]:
     """The deck order of a ``deal:`` action; raises :class:`IllegalAction` if it is not a full deck."""
     letters = action.removeprefix("deal:")
     if len(letters) != DECK_SIZE or not set(letters) <= set(CODES):
-        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+        raise IllegalAction.because("bad-deal", "A deal must list all {count} cards as letters a-s.", count=DECK_SIZE)
     if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
-        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+        raise IllegalAction.because("bad-deal", "A deal must hold each card exactly as often as the deck does.")
     return tuple(CODES.index(letter) for letter in letters)
 
 
@@ -444,7 +444,7 @@ class MilleRules(Rules):
             try:
                 parse_deal(action)
             except IllegalAction as error:
-                return str(error)
+                return error.say(_)
             return None
         if phase == EXTENSION:
             if action in ("extend", "stop"):

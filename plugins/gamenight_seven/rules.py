@@ -247,12 +247,12 @@ class SevenRules(Rules):
             below_top = list(state.discards[:-1])
             rng.shuffle(below_top)
             return "shuffle:" + _encode(below_top)
-        raise IllegalAction(_("No chance outcome is pending."))
+        raise IllegalAction.because("no-chance-pending", "No chance outcome is pending.")
 
     def _apply_deal(self, state: SevenState, action: Action) -> SevenState:
         deck = _decode(action.removeprefix("deal:")) if action.startswith("deal:") else None
         if deck is None or sorted(deck) != list(range(52)):  # seven.md 2.1: one pack of 52
-            raise IllegalAction(_("A deal must be all 52 cards, each once."))
+            raise IllegalAction.because("bad-deal", "A deal must be all 52 cards, each once.")
         # seven.md 2.2: 5 cards each, dealt in turn from the deck's start; the rest is the
         # stock, the deck's end its top.
         hands = tuple(tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(state.seats))
@@ -272,7 +272,9 @@ class SevenRules(Rules):
     def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
         cards = _decode(action.removeprefix("shuffle:")) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
-            raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
+            raise IllegalAction.because(
+                "bad-reshuffle", "A reshuffle must hold exactly the discards below the top card."
+            )
         # seven.md 5.1: the discards except the top card become the new stock; the draw goes on.
         shuffled = state._replace(
             phase=PLAY,
@@ -328,13 +330,13 @@ class SevenRules(Rules):
         if state.phase == SHUFFLE:
             return self._apply_shuffle(state, action)
         if state.phase == OVER:
-            raise IllegalAction(_("The deal is over."))
+            raise IllegalAction.because("deal-over", "The deal is over.")
         if action == "draw":
             return self._apply_draw(state)
         if action == "pass":
             return self._apply_pass(state)
         if action not in PLAYS:
-            raise IllegalAction(_("{action} is not a card or a move.", action=action))
+            raise IllegalAction.because("not-a-card-or-move", "{action} is not a card or a move.", action=action)
         card, call = PLAYS[action]
         return self._apply_play(state, card, call)
 
@@ -343,14 +345,16 @@ class SevenRules(Rules):
         seat = state.turn
         hand = state.hands[seat]
         if card not in hand:
-            raise IllegalAction(_("You do not hold {card}.", card=card_label(card)))
+            raise IllegalAction.because("card-not-held", "You do not hold {card}.", card=card_label(card))
         self._check_matches(state, card)
         rest = tuple(c for c in hand if c != card)
         if rank_of(card) == QUEEN:
             if rest and call < 0:  # seven.md 3.7
-                raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
+                raise IllegalAction.because("queen-needs-call", "Call a suit with the Queen: ♠ ♥ ♣ or ♦.")
             if not rest and call >= 0:
-                raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
+                raise IllegalAction.because(
+                    "last-queen-calls-nothing", "The Queen is your last card: it ends the deal and calls nothing."
+                )
         played = state._replace(
             hands=_with_hand(state.hands, seat, rest),
             discards=(*state.discards, card),
@@ -377,21 +381,23 @@ class SevenRules(Rules):
         if self.may_play(state, card):
             return
         if state.penalty:  # seven.md 4.3
-            raise IllegalAction(_("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty))
+            raise IllegalAction.because(
+                "answer-the-pending-7",
+                "Only a 7 may answer the pending 7: play one or draw {count}.",
+                count=state.penalty,
+            )
         if state.called >= 0:  # seven.md 3.7
-            raise IllegalAction(
-                _(
-                    "{card} does not follow the called suit {suit}.",
-                    card=card_label(card),
-                    suit=SUIT_SYMBOLS[state.called],
-                )
-            )
-        raise IllegalAction(  # seven.md 3.1
-            _(
-                "{card} matches neither the suit nor the rank of {top}.",
+            raise IllegalAction.because(
+                "off-called-suit",
+                "{card} does not follow the called suit {suit}.",
                 card=card_label(card),
-                top=card_label(state.discards[-1]),
+                suit=SUIT_SYMBOLS[state.called],
             )
+        raise IllegalAction.because(  # seven.md 3.1
+            "no-match",
+            "{card} matches neither the suit nor the rank of {top}.",
+            card=card_label(card),
+            top=card_label(state.discards[-1]),
         )
 
     def _apply_draw(self, state: SevenState) -> SevenState:
@@ -403,7 +409,7 @@ class SevenRules(Rules):
             # seven.md 3.3: one card, and the turn goes on.
             owing = state._replace(owed=1, owed_total=1)
         else:
-            raise IllegalAction(_("Nothing is left to draw."))
+            raise IllegalAction.because("stock-empty", "Nothing is left to draw.")
         return self._settle(owing._replace(drawn=0))
 
     def _settle(self, state: SevenState) -> SevenState:
@@ -438,7 +444,9 @@ class SevenRules(Rules):
     def _apply_pass(self, state: SevenState) -> SevenState:
         """seven.md 5.2: pass, only with nothing to play and nothing to draw."""
         if self.legal_actions(state) != ["pass"]:
-            raise IllegalAction(_("You may pass only when you cannot play and nothing is left to draw."))
+            raise IllegalAction.because(
+                "pass-not-allowed", "You may pass only when you cannot play and nothing is left to draw."
+            )
         new = state._replace(
             turn=(state.turn + 1) % state.seats,
             passes=state.passes + 1,

@@ -197,12 +197,55 @@ def fill_seat_names(text: str, names: Sequence[str] = ()) -> str:
 
 
 class IllegalAction(ValueError):
-    """An action that is not legal in the given state.
+    """An action that is not legal in the given state -- why, as data.
 
-    The message is shown to the player as it is, so make it say *why*
-    ("You may only play 25 or 50 under a Speed Limit"), already translated.
+    Raise it with a code, the English sentence as a message id and its
+    values::
+
+        raise IllegalAction.because("box-filled", "That box is already filled.")
+        raise IllegalAction.because("not-held", "You do not hold {card}.", card="7♠")
+
+    ``str(error)`` is the English sentence (headless logs, the arena); the
+    screen says it in the player's language (``GameScreen.illegal_text``:
+    the template through the game's catalogue), and a table service can send
+    ``to_json()``.  ``params`` hold JSON values.  ``IllegalAction("why")``
+    with a finished sentence (SDK 1.0's only form) still works: its
+    ``code`` is ``"illegal"`` and the text is shown as it is.
     Raising it must leave the state unchanged -- states are immutable.
     """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        code: str = "illegal",
+        params: Mapping[str, Any] | None = None,
+        template: str = "",
+    ) -> None:
+        self.code = code
+        """A short stable name for the reason (``"box-filled"``)."""
+        self.params: dict[str, Any] = dict(params or {})
+        """The values the sentence names (JSON values)."""
+        self.template = template
+        """The English sentence with ``{placeholders}``: the message id the screen translates ("" if none)."""
+        if not message and template:
+            message = template.format(**self.params) if self.params else template
+        super().__init__(message or code)
+
+    @classmethod
+    def because(cls, code: str, template: str, **params: Any) -> IllegalAction:
+        """The error for reason ``code``, said by the English ``template`` filled with ``params``."""
+        return cls(code=code, params=params, template=template)
+
+    def say(self, translate: Callable[..., str]) -> str:
+        """The reason in the reader's language: ``translate(template, **params)``, or the text as raised."""
+        if not self.template:
+            return str(self)
+        return translate(self.template, **self.params)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "params", "text"}``: the reason as data, with the English sentence."""
+        return {"code": self.code, "params": dict(self.params), "text": str(self)}
 
 
 JSON_SCALARS = (str, int, float, bool, type(None))
@@ -499,7 +542,7 @@ class Rules(Generic[StateT, ViewT]):
         are cheap to list.
         """
         if action not in self.legal_actions(state):
-            raise IllegalAction(f"{action!r} is not a legal action now")
+            raise IllegalAction.because("not-legal-now", "{action!r} is not a legal action now", action=action)
 
 
 @dataclass

@@ -227,6 +227,10 @@ class GameScreen(Screen):
         """The sentences of a move's events, in one line."""
         return " ".join(text for text in (self.describe_event(event) for event in events) if text)
 
+    def illegal_text(self, error: IllegalAction) -> str:
+        """Why a move was refused, in the player's language (the rules raise it as data, in English)."""
+        return self.fill_names(error.say(self.t))
+
     def fill_names(self, text: str) -> str:
         """``text`` with every :func:`~gamenight.sdk.seat_token` replaced by that seat's name."""
         return fill_seat_names(text, [s.name for s in self.match.seats])
@@ -326,7 +330,7 @@ class GameScreen(Screen):
         try:
             self._apply(action)
         except IllegalAction as error:
-            self.message(str(error), error=True)
+            self.message(self.illegal_text(error), error=True)
             return False
         self.advance()
         return True
@@ -446,7 +450,7 @@ class GameScreen(Screen):
         try:
             self._apply(event.action)
         except IllegalAction as error:
-            self.message(_("The bot chose an illegal move: {error}", error=error), error=True)
+            self.message(_("The bot chose an illegal move: {error}", error=self.illegal_text(error)), error=True)
             return
         self.advance()
 

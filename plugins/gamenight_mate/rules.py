@@ -32,7 +32,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, PublicEvent, Rules, translator
+from gamenight.sdk import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    IllegalAction,
+    Interlude,
+    Outcome,
+    PublicEvent,
+    Rules,
+    seat_token,
+    translator,
+)
 
 _ = translator("mate")
 
@@ -45,7 +56,6 @@ __all__ = [
     "NONE",
     "PLAYS",
     "RANKS",
-    "SEAT_LETTERS",
     "SINGLE_DECK",
     "SUITS",
     "VALUES",
@@ -85,7 +95,7 @@ DOUBLE_DECK: tuple[str, ...] = (
 """The double-deck variant's 20 cards, picked from two packs (mate.md 6.1)."""
 
 DEALERS = (0, 0, 1, 1)
-"""The dealer of each play: A deals round 1, B round 2 (mate.md 4.2)."""
+"""The dealer of each play: the first seat deals round 1, the second round 2 (mate.md 4.2)."""
 LEADERS = (0, 1, 1, 0)
 """The seat leading each play: the dealer, then the other after the swap."""
 PLAYS = 4
@@ -93,7 +103,6 @@ MOVES = 10
 HAND_SIZE = 10
 NONE = "none"
 """The foreplacing action of a seat that keeps all its cards."""
-SEAT_LETTERS = ("A", "B")
 """How docs/rules/mate.md 1.1 and the texts of the rules name the two seats."""
 
 
@@ -225,10 +234,10 @@ class PlayResult:
         return f"{moves} × {value}{double} = {self.score}"
 
     def describe(self) -> str:
-        """One sentence, translated: who mated, when, with what, and the formula."""
+        """One sentence, translated: who mated (a seat token), when, with what, and the formula."""
         if self.winner is None:
             return _("no mate in ten moves: a draw, nobody scores")
-        return _("{seat}: {result}", seat=SEAT_LETTERS[self.winner], result=self.summary())
+        return _("{seat}: {result}", seat=seat_token(self.winner), result=self.summary())
 
     def summary(self) -> str:
         """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20"."""
@@ -535,11 +544,11 @@ class MateRules(Rules):
 
 
 def describe_event(event: PublicEvent) -> str:
-    """One of :meth:`MateRules.public_events` as a sentence, translated."""
+    """One of :meth:`MateRules.public_events` as a sentence, translated, seats as :func:`~gamenight.sdk.seat_token`."""
     params = event.params
     if event.kind == "deal":
-        return _("{seat} shuffles and deals.", seat=SEAT_LETTERS[params["dealer"]])
-    letter = SEAT_LETTERS[params["seat"]]
+        return _("{seat} shuffles and deals.", seat=seat_token(params["dealer"]))
+    letter = seat_token(params["seat"])
     if event.kind == "foreplace":
         if params["card"] is None:
             return _("{seat} does not foreplace.", seat=letter)

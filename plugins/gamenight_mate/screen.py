@@ -25,7 +25,6 @@ from .rules import (
     MOVES,
     NONE,
     PLAYS,
-    SEAT_LETTERS,
     MateRules,
     MateState,
     answers,
@@ -102,8 +101,8 @@ class MateScreen(GameScreen):
         return state
 
     def names(self) -> list[str]:
-        """Seat names with their letters: "Ann (A)"."""
-        return [f"{seat.name} ({SEAT_LETTERS[i]})" for i, seat in enumerate(self.match.seats)]
+        """The seats' names, in seat order."""
+        return [seat.name for seat in self.match.seats]
 
     def mover(self, state: MateState) -> int | None:
         """The seat to act on the shown state, or None (deal, pause, end)."""
@@ -152,7 +151,8 @@ class MateScreen(GameScreen):
         keep_all = self.query_one("#keep-all", ActionChip)
         keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
         ended = state.phase == "ended"
-        self.query_one("#formula", Static).update(state.results[-1].describe() if ended and state.results else "")
+        formula = self.fill_names(state.results[-1].describe()) if ended and state.results else ""
+        self.query_one("#formula", Static).update(formula)
         self.query_one("#continue", ActionChip).display = self.pause is not None
         self.query_one("#hint", Static).update(self.hint)
         self.query_one("#sheet", MatchSheet).show(state, seat_names)
@@ -164,13 +164,12 @@ class MateScreen(GameScreen):
         return super().title_text()
 
     def info_text(self, state: MateState) -> str:
-        """Play, round, dealer and move."""
+        """Play, round and move (the dealer is marked on its seat's line: names can be long)."""
         return _(
-            "Play {play}/{plays} · round {round} · {dealer} deals · move {move}/{moves}",
+            "Play {play}/{plays} · round {round} · move {move}/{moves}",
             play=state.play + 1,
             plays=PLAYS,
             round=state.play // 2 + 1,
-            dealer=SEAT_LETTERS[DEALERS[state.play]],
             move=min(state.move, MOVES),
             moves=MOVES,
         )
@@ -178,6 +177,8 @@ class MateScreen(GameScreen):
     def seat_text(self, state: MateState, seat: int) -> str:
         """A seat's name, its card set aside and whether it leads."""
         parts = [self.names()[seat]]
+        if DEALERS[state.play] == seat:
+            parts.append(_("dealer"))
         if state.foreplaced[seat] is not None:
             parts.append(_("aside: {card}", card=pretty(state.foreplaced[seat])))
         if state.phase == "play" and state.leader == seat:
@@ -261,7 +262,7 @@ class MateScreen(GameScreen):
     def show_interlude(self, interlude: Interlude) -> None:
         """Show the end of a play on the table itself: the mate, its formula and the sheet."""
         self.pause = interlude
-        self.message(self.t(interlude.title))
+        self.message(self.fill_names(self.t(interlude.title)))
         self.query_one("#title-bar", Static).update(self.title_text())
         self.refresh_view()
 

@@ -488,7 +488,7 @@ class GameScreen(Screen):
 
         self.app.push_screen(
             ResultDialog(
-                self.t(interlude.title),
+                self.fill_names(self.t(interlude.title)),
                 "",
                 self.result_table(interlude.lines, interlude.scores),
                 [("continue", _("Continue"), "c"), ("save", _("Save and leave"), "s")],

@@ -241,7 +241,9 @@ class FastMilleRules(MilleRules):
             and (_usable(me, state.seats[1 - turn], state.trip, card) if use else card < EXTRA_TANK)
         )
         if not legal:
-            raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
+            raise self.refusal_error(state, action) or IllegalAction.because(
+                "unknown-command", "unknown command: {command}", command=action
+            )
         hand = list(me.hand)
         if slot and hand[0] != EMPTY and hand.count(EMPTY) == 0:
             hand[slot] = hand[0]  # the usual case of the close-up (mille.md 3.5): P fills the hole

@@ -20,7 +20,8 @@ checked against this module state by state (tests/plugins/mille/test_fast_paths.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -239,6 +240,13 @@ def _refuse(message: str, **values: object) -> _Refusal:
     return _Refusal(message=message, values=values)
 
 
+def say_refusal(error: IllegalAction, translate: Callable[..., str]) -> str:
+    """A refusal in the reader's language; a card it names (``{card}``, an English name) is translated too."""
+    if "card" in error.params and error.template:
+        return translate(error.template, **{**error.params, "card": translate(error.params["card"])})
+    return error.say(translate)
+
+
 def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:
     """Why ``seat_index`` may not use ``card`` now (its pick aside), or ``None``.
 
@@ -435,48 +443,53 @@ class MilleRules(Rules):
 
     def refusal(self, state: MilleState, action: Action) -> str | None:
         """Why ``action`` is illegal now, in the original's words (translated), or ``None``."""
+        error = self.refusal_error(state, action)
+        return None if error is None else say_refusal(error, _)
+
+    def refusal_error(self, state: MilleState, action: Action) -> IllegalAction | None:
+        """Why ``action`` is illegal now, as data (a code, the original's words, values), or ``None``."""
         phase = state.phase
         if phase == GAME_OVER:
-            return _("The game is over.")
+            return IllegalAction.because("game-over", "The game is over.")
         if phase in (DEAL, HAND_OVER):
             if not action.startswith("deal:"):
-                return _("The cards must be dealt first.")
+                return IllegalAction.because("deal-first", "The cards must be dealt first.")
             try:
                 parse_deal(action)
             except IllegalAction as error:
-                return error.say(_)
+                return error
             return None
         if phase == EXTENSION:
             if action in ("extend", "stop"):
                 return None
-            return _("Answer the extension first: extend or stop.")
+            return IllegalAction.because("answer-extension", "Answer the extension first: extend or stop.")
         me = state.seats[state.turn]
         if action == "draw":
             if not state.deck:
-                return _("no more cards")
+                return IllegalAction.because("deck-empty", "no more cards")
             if state.picked:
-                return _("already picked")
+                return IllegalAction.because("already-picked", "already picked")
             return None
         verb, _sep, slot_name = action.partition(":")
         if verb not in ("use", "discard") or slot_name not in SLOT_INDEX:
-            return _("unknown command: {command}", command=action)
+            return IllegalAction.because("unknown-command", "unknown command: {command}", command=action)
         card = me.hand[SLOT_INDEX[slot_name]]
         if card == EMPTY:
-            return _("no card there")
+            return IllegalAction.because("no-card-there", "no card there")
         must_pick = state.deck and not state.picked
         if verb == "discard":
             if must_pick:
-                return _("must pick first")
+                return IllegalAction.because("must-pick-first", "must pick first")
             if card >= EXTRA_TANK:
-                return _("discard a safety?")
+                return IllegalAction.because("discard-safety", "discard a safety?")
             return None
         if must_pick and not (card >= EXTRA_TANK and cancels(me, card)):
-            return _("must pick first")
+            return IllegalAction.because("must-pick-first", "must pick first")
         refusal = use_refusal(state, state.turn, card)
         if refusal is None:
             return None
-        values = {key: _(value) if key == "card" else value for key, value in refusal.values.items()}
-        return _(refusal.message, **values)
+        code = "-".join(re.findall(r"[a-z0-9]+", refusal.message.lower().replace("{", " ").replace("}", " ")))
+        return IllegalAction(code=code, params=dict(refusal.values), template=refusal.message)
 
     def apply(self, state: MilleState, action: Action) -> MilleState:
         """The state after ``action``; :class:`IllegalAction` (with the reason) if it is illegal."""
@@ -485,9 +498,9 @@ class MilleRules(Rules):
             return self._play(state, action)
         if (phase == DEAL or phase == HAND_OVER) and action.startswith("deal:"):
             return self._deal(state, parse_deal(action))  # parse_deal refuses a bad deck
-        reason = self.refusal(state, action)
-        if reason is not None:
-            raise IllegalAction(reason)
+        error = self.refusal_error(state, action)
+        if error is not None:
+            raise error
         return self._decide_extension(state, action == "extend")
 
     # -- the moves -------------------------------------------------------------
@@ -513,9 +526,9 @@ class MilleRules(Rules):
 
     def _play(self, state: MilleState, action: Action) -> MilleState:
         """A pick, a use or a discard by the seat to move (mille.md 3.2-3.6)."""
-        reason = self.refusal(state, action)
-        if reason is not None:
-            raise IllegalAction(reason)  # mille.md 3.6: nothing changes
+        error = self.refusal_error(state, action)
+        if error is not None:
+            raise error  # mille.md 3.6: nothing changes
         if action == "draw":
             return self._pick(state)
         verb, _sep, slot_name = action.partition(":")

@@ -18,6 +18,7 @@ from gamenight.sdk import (
     CHANCE,
     Action,
     GameScreen,
+    IllegalAction,
     Interlude,
     Match,
     PublicEvent,
@@ -31,7 +32,16 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from .rules import EMPTY, EXTENSION, SLOT_NAMES, MilleState, MilleView, describe_event, score_window
+from .rules import (
+    EMPTY,
+    EXTENSION,
+    SLOT_NAMES,
+    MilleState,
+    MilleView,
+    describe_event,
+    say_refusal,
+    score_window,
+)
 from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
@@ -151,6 +161,10 @@ class MilleScreen(GameScreen):
 
     def describe_event(self, event: PublicEvent) -> str:
         return self.fill_names(describe_event(event))
+
+    def illegal_text(self, error: IllegalAction) -> str:
+        """A refusal in BSD ``mille``'s words, in the player's language (a card it names too)."""
+        return say_refusal(error, self.t)
 
     def on_events(self, seat: int, events: list[PublicEvent]) -> None:
         """Remember what the other seat just played or discarded (the event names the card)."""

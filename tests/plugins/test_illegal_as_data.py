@@ -40,7 +40,7 @@ def _refusals(game_id: str, seed: int = 3) -> list[IllegalAction]:
     return errors
 
 
-@pytest.mark.parametrize("game_id", ["yatzy", "seven", "lits", "mate"])
+@pytest.mark.parametrize("game_id", ["yatzy", "seven", "lits", "mate", "mille"])
 def test_a_refusal_is_a_code_with_json_values_and_english_in_any_room(game_id):
     set_language("ja")
     try:

@@ -26,9 +26,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
-_ = translator("lits")
+from .texts import COLUMNS as COLUMNS  # re-exported: the names live with the texts
+from .texts import cell_name as cell_name
+from .texts import describe_event, say
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -40,7 +42,6 @@ CROSS = 0
 """The symbol of the first seat's marks (×) until a pie swap; the other one is ○."""
 SWAP, KEEP = "swap", "keep"
 LAYOUT_PREFIX = "layout:"
-COLUMNS = "abcdefghij"
 
 
 def bit(row: int, col: int) -> int:
@@ -52,11 +53,6 @@ _COL0 = sum(bit(r, 0) for r in range(SIZE))
 _COL9 = sum(bit(r, SIZE - 1) for r in range(SIZE))
 _SQUARE_CORNERS = sum(bit(r, c) for r in range(SIZE - 1) for c in range(SIZE - 1))
 """Top-left cells of the 81 2×2 squares."""
-
-
-def cell_name(row: int, col: int) -> str:
-    """A cell as players name it: column letter, row number from 1 ("c5")."""
-    return f"{COLUMNS[col]}{row + 1}"
 
 
 def grow(mask: int) -> int:
@@ -490,9 +486,8 @@ class Violation(enum.Enum):
     NOT_NOW = "not-now"
 
     def message(self, shape: str = "") -> str:
-        """The translated explanation shown to the player."""
-        error = self.error(shape)
-        return _(error.template, **error.params)
+        """The translated explanation shown to the player (:mod:`.texts` translates)."""
+        return say(self.error(shape))
 
     def error(self, shape: str = "") -> IllegalAction:
         """The refusal as data: the violation's value as its code, the rule as its sentence."""
@@ -678,22 +673,3 @@ class LitsRules(Rules):
     def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
         """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
-
-
-def describe_event(event: PublicEvent) -> str:
-    """One of :meth:`LitsRules.public_events` as a sentence, translated, the seat as a :func:`seat_token`."""
-    params = event.params
-    if event.kind == "layout":
-        return _("A random layout is dealt.")
-    if event.kind == SWAP:
-        return _("{player} swaps sides and takes ×.", player=seat_token(params["seat"]))
-    if event.kind == KEEP:
-        return _("{player} keeps ○.", player=seat_token(params["seat"]))
-    if event.kind == "place":
-        return _(
-            "{player} places {shape} on {cell}.",
-            player=seat_token(params["seat"]),
-            shape=params["shape"],
-            cell=cell_name(params["row"], params["col"]),
-        )
-    return str(params.get("text", event.kind))

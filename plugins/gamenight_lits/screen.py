@@ -16,7 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, cell_name, describe_event, why_illegal
+from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, why_illegal
+from .texts import cell_name, describe_event
 from .widgets import Board, ShapeChip
 
 _ = translator("lits")
@@ -73,7 +74,7 @@ class LitsScreen(GameScreen):
                 yield Static("", id="hint")
 
     def describe_event(self, event: PublicEvent) -> str:
-        return self.fill_names(describe_event(event))
+        return self.fill_names(describe_event(event, self.t))
 
     @property
     def placement(self) -> Placement:

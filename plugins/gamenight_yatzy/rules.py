@@ -21,9 +21,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
-_ = translator("yatzy")
+from .texts import BOX_LABELS as BOX_LABELS  # re-exported: the labels live with the texts
+from .texts import describe_event
 
 BOXES: tuple[str, ...] = (
     "ones",
@@ -42,22 +43,6 @@ BOXES: tuple[str, ...] = (
 )
 """Box ids in score-sheet order; an action names a box by its id."""
 
-BOX_LABELS: tuple[str, ...] = (
-    "Ones",
-    "Twos",
-    "Threes",
-    "Fours",
-    "Fives",
-    "Sixes",
-    "Three of a kind",
-    "Four of a kind",
-    "Full house",
-    "Small straight",
-    "Large straight",
-    "Yatzy",
-    "Chance",
-)
-"""English message ids of the boxes' names, in :data:`BOXES` order."""
 
 UPPER = range(6)
 LOWER = range(6, 13)
@@ -363,7 +348,7 @@ class YatzyRules(Rules):
         sheet = before.sheets[seat]
         points = box_score(sheet, before.dice, box, before.joker)
         bonus = YATZY_BONUS if earns_yatzy_bonus(sheet, before.dice) else 0
-        return [PublicEvent("score", {"seat": seat, "box": arg, "points": points, "bonus": bonus})]
+        return [PublicEvent("score", {"seat": seat, "box": arg, "index": box, "points": points, "bonus": bonus})]
 
     def describe_action(self, state: YatzyState, action: Action, seat: int) -> str:
         """A short sentence for the game log."""
@@ -371,23 +356,3 @@ class YatzyRules(Rules):
         if kind not in ("dice", "roll") and not (kind == "score" and arg in BOX_INDEX and state.dice):
             return action
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
-
-
-def describe_event(event: PublicEvent) -> str:
-    """One of :meth:`YatzyRules.public_events` as a sentence, translated (Yatzy's log names no seat)."""
-    params = event.params
-    if event.kind == "dice":
-        return _("The dice show {dice}.", dice=" ".join(str(face) for face in params["dice"]))
-    if event.kind == "roll":
-        if not params["kept"]:
-            return _("Rolls all five dice.")
-        kept = " ".join(str(face) for face in params["kept"])
-        if params["count"] == 1:
-            return _("Keeps {kept} and rolls one die.", kept=kept)
-        return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=params["count"])
-    if event.kind == "score":
-        text = _("Scores {points} in {box}.", points=params["points"], box=_(BOX_LABELS[BOX_INDEX[params["box"]]]))
-        if params.get("bonus"):
-            text += " " + _("Yatzy bonus +{points}!", points=params["bonus"])
-        return text
-    return event.kind

@@ -29,13 +29,13 @@ from .rules import (
     UPPER_BONUS_THRESHOLD,
     YATZY_BONUS,
     YatzyState,
-    describe_event,
     earns_yatzy_bonus,
     preview,
     seat_total,
     upper_bonus,
     upper_total,
 )
+from .texts import describe_event
 
 _ = translator("yatzy")
 
@@ -115,7 +115,7 @@ class YatzyScreen(GameScreen):
         return view
 
     def describe_event(self, event: PublicEvent) -> str:
-        return describe_event(event)
+        return describe_event(event, self.t)
 
     # -- drawing -----------------------------------------------------------------
 

@@ -35,7 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token
 
 from .cards import (
     ACE,
@@ -55,8 +55,7 @@ from .cards import (
     rank_of,
     suit_of,
 )
-
-_ = translator("seven")
+from .texts import describe_event
 
 __all__ = [
     "CARD_CODES",
@@ -551,30 +550,6 @@ class SevenRules(Rules):
 def _with_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """``hands`` with ``seat``'s hand replaced."""
     return tuple(hand if other == seat else old for other, old in enumerate(hands))
-
-
-def describe_event(event: PublicEvent, who: str | None = None) -> str:
-    """One of :meth:`SevenRules.public_events` as a sentence, translated; the seat as ``who`` or its token."""
-    params = event.params
-    if who is None:
-        who = seat_token(params["seat"]) if "seat" in params else ""
-    kind = event.kind
-    if kind == "deal":
-        return _("The cards are dealt.")
-    if kind == "shuffle":
-        return _("Table: Shuffling")
-    if kind == "pass":
-        return _("{who} passed.", who=who)
-    if kind == "draw":
-        if params.get("penalty"):
-            return _("{who} took the 7 penalty of {count}.", who=who, count=params["penalty"])
-        return _("{who} drew a card.", who=who)
-    if kind == "play":
-        card, call = params["card"], params.get("call", -1)
-        if call >= 0:
-            return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
-        return _("{who} played {card}.", who=who, card=card_label(card))
-    return kind
 
 
 def describe(state: SevenState, action: Action, who: str) -> str:

@@ -19,8 +19,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenView, card_label, describe_event, rank_of
+from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenView, card_label, rank_of
 from .suit_dialog import SuitDialog
+from .texts import describe_event
 from .widgets import HandView, SeatPanel, TablePanel, card_text, even_rows, fit_cells, suit_text
 
 _ = translator("seven")
@@ -213,7 +214,7 @@ class SevenScreen(GameScreen):
         return self._line(Text(t("{who} went out!", who=who), style="bold"))
 
     def describe_event(self, event: PublicEvent) -> str:
-        return self.fill_names(describe_event(event))
+        return self.fill_names(describe_event(event, _=self.t))
 
     # -- acting --------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ checked against this module state by state (tests/plugins/mille/test_fast_paths.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -36,11 +36,12 @@ from gamenight.sdk import (
     PublicEvent,
     Rules,
     fill_seat_names,
-    seat_token,
-    translator,
 )
 
-_ = translator("mille")
+from .texts import CARD_NAMES as CARD_NAMES  # re-exported: the names live with the texts
+from .texts import card_name as card_name
+from .texts import describe_event, end_of_hand
+from .texts import say_refusal as say_refusal
 
 # -- cards (mille.md 2.1-2.3: the original's internal order, also the sort order) --
 D25, D50, D75, D100, D200 = 0, 1, 2, 3, 4
@@ -51,12 +52,6 @@ EMPTY = -1
 """An empty hand slot or a blank pile; sorts before every card."""
 
 CARD_COUNT = 19
-CARD_NAMES = (
-    "25", "50", "75", "100", "200",
-    "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
-    "Gasoline", "Spare Tire", "Repairs", "Go", "End of Limit",
-    "Extra Tank", "Puncture Proof", "Driving Ace", "Right of Way",
-)  # fmt: skip
 DECK_COUNTS = (10, 10, 10, 12, 4, 2, 2, 2, 4, 3, 6, 6, 6, 14, 6, 1, 1, 1, 1)
 DECK_SIZE = sum(DECK_COUNTS)
 CODES = "abcdefghijklmnopqrs"
@@ -107,11 +102,6 @@ SCORE_LINES = (
 
 # Phases of a game.
 DEAL, PLAY, EXTENSION, HAND_OVER, GAME_OVER = 0, 1, 2, 3, 4
-
-
-def card_name(card: int) -> str:
-    """The translated name of ``card`` (an empty string for an empty slot)."""
-    return "" if card == EMPTY else _(CARD_NAMES[card])
 
 
 class Seat(NamedTuple):
@@ -238,13 +228,6 @@ class _Refusal(NamedTuple):
 
 def _refuse(message: str, **values: object) -> _Refusal:
     return _Refusal(message=message, values=values)
-
-
-def say_refusal(error: IllegalAction, translate: Callable[..., str]) -> str:
-    """A refusal in the reader's language; a card it names (``{card}``, an English name) is translated too."""
-    if "card" in error.params and error.template:
-        return translate(error.template, **{**error.params, "card": translate(error.params["card"])})
-    return error.say(translate)
 
 
 def use_refusal(state: MilleState, seat_index: int, card: int) -> _Refusal | None:
@@ -444,7 +427,7 @@ class MilleRules(Rules):
     def refusal(self, state: MilleState, action: Action) -> str | None:
         """Why ``action`` is illegal now, in the original's words (translated), or ``None``."""
         error = self.refusal_error(state, action)
-        return None if error is None else say_refusal(error, _)
+        return None if error is None else say_refusal(error)
 
     def refusal_error(self, state: MilleState, action: Action) -> IllegalAction | None:
         """Why ``action`` is illegal now, as data (a code, the original's words, values), or ``None``."""
@@ -710,7 +693,7 @@ class MilleRules(Rules):
             return None
         lines = score_window(state)
         return Interlude(
-            title=_("End of hand {number}", number=state.hand_number),
+            title=end_of_hand(state.hand_number),
             scores=(float(state.totals[0]), float(state.totals[1])),
             lines=tuple((label, (float(values[0]), float(values[1]))) for label, values in lines),
             key=f"hand-{state.hand_number}",
@@ -746,31 +729,6 @@ class MilleRules(Rules):
     def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
         """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""
         return fill_seat_names(self.describe_action(state, action, seat), names)
-
-
-def describe_event(event: PublicEvent) -> str:
-    """One of :meth:`MilleRules.public_events` as a sentence, translated, seats as seat tokens."""
-    params = event.params
-    name = seat_token(params["seat"]) if "seat" in params else ""
-    kind = event.kind
-    if kind == "deal":
-        return _("Hand {number} is dealt.", number=params["hand"])
-    if kind == "draw":
-        return _("{name} drew a card.", name=name)
-    if kind == "extend":
-        return _("{name} went for an extension to 1000!", name=name)
-    if kind == "stop":
-        return _("{name} stopped at 700.", name=name)
-    if kind == "discard":
-        return _("{name} discarded {card}.", name=name, card=card_name(params["card"]))
-    if kind == "play":
-        card = card_name(params["card"])
-        if "on" in params:
-            return _("{name} played {card} on {other}.", name=name, card=card, other=seat_token(params["on"]))
-        if params.get("coup_fourre"):
-            return _("{name} played {card}: Coup Fourré!", name=name, card=card)
-        return _("{name} played {card}.", name=name, card=card)
-    return kind
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

@@ -38,10 +38,9 @@ from .rules import (
     SLOT_NAMES,
     MilleState,
     MilleView,
-    describe_event,
-    say_refusal,
     score_window,
 )
+from .texts import describe_event, say_refusal
 from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
@@ -160,7 +159,7 @@ class MilleScreen(GameScreen):
     # -- the log --------------------------------------------------------------------
 
     def describe_event(self, event: PublicEvent) -> str:
-        return self.fill_names(describe_event(event))
+        return self.fill_names(describe_event(event, self.t))
 
     def illegal_text(self, error: IllegalAction) -> str:
         """A refusal in BSD ``mille``'s words, in the player's language (a card it names too)."""

@@ -1,6 +1,6 @@
 """Rules return data; the texts modules and the screens translate (issue 15 section 2).
 
-Done for LITS, Yatzy and SEVEN: their ``rules.py`` calls no ``translator`` and no ``_``; every
+Done for LITS, Yatzy, SEVEN and Mille Bornes: their ``rules.py`` calls no ``translator`` and no ``_``; every
 sentence (events, refusals) is made by ``texts.py``, with the game's catalogue or the
 translator a screen passes, so headless logs stay readable.
 """
@@ -28,7 +28,7 @@ def _calls(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("game_id", ["lits", "yatzy", "seven"])
+@pytest.mark.parametrize("game_id", ["lits", "yatzy", "seven", "mille"])
 def test_the_rules_module_translates_nothing(game_id):
     assert not {"translator", "_", "gettext"} & _calls(PLUGINS / f"gamenight_{game_id}" / "rules.py")
 

@@ -41,11 +41,11 @@ from gamenight.sdk import (
     Outcome,
     PublicEvent,
     Rules,
-    seat_token,
-    translator,
 )
 
-_ = translator("mate")
+from .texts import SUIT_SYMBOLS as SUIT_SYMBOLS  # re-exported: the names live with the texts
+from .texts import describe_event, describe_result, play_line, play_title, summarize
+from .texts import pretty as pretty
 
 __all__ = [
     "DEALERS",
@@ -82,7 +82,6 @@ SUITS = ("C", "S", "H", "D")
 """Suits, strongest first (mate.md 1.3: Clubs > Spades > Hearts > Diamonds)."""
 VALUES = {"A": 11, "10": 10, "K": 4, "Q": 3, "7": 7}
 """Card values for scoring (mate.md 1.4)."""
-SUIT_SYMBOLS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
 
 SINGLE_DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 """The 20 cards: A, 10, K, Q, 7 of each suit (mate.md 1.2)."""
@@ -129,11 +128,6 @@ def strength(card: str) -> int:
 def stronger(lead: str, answer: str) -> bool:
     """True if the leader's card beats the answer; identical cards go to the one played first (mate.md 6.1)."""
     return strength(lead) >= strength(answer)
-
-
-def pretty(card: str) -> str:
-    """The card with its suit symbol: ``"10H"`` -> ``"10♥"``."""
-    return card_rank(card) + SUIT_SYMBOLS[card_suit(card)]
 
 
 def _card_order(card: str) -> tuple[int, int]:
@@ -234,19 +228,12 @@ class PlayResult:
         return f"{moves} × {value}{double} = {self.score}"
 
     def describe(self) -> str:
-        """One sentence, translated: who mated (a seat token), when, with what, and the formula."""
-        if self.winner is None:
-            return _("no mate in ten moves: a draw, nobody scores")
-        return _("{seat}: {result}", seat=seat_token(self.winner), result=self.summary())
+        """One sentence, translated (by :mod:`.texts`): who mated (a seat token), when, with what, the formula."""
+        return describe_result(self)
 
     def summary(self) -> str:
-        """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20"."""
-        if self.winner is None:
-            return _("no mate: a draw")
-        card, formula = pretty(self.card), self.formula()
-        if self.overmate:
-            return _("overmate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
-        return _("mate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
+        """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20" (:mod:`.texts`)."""
+        return summarize(self)
 
 
 @dataclass(frozen=True)
@@ -506,10 +493,7 @@ class MateRules(Rules):
 
     def result_lines(self, state: MateState) -> list[tuple[str, tuple[int, int]]]:
         """One line per finished play: "Play 2: mate on move 7 with K♥: 7 × 4 = 28", with its points."""
-        return [
-            (_("Play {number}: {result}", number=number, result=result.summary()), result.points())
-            for number, result in enumerate(state.results, start=1)
-        ]
+        return [(play_line(number, result), result.points()) for number, result in enumerate(state.results, start=1)]
 
     def interlude(self, state: MateState) -> Interlude | None:
         """The pause after plays 1-3, showing how the play ended."""
@@ -517,7 +501,7 @@ class MateRules(Rules):
             return None
         result = state.results[-1]
         return Interlude(
-            title=_("Play {number}: {result}", number=state.play + 1, result=result.describe()),
+            title=play_title(state.play + 1, result),
             scores=state.totals,
             lines=tuple(self.result_lines(state)),
             key=f"play-{state.play + 1}",
@@ -541,20 +525,3 @@ class MateRules(Rules):
     def describe_action(self, state: MateState, action: Action, seat: int) -> str:
         """A log line: the deal, a foreplacing decision or a card played."""
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
-
-
-def describe_event(event: PublicEvent) -> str:
-    """One of :meth:`MateRules.public_events` as a sentence, translated, seats as :func:`~gamenight.sdk.seat_token`."""
-    params = event.params
-    if event.kind == "deal":
-        return _("{seat} shuffles and deals.", seat=seat_token(params["dealer"]))
-    letter = seat_token(params["seat"])
-    if event.kind == "foreplace":
-        if params["card"] is None:
-            return _("{seat} does not foreplace.", seat=letter)
-        return _("{seat} sets {card} aside.", seat=letter, card=pretty(params["card"]))
-    if event.kind == "lead":
-        return _("{seat} leads {card} (move {move}).", seat=letter, card=pretty(params["card"]), move=params["move"])
-    if event.kind == "answer":
-        return _("{seat} answers {card}.", seat=letter, card=pretty(params["card"]))
-    return event.kind

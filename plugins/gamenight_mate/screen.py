@@ -28,10 +28,9 @@ from .rules import (
     MateRules,
     MateState,
     answers,
-    describe_event,
-    pretty,
 )
 from .solver import Solver
+from .texts import describe_event, describe_result, pretty
 from .widgets import ActionChip, CardChip, MatchSheet, MoveTable
 
 _ = translator("mate")
@@ -151,7 +150,7 @@ class MateScreen(GameScreen):
         keep_all = self.query_one("#keep-all", ActionChip)
         keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
         ended = state.phase == "ended"
-        formula = self.fill_names(state.results[-1].describe()) if ended and state.results else ""
+        formula = self.fill_names(describe_result(state.results[-1], self.t)) if ended and state.results else ""
         self.query_one("#formula", Static).update(formula)
         self.query_one("#continue", ActionChip).display = self.pause is not None
         self.query_one("#hint", Static).update(self.hint)
@@ -275,7 +274,7 @@ class MateScreen(GameScreen):
         self.advance()
 
     def describe_event(self, event: PublicEvent) -> str:
-        return self.fill_names(describe_event(event))
+        return self.fill_names(describe_event(event, self.t))
 
     def on_action(self, seat: int, action: Action, text: str) -> None:
         self.hint = ""

@@ -18,7 +18,7 @@ below too (that test catches a missing one).
 
 from __future__ import annotations
 
-from gamenight.sdk import Action, IllegalAction, translator
+from gamenight.sdk import Action, IllegalAction
 
 from .rules import (
     CODES,
@@ -52,8 +52,6 @@ from .rules import (
     _compact,
     cancels,
 )
-
-_ = translator("mille")
 
 __all__ = ["FastMilleRules"]
 

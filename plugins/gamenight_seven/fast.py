@@ -22,7 +22,7 @@ from bisect import insort
 from collections.abc import Sequence
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
 
 from .cards import (
     ACE,
@@ -51,8 +51,6 @@ from .rules import (
     SevenState,
     SevenView,
 )
-
-_ = translator("seven")
 
 __all__ = ["FastSevenRules"]
 

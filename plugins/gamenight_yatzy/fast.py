@@ -22,7 +22,7 @@ import random
 from functools import partial
 from itertools import compress
 
-from gamenight.sdk import Action, IllegalAction, translator
+from gamenight.sdk import Action, IllegalAction
 
 from .rules import (
     BOX_INDEX,
@@ -45,8 +45,6 @@ from .rules import (
     joker_applies,
     scoring_boxes,
 )
-
-_ = translator("yatzy")
 
 __all__ = ["FastYatzyRules", "box_score"]
 

@@ -1,6 +1,6 @@
 """Rules return data; the texts modules and the screens translate (issue 15 section 2).
 
-Done for LITS, Yatzy, SEVEN and Mille Bornes: their ``rules.py`` calls no ``translator`` and no ``_``; every
+Done for all five games: their ``rules.py`` calls no ``translator`` and no ``_``; every
 sentence (events, refusals) is made by ``texts.py``, with the game's catalogue or the
 translator a screen passes, so headless logs stay readable.
 """
@@ -28,9 +28,11 @@ def _calls(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("game_id", ["lits", "yatzy", "seven", "mille"])
+@pytest.mark.parametrize("game_id", ["lits", "yatzy", "seven", "mille", "mate"])
 def test_the_rules_module_translates_nothing(game_id):
-    assert not {"translator", "_", "gettext"} & _calls(PLUGINS / f"gamenight_{game_id}" / "rules.py")
+    for module in ("rules.py", "fast.py"):
+        path = PLUGINS / f"gamenight_{game_id}" / module
+        assert not path.exists() or not {"translator", "_", "gettext"} & _calls(path), module
 
 
 def test_the_texts_say_an_event_in_the_language_they_are_given():

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gamenight.i18n import _
+from gamenight.i18n import _, translator
 from gamenight.sdk import (
     CHANCE,
     TERMINAL,
@@ -25,6 +25,7 @@ from gamenight.sdk import (
     IllegalAction,
     Interlude,
     Outcome,
+    PublicEvent,
 )
 from gamenight.text import seat_count
 
@@ -84,6 +85,9 @@ class Match:
     """When the current game began (seconds since the epoch; a resumed game: when it was resumed)."""
     _bots: dict[int, Bot] = field(default_factory=dict, repr=False)
     _recorded: bool = field(default=False, repr=False)
+    _last: tuple[int, Any, Action] | None = field(default=None, repr=False)
+    """The latest applied move: (seat, the state before it, action), for :meth:`last_events`."""
+    _last_events: list[PublicEvent] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         count = len(self.seats)
@@ -124,6 +128,8 @@ class Match:
         else:  # a duck-typed rules object that does not subclass sdk.Rules
             self.state = rules.new_game(len(self.seats), self.options)
         self.log = []
+        self._last = None
+        self._last_events = None
         self.acknowledged = ""
         self._bots = {}
         self._recorded = False
@@ -205,14 +211,36 @@ class Match:
         """Apply ``action`` for whoever is to move; raises :class:`IllegalAction`."""
         seat = self.to_move()
         if seat == TERMINAL:
-            raise IllegalAction("The game is over.")
-        self.state = self.rules.apply(self.state, action)
+            raise IllegalAction.because("game-over", "The game is over.")
+        before = self.state
+        self.state = self.rules.apply(before, action)
         self.log.append(LogEntry(seat, action))
+        self._last = (seat, before, action)
+        self._last_events = None
+
+    def last_events(self) -> list[PublicEvent]:
+        """The public events of the latest applied move (:meth:`Rules.public_events`); ``[]`` before any.
+
+        What a screen learns a move did from, the same for a local match and a
+        shared table (whose service sends them): no screen keeps a previous state.
+        Worked out on first ask, so headless play pays nothing for it.
+        """
+        if self._last is None:
+            return []
+        if self._last_events is None:
+            seat, before, action = self._last
+            rules = self.rules
+            if hasattr(rules, "public_events"):
+                self._last_events = list(rules.public_events(before, action, seat))
+            else:  # a duck-typed rules object that does not subclass sdk.Rules
+                text = rules.describe_action(before, action, seat) if hasattr(rules, "describe_action") else action
+                self._last_events = [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": text})]
+        return list(self._last_events)
 
     def apply_chance(self) -> Action:
         """Draw and apply the pending chance outcome; return it."""
         if self.to_move() != CHANCE:
-            raise IllegalAction("No chance outcome is pending.")
+            raise IllegalAction.because("no-chance-pending", "No chance outcome is pending.")
         action = self.rules.sample_chance(self.state, self._chance_rng())
         self.apply(action)
         return action
@@ -282,8 +310,9 @@ class Match:
             try:
                 self.apply(action)
             except IllegalAction as error:
+                reason = error.say(translator(self.game.id))
                 raise IllegalAction(
-                    _("move {number} ({action!r}): {error}", number=number, action=action, error=error)
+                    _("move {number} ({action!r}): {error}", number=number, action=action, error=reason)
                 ) from None
 
 

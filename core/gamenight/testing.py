@@ -25,6 +25,7 @@ from gamenight.sdk import CHANCE, TERMINAL, GameInfo, IllegalAction
 
 __all__ = [
     "check_bot_legality",
+    "check_public_events",
     "check_save_round_trip",
     "check_view_hiding",
     "message_ids",
@@ -194,6 +195,63 @@ def check_observer_hiding(
             replay.apply(entry.action)
 
 
+def check_public_events(
+    game: GameInfo,
+    perturb: Callable[[Any, int, random.Random], Any] | None = None,
+    games: int = 3,
+    seed: int = 0,
+    seats: int | None = None,
+) -> None:
+    """Every move's :meth:`~gamenight.sdk.Rules.public_events` are JSON data that reveal nothing hidden.
+
+    Checks on every step of seeded random games: each event is a
+    :class:`~gamenight.sdk.PublicEvent` of JSON values that survives a JSON
+    round trip.  With ``perturb`` (as for :func:`check_view_hiding`): for each
+    seat -- and for a watcher (``OBSERVER``) when the game is watchable -- the
+    state is changed in what that seat may not see; when that seat's views
+    before *and* after the move are the same as in the real game, the events
+    must be the same too.  An event may say what the move showed (the card now
+    face up), never what stays hidden (the card drawn).
+    """
+    import json
+
+    from gamenight.sdk import OBSERVER, PublicEvent, event_problem
+
+    rules = game.rules
+    watchers = [OBSERVER] if getattr(rules, "watchable", False) else []
+    for match in random_playouts(game, games, seed=seed, seats=seats):
+        replay = Match(game, match.seats, match.options, seed=match.seed)
+        rng = random.Random(seed)
+        for entry in match.log:
+            before = replay.state
+            replay.apply(entry.action)
+            events = replay.last_events()
+            for event in events:
+                problem = event_problem(event)
+                assert problem is None, f"{game.id}: {entry.action!r}: {problem}"
+                assert PublicEvent.from_json(json.loads(json.dumps(event.to_json()))) == event, (
+                    f"{game.id}: {event!r} does not survive a JSON round trip"
+                )
+            if perturb is None:
+                continue
+            for seat in [*range(len(match.seats)), *watchers]:
+                changed = before
+                for other in range(len(match.seats)) if seat == OBSERVER else [seat]:
+                    changed = perturb(changed, other, rng)
+                try:
+                    after = rules.apply(changed, entry.action)
+                except IllegalAction:
+                    continue  # the change made the move illegal: nothing to compare
+                if rules.view(changed, seat) != rules.view(before, seat):
+                    continue
+                if rules.view(after, seat) != rules.view(replay.state, seat):
+                    continue
+                assert list(rules.public_events(changed, entry.action, entry.seat)) == events, (
+                    f"{game.id}: the events of {entry.action!r} changed with what "
+                    f"{'a watcher' if seat == OBSERVER else f'seat {seat}'} may not see: they reveal hidden information"
+                )
+
+
 def check_save_round_trip(game: GameInfo, registry: Any, folder: Path, seed: int = 0) -> None:
     """Save a random game halfway and load it: the same state and log must come back."""
     from gamenight.saves import load_match, save_match
@@ -207,7 +265,8 @@ def check_save_round_trip(game: GameInfo, registry: Any, folder: Path, seed: int
 
 
 def message_ids(root: Path) -> dict[str, str]:
-    """Every literal ``_("...")`` / ``t("...")`` / ``self.t("...")`` text under ``root``.
+    """Every literal ``_("...")`` / ``t("...")`` / ``self.t("...")`` text under ``root``,
+    and the sentence of every ``IllegalAction.because(code, "...")``.
 
     Returns message id -> "file:line" of its first use.
     """
@@ -220,6 +279,13 @@ def message_ids(root: Path) -> dict[str, str]:
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in _TRANSLATORS and isinstance(node.args[0].value, str):
                 found.setdefault(node.args[0].value, f"{path}:{node.lineno}")
+            elif (
+                name == "because"  # IllegalAction.because(code, "English sentence", ...): translated by the screen
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                found.setdefault(node.args[1].value, f"{path}:{node.lineno}")
     return found
 
 
@@ -406,6 +472,7 @@ def run_conformance(
     * :func:`check_bot_legality` -- two games for each bot, every seat that bot;
     * :func:`check_view_hiding` with ``perturb`` -- required unless the game
       declares ``perfect_information=True``;
+    * :func:`check_public_events` (with ``perturb`` when given);
     * :func:`check_save_round_trip`;
     * with ``package_root`` and a ``"ja"`` catalogue: :func:`missing_translations`
       (the ``_()`` texts under ``package_root`` plus :func:`declared_texts`), and
@@ -424,6 +491,7 @@ def run_conformance(
         raise AssertionError(
             f"{game.id}: has hidden information (perfect_information=False), so pass perturb= to check its views"
         )
+    check_public_events(game, perturb, games=max(1, games // 4), seed=seed)
     with tempfile.TemporaryDirectory() as folder:
         check_save_round_trip(game, _game_registry(game, registry), Path(folder), seed=seed)
     if package_root is not None and "ja" in game.translations:

@@ -26,9 +26,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
-_ = translator("lits")
+from .texts import COLUMNS as COLUMNS  # re-exported: the names live with the texts
+from .texts import cell_name as cell_name
+from .texts import describe_event, say
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -40,7 +42,6 @@ CROSS = 0
 """The symbol of the first seat's marks (×) until a pie swap; the other one is ○."""
 SWAP, KEEP = "swap", "keep"
 LAYOUT_PREFIX = "layout:"
-COLUMNS = "abcdefghij"
 
 
 def bit(row: int, col: int) -> int:
@@ -52,11 +53,6 @@ _COL0 = sum(bit(r, 0) for r in range(SIZE))
 _COL9 = sum(bit(r, SIZE - 1) for r in range(SIZE))
 _SQUARE_CORNERS = sum(bit(r, c) for r in range(SIZE - 1) for c in range(SIZE - 1))
 """Top-left cells of the 81 2×2 squares."""
-
-
-def cell_name(row: int, col: int) -> str:
-    """A cell as players name it: column letter, row number from 1 ("c5")."""
-    return f"{COLUMNS[col]}{row + 1}"
 
 
 def grow(mask: int) -> int:
@@ -490,20 +486,26 @@ class Violation(enum.Enum):
     NOT_NOW = "not-now"
 
     def message(self, shape: str = "") -> str:
-        """The translated explanation shown to the player."""
+        """The translated explanation shown to the player (:mod:`.texts` translates)."""
+        return say(self.error(shape))
+
+    def error(self, shape: str = "") -> IllegalAction:
+        """The refusal as data: the violation's value as its code, the rule as its sentence."""
         if self is Violation.NO_CONTACT:
-            return _("Rule 1: the piece must touch a placed piece along an edge.")
+            return IllegalAction.because(self.value, "Rule 1: the piece must touch a placed piece along an edge.")
         if self is Violation.SQUARE:
-            return _("Rule 2: the piece would fill a 2×2 square.")
+            return IllegalAction.because(self.value, "Rule 2: the piece would fill a 2×2 square.")
         if self is Violation.SAME_SHAPE:
-            return _("Rule 3: the piece would touch another {shape} along an edge.", shape=shape)
+            return IllegalAction.because(
+                self.value, "Rule 3: the piece would touch another {shape} along an edge.", shape=shape
+            )
         if self is Violation.OVERLAP:
-            return _("The piece overlaps a placed piece.")
+            return IllegalAction.because(self.value, "The piece overlaps a placed piece.")
         if self is Violation.OFF_BOARD:
-            return _("The piece does not fit on the board.")
+            return IllegalAction.because(self.value, "The piece does not fit on the board.")
         if self is Violation.NONE_LEFT:
-            return _("No {shape} pieces are left.", shape=shape)
-        return _("No piece can be placed now.")
+            return IllegalAction.because(self.value, "No {shape} pieces are left.", shape=shape)
+        return IllegalAction.because(self.value, "No piece can be placed now.")
 
 
 def why_illegal(state: LitsState, placement: Placement) -> Violation | None:
@@ -560,7 +562,7 @@ class LitsRules(Rules):
     def apply(self, state: LitsState, action: Action) -> LitsState:
         """The state after ``action``; IllegalAction says which rule it breaks."""
         if state.turn == TERMINAL:
-            raise IllegalAction(_("The game is over."))
+            raise IllegalAction.because("game-over", "The game is over.")
         if state.turn == CHANCE:
             return self._deal(state, action)
         if state.pie_pending:
@@ -570,9 +572,11 @@ class LitsRules(Rules):
             return self._place(state, pid)
         placement = Placement.parse(action)
         if placement is None:
-            raise IllegalAction(_("{action!r} is not a placement like L:r3c4:o0.", action=action))
+            raise IllegalAction.because(
+                "not-a-placement", "{action!r} is not a placement like L:r3c4:o0.", action=action
+            )
         violation = why_illegal(state, placement) or Violation.NOT_NOW
-        raise IllegalAction(violation.message(placement.shape))
+        raise violation.error(placement.shape)
 
     @staticmethod
     def _place(state: LitsState, pid: int) -> LitsState:
@@ -605,7 +609,7 @@ class LitsRules(Rules):
     def _pie(self, state: LitsState, action: Action) -> LitsState:
         # lits.md 4.2: whoever holds ○ afterwards places next.
         if action not in (SWAP, KEEP):
-            raise IllegalAction(_("Choose swap or keep (the pie rule)."))
+            raise IllegalAction.because("pie-rule-pending", "Choose swap or keep (the pie rule).")
         swapped = action == SWAP
         decided = replace(state, pie_pending=False, swapped=swapped)
         return self._with_turn(decided, 0 if swapped else 1)
@@ -617,7 +621,7 @@ class LitsRules(Rules):
         except ValueError:
             x_marks = -1
         if not layout_is_valid(x_marks):
-            raise IllegalAction(_("{action!r} is not a valid symmetric layout.", action=action))
+            raise IllegalAction.because("bad-layout", "{action!r} is not a valid symmetric layout.", action=action)
         dealt = replace(state, x_marks=x_marks, o_marks=point_mirror(x_marks))
         return self._with_turn(dealt, 0)
 
@@ -650,20 +654,22 @@ class LitsRules(Rules):
             lines=(("Uncovered marks", scores), ("Covered marks", covered), ("Placed the last piece", last)),
         )
 
-    def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
-        """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
+    def public_events(self, before: LitsState, action: Action, seat: int) -> list[PublicEvent]:
+        """A layout dealt, the pie rule answered, or a piece placed (``shape``, ``row``, ``col``)."""
         if seat == CHANCE:
-            return _("A random layout is dealt.")
-        if action == SWAP:
-            return _("{player} swaps sides and takes ×.", player=seat_token(seat))
-        if action == KEEP:
-            return _("{player} keeps ○.", player=seat_token(seat))
+            return [PublicEvent("layout")]
+        if action in (SWAP, KEEP):
+            return [PublicEvent(action, {"seat": seat})]
         placement = Placement.parse(action)
         if placement is None:
-            return action
-        return _(
-            "{player} places {shape} on {cell}.",
-            player=seat_token(seat),
-            shape=placement.shape,
-            cell=cell_name(placement.row, placement.col),
-        )
+            return [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": action})]
+        return [
+            PublicEvent(
+                "place",
+                {"seat": seat, "shape": placement.shape, "row": placement.row, "col": placement.col},
+            )
+        ]
+
+    def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
+        """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Match, pad_cells, translator
+from gamenight.sdk import Action, GameScreen, Match, PublicEvent, pad_cells, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, cell_name, why_illegal
+from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, why_illegal
+from .texts import cell_name, describe_event
 from .widgets import Board, ShapeChip
 
 _ = translator("lits")
@@ -72,13 +73,16 @@ class LitsScreen(GameScreen):
                 yield Static("", id="last-move")
                 yield Static("", id="hint")
 
+    def describe_event(self, event: PublicEvent) -> str:
+        return self.fill_names(describe_event(event, self.t))
+
     @property
     def placement(self) -> Placement:
         """The ghost: the selected shape and orientation anchored at the cursor."""
         return Placement(self.shape, self.cursor[0], self.cursor[1], self.orientation)
 
     def refresh_view(self) -> None:
-        state: LitsState = self.match.state
+        state: LitsState = self.view
         t = self.t
         self._keep_shape_available(state)
         placing = self.match.human_to_move() and not state.pie_pending
@@ -186,7 +190,7 @@ class LitsScreen(GameScreen):
 
     def action_next_shape(self) -> None:
         """Select the next shape that is still available."""
-        state: LitsState = self.match.state
+        state: LitsState = self.view
         for shape in self._shape_cycle():
             if state.remaining[SHAPES.index(shape)]:
                 self._select(shape)
@@ -200,14 +204,14 @@ class LitsScreen(GameScreen):
 
     def action_place(self) -> None:
         """Place the ghost where it is (refused with the reason if illegal)."""
-        if self.match.state.pie_pending:
+        if self.view.pie_pending:
             self.message(self.t("First answer the pie rule: x takes ×, o keeps ○."), error=True)
             return
         self.submit(self.placement.action)
 
     def action_pie(self, choice: Action) -> None:
         """Answer the pie rule: ``swap`` (take ×) or ``keep`` (stay ○)."""
-        if not self.match.state.pie_pending:
+        if not self.view.pie_pending:
             return
         self.submit(choice)
 

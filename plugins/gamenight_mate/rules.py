@@ -32,9 +32,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, Outcome, Rules, translator
+from gamenight.sdk import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    IllegalAction,
+    Interlude,
+    Outcome,
+    PublicEvent,
+    Rules,
+)
 
-_ = translator("mate")
+from .texts import SUIT_SYMBOLS as SUIT_SYMBOLS  # re-exported: the names live with the texts
+from .texts import describe_event, describe_result, play_line, play_title, summarize
+from .texts import pretty as pretty
 
 __all__ = [
     "DEALERS",
@@ -45,7 +56,6 @@ __all__ = [
     "NONE",
     "PLAYS",
     "RANKS",
-    "SEAT_LETTERS",
     "SINGLE_DECK",
     "SUITS",
     "VALUES",
@@ -72,7 +82,6 @@ SUITS = ("C", "S", "H", "D")
 """Suits, strongest first (mate.md 1.3: Clubs > Spades > Hearts > Diamonds)."""
 VALUES = {"A": 11, "10": 10, "K": 4, "Q": 3, "7": 7}
 """Card values for scoring (mate.md 1.4)."""
-SUIT_SYMBOLS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
 
 SINGLE_DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 """The 20 cards: A, 10, K, Q, 7 of each suit (mate.md 1.2)."""
@@ -85,7 +94,7 @@ DOUBLE_DECK: tuple[str, ...] = (
 """The double-deck variant's 20 cards, picked from two packs (mate.md 6.1)."""
 
 DEALERS = (0, 0, 1, 1)
-"""The dealer of each play: A deals round 1, B round 2 (mate.md 4.2)."""
+"""The dealer of each play: the first seat deals round 1, the second round 2 (mate.md 4.2)."""
 LEADERS = (0, 1, 1, 0)
 """The seat leading each play: the dealer, then the other after the swap."""
 PLAYS = 4
@@ -93,7 +102,6 @@ MOVES = 10
 HAND_SIZE = 10
 NONE = "none"
 """The foreplacing action of a seat that keeps all its cards."""
-SEAT_LETTERS = ("A", "B")
 """How docs/rules/mate.md 1.1 and the texts of the rules name the two seats."""
 
 
@@ -120,11 +128,6 @@ def strength(card: str) -> int:
 def stronger(lead: str, answer: str) -> bool:
     """True if the leader's card beats the answer; identical cards go to the one played first (mate.md 6.1)."""
     return strength(lead) >= strength(answer)
-
-
-def pretty(card: str) -> str:
-    """The card with its suit symbol: ``"10H"`` -> ``"10♥"``."""
-    return card_rank(card) + SUIT_SYMBOLS[card_suit(card)]
 
 
 def _card_order(card: str) -> tuple[int, int]:
@@ -225,19 +228,12 @@ class PlayResult:
         return f"{moves} × {value}{double} = {self.score}"
 
     def describe(self) -> str:
-        """One sentence, translated: who mated, when, with what, and the formula."""
-        if self.winner is None:
-            return _("no mate in ten moves: a draw, nobody scores")
-        return _("{seat}: {result}", seat=SEAT_LETTERS[self.winner], result=self.summary())
+        """One sentence, translated (by :mod:`.texts`): who mated (a seat token), when, with what, the formula."""
+        return describe_result(self)
 
     def summary(self) -> str:
-        """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20"."""
-        if self.winner is None:
-            return _("no mate: a draw")
-        card, formula = pretty(self.card), self.formula()
-        if self.overmate:
-            return _("overmate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
-        return _("mate on move {move} with {card}: {formula}", move=self.move, card=card, formula=formula)
+        """The result without the winner's name: "mate on move 5 with K♣: 5 × 4 = 20" (:mod:`.texts`)."""
+        return summarize(self)
 
 
 @dataclass(frozen=True)
@@ -386,7 +382,7 @@ class MateRules(Rules):
         """The state after ``action``; :class:`IllegalAction` says why it is not allowed."""
         state = self.current(state)
         if state.phase == "ended":
-            raise IllegalAction(_("The match is over."))
+            raise IllegalAction.because("match-over", "The match is over.")
         if state.phase == "deal":
             return self._apply_deal(state, action)
         if state.phase == "foreplace":
@@ -398,7 +394,7 @@ class MateRules(Rules):
         cards = action.split()
         deck = deck_for(state.variant)
         if sorted(cards) != sorted(deck):
-            raise IllegalAction(_("A deal must list each of the twenty cards of the deck once."))
+            raise IllegalAction.because("bad-deal", "A deal must list each of the twenty cards of the deck once.")
         dealer = state.dealer
         to_other = sort_hand(cards[0:5] + cards[10:15])
         to_dealer = sort_hand(cards[5:10] + cards[15:20])
@@ -411,14 +407,13 @@ class MateRules(Rules):
         hands = list(state.hands)
         if action != NONE:
             if action not in state.hands[seat]:
-                raise IllegalAction(_("You can only set aside a card from your own hand."))
+                raise IllegalAction.because("not-own-card", "You can only set aside a card from your own hand.")
             if action not in self._foreplace_choices(state):
-                raise IllegalAction(
-                    _(
-                        "{card} shares a suit or rank with {first}, already set aside.",
-                        card=pretty(action),
-                        first=pretty(state.foreplaced[1 - seat] or ""),
-                    )
+                raise IllegalAction.because(
+                    "foreplace-clash",
+                    "{card} shares a suit or rank with {first}, already set aside.",
+                    card=pretty(action),
+                    first=pretty(state.foreplaced[1 - seat] or ""),
                 )
             foreplaced[seat] = action
             hands[seat] = _remove(state.hands[seat], action)
@@ -435,12 +430,12 @@ class MateRules(Rules):
         seat = state.to_act()
         cards = state.available(seat)
         if action not in cards:
-            raise IllegalAction(_("{card} is not in your hand.", card=self._card_name(action)))
+            raise IllegalAction.because("not-in-hand", "{card} is not in your hand.", card=self._card_name(action))
         variant = state.variant
         if state.lead is not None:
             allowed = answers(state.lead, cards, variant)
             if action not in allowed:
-                raise IllegalAction(self._why_not(state.lead, action, cards, variant))
+                raise self._why_not(state.lead, action, cards, variant)
         hands = list(state.hands)
         if state.hands[seat]:
             hands[seat] = _remove(state.hands[seat], action)
@@ -463,13 +458,16 @@ class MateRules(Rules):
     def _card_name(self, action: str) -> str:
         return pretty(action) if is_card(action) else repr(action)
 
-    def _why_not(self, lead: str, card: str, cards: Sequence[str], variant: Variant) -> str:
-        """The reason an answer is refused, for the player."""
+    def _why_not(self, lead: str, card: str, cards: Sequence[str], variant: Variant) -> IllegalAction:
+        """The reason an answer is refused, as data (the screen says it)."""
         if variant.kings_privilege and card_rank(lead) == "K" and any(card_rank(c) == "K" for c in cards):
-            return _("King's privilege: a King was led and you hold a King, so you must play a King.")
+            return IllegalAction.because(
+                "kings-privilege", "King's privilege: a King was led and you hold a King, so you must play a King."
+            )
         if any(card_suit(c) == card_suit(lead) for c in cards):
-            return _("You must follow suit: {lead} was led.", lead=pretty(lead))
-        return _(
+            return IllegalAction.because("follow-suit", "You must follow suit: {lead} was led.", lead=pretty(lead))
+        return IllegalAction.because(
+            "answer-rank",
             "You have no {suit}, so you must answer with a card of rank {rank}.",
             suit=SUIT_SYMBOLS[card_suit(lead)],
             rank=card_rank(lead),
@@ -495,10 +493,7 @@ class MateRules(Rules):
 
     def result_lines(self, state: MateState) -> list[tuple[str, tuple[int, int]]]:
         """One line per finished play: "Play 2: mate on move 7 with K♥: 7 × 4 = 28", with its points."""
-        return [
-            (_("Play {number}: {result}", number=number, result=result.summary()), result.points())
-            for number, result in enumerate(state.results, start=1)
-        ]
+        return [(play_line(number, result), result.points()) for number, result in enumerate(state.results, start=1)]
 
     def interlude(self, state: MateState) -> Interlude | None:
         """The pause after plays 1-3, showing how the play ended."""
@@ -506,7 +501,7 @@ class MateRules(Rules):
             return None
         result = state.results[-1]
         return Interlude(
-            title=_("Play {number}: {result}", number=state.play + 1, result=result.describe()),
+            title=play_title(state.play + 1, result),
             scores=state.totals,
             lines=tuple(self.result_lines(state)),
             key=f"play-{state.play + 1}",
@@ -516,16 +511,17 @@ class MateRules(Rules):
         """Match totals so far."""
         return state.totals
 
+    def public_events(self, before: MateState, action: Action, seat: int) -> list[PublicEvent]:
+        """The deal (who deals), a foreplacing decision, a card led or answered (Mate hides nothing)."""
+        state = self.current(before)
+        if seat == CHANCE:
+            return [PublicEvent("deal", {"dealer": state.dealer})]
+        if state.phase == "foreplace":
+            return [PublicEvent("foreplace", {"seat": seat, "card": None if action == NONE else action})]
+        if state.lead is None:
+            return [PublicEvent("lead", {"seat": seat, "card": action, "move": state.move})]
+        return [PublicEvent("answer", {"seat": seat, "card": action})]
+
     def describe_action(self, state: MateState, action: Action, seat: int) -> str:
         """A log line: the deal, a foreplacing decision or a card played."""
-        state = self.current(state)
-        if seat == CHANCE:
-            return _("{seat} shuffles and deals.", seat=SEAT_LETTERS[state.dealer])
-        letter = SEAT_LETTERS[seat]
-        if state.phase == "foreplace":
-            if action == NONE:
-                return _("{seat} does not foreplace.", seat=letter)
-            return _("{seat} sets {card} aside.", seat=letter, card=pretty(action))
-        if state.lead is None:
-            return _("{seat} leads {card} (move {move}).", seat=letter, card=pretty(action), move=state.move)
-        return _("{seat} answers {card}.", seat=letter, card=pretty(action))
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Interlude, translator
+from gamenight.sdk import Action, GameScreen, Interlude, PublicEvent, translator
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,13 +25,12 @@ from .rules import (
     MOVES,
     NONE,
     PLAYS,
-    SEAT_LETTERS,
     MateRules,
     MateState,
     answers,
-    pretty,
 )
 from .solver import Solver
+from .texts import describe_event, describe_result, pretty
 from .widgets import ActionChip, CardChip, MatchSheet, MoveTable
 
 _ = translator("mate")
@@ -95,14 +94,14 @@ class MateScreen(GameScreen):
 
     def shown_state(self) -> MateState:
         """The state on the table: a finished play stays in view until its pause is confirmed."""
-        state = self.match.state
+        state = self.view
         if self.match.pending_interlude() is None:
             state = self.rules.current(state)
         return state
 
     def names(self) -> list[str]:
-        """Seat names with their letters: "Ann (A)"."""
-        return [f"{seat.name} ({SEAT_LETTERS[i]})" for i, seat in enumerate(self.match.seats)]
+        """The seats' names, in seat order."""
+        return [seat.name for seat in self.match.seats]
 
     def mover(self, state: MateState) -> int | None:
         """The seat to act on the shown state, or None (deal, pause, end)."""
@@ -151,7 +150,8 @@ class MateScreen(GameScreen):
         keep_all = self.query_one("#keep-all", ActionChip)
         keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
         ended = state.phase == "ended"
-        self.query_one("#formula", Static).update(state.results[-1].describe() if ended and state.results else "")
+        formula = self.fill_names(describe_result(state.results[-1], self.t)) if ended and state.results else ""
+        self.query_one("#formula", Static).update(formula)
         self.query_one("#continue", ActionChip).display = self.pause is not None
         self.query_one("#hint", Static).update(self.hint)
         self.query_one("#sheet", MatchSheet).show(state, seat_names)
@@ -159,17 +159,16 @@ class MateScreen(GameScreen):
     def title_text(self) -> str:
         """The game's title, and during a pause which play has ended."""
         if self.pause is not None:
-            return _("Mate — end of play {number}", number=self.match.state.play + 1)
+            return _("Mate — end of play {number}", number=self.view.play + 1)
         return super().title_text()
 
     def info_text(self, state: MateState) -> str:
-        """Play, round, dealer and move."""
+        """Play, round and move (the dealer is marked on its seat's line: names can be long)."""
         return _(
-            "Play {play}/{plays} · round {round} · {dealer} deals · move {move}/{moves}",
+            "Play {play}/{plays} · round {round} · move {move}/{moves}",
             play=state.play + 1,
             plays=PLAYS,
             round=state.play // 2 + 1,
-            dealer=SEAT_LETTERS[DEALERS[state.play]],
             move=min(state.move, MOVES),
             moves=MOVES,
         )
@@ -177,6 +176,8 @@ class MateScreen(GameScreen):
     def seat_text(self, state: MateState, seat: int) -> str:
         """A seat's name, its card set aside and whether it leads."""
         parts = [self.names()[seat]]
+        if DEALERS[state.play] == seat:
+            parts.append(_("dealer"))
         if state.foreplaced[seat] is not None:
             parts.append(_("aside: {card}", card=pretty(state.foreplaced[seat])))
         if state.phase == "play" and state.leader == seat:
@@ -260,7 +261,7 @@ class MateScreen(GameScreen):
     def show_interlude(self, interlude: Interlude) -> None:
         """Show the end of a play on the table itself: the mate, its formula and the sheet."""
         self.pause = interlude
-        self.message(self.t(interlude.title))
+        self.message(self.fill_names(self.t(interlude.title)))
         self.query_one("#title-bar", Static).update(self.title_text())
         self.refresh_view()
 
@@ -271,6 +272,9 @@ class MateScreen(GameScreen):
         self.match.acknowledge(self.pause)
         self.pause = None
         self.advance()
+
+    def describe_event(self, event: PublicEvent) -> str:
+        return self.fill_names(describe_event(event, self.t))
 
     def on_action(self, seat: int, action: Action, text: str) -> None:
         self.hint = ""
@@ -286,12 +290,12 @@ class MateScreen(GameScreen):
         """Show how the play ends with best play by both (solved in a worker)."""
         self.hint = _("Solving…")
         self.refresh_view()
-        self._explain(self.match.state, self.view_seat, for_help=False)
+        self._explain(self.view, self.view_seat, for_help=False)
 
     def action_help(self) -> None:
         """The rules, with how the current play ends under best play below them."""
         self.message(_("Solving…"))
-        self._explain(self.match.state, self.view_seat, for_help=True)
+        self._explain(self.view, self.view_seat, for_help=True)
 
     @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
     def _explain(self, state: MateState, seat: int, for_help: bool) -> None:
@@ -305,6 +309,6 @@ class MateScreen(GameScreen):
             sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
             extra = f"## {_('This play')}\n\n{sentence}" if text else ""
             self.show_help(extra)
-        elif state is self.match.state:  # still the position it was asked for
+        elif state == self.view:  # still the position it was asked for
             self.hint = text or _("Nothing to solve now.")
             self.refresh_view()

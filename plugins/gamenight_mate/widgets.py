@@ -115,7 +115,7 @@ class MoveTable(Static):
 
 
 class MatchSheet(Static):
-    """The four plays of the match: who leads, the points of each seat, the totals."""
+    """The four plays of the match: the points of each seat (the leader's underlined), the totals."""
 
     WIDTH = 24
     """Cells inside the side panel: "プレイ カペレン サクソン" fits whole; longer names end in "…"."""
@@ -123,15 +123,15 @@ class MatchSheet(Static):
     def show(self, state: MateState, names: Sequence[str]) -> None:
         """Draw the sheet for ``state``'s finished plays."""
         results: list[PlayResult] = list(state.results)
-        rows: list[tuple[str, list[str], str]] = []
+        rows: list[tuple[str, list[str], str, int | None]] = []
         for play in range(PLAYS):
-            label = f"{play + 1} {'AB'[LEADERS[play]]}"
             points = [str(p) for p in results[play].points()] if play < len(results) else ["·", "·"]
-            rows.append((label, points, "bold" if play == state.play and state.phase != "ended" else ""))
+            style = "bold" if play == state.play and state.phase != "ended" else ""
+            rows.append((str(play + 1), points, style, LEADERS[play]))
         totals = state.totals
-        rows.append((_("Total"), [str(totals[0]), str(totals[1])], "bold"))
+        rows.append((_("Total"), [str(totals[0]), str(totals[1])], "bold", None))
         head = _("Play")
-        label_cells = max(cell_len(head), *(cell_len(label) for label, _points, _style in rows))
+        label_cells = max(cell_len(head), *(cell_len(label) for label, _points, _style, _leader in rows))
         room = max(self.WIDTH - label_cells - len(names), 2 * len(names))
         widths = [max(cell_len(name), 4) for name in names]
         while sum(widths) > room:  # narrow the widest name until the columns fit
@@ -143,14 +143,14 @@ class MatchSheet(Static):
         for name, width in zip(names, widths, strict=True):
             shown = fit_name(name, width)
             text.append(" " * (1 + width - cell_len(shown)) + shown)
-        for index, (label, points, style) in enumerate(rows):
+        for index, (label, points, style, leader) in enumerate(rows):
             text.append("\n")
             if index == PLAYS:
                 text.append("─" * (label_cells + sum(widths) + len(names)) + "\n", style="dim")
-            line = pad_right(label, label_cells) + "".join(
-                " " + point.rjust(width) for point, width in zip(points, widths, strict=True)
-            )
-            text.append(line, style=style)
+            text.append(pad_right(label, label_cells), style=style)
+            for seat, (point, width) in enumerate(zip(points, widths, strict=True)):
+                text.append(" " * (1 + width - len(point)), style=style)
+                text.append(point, style=f"{style} underline".strip() if seat == leader else style)
         self.update(text)
 
 

@@ -18,7 +18,7 @@ below too (that test catches a missing one).
 
 from __future__ import annotations
 
-from gamenight.sdk import Action, IllegalAction, translator
+from gamenight.sdk import Action, IllegalAction
 
 from .rules import (
     CODES,
@@ -52,8 +52,6 @@ from .rules import (
     _compact,
     cancels,
 )
-
-_ = translator("mille")
 
 __all__ = ["FastMilleRules"]
 
@@ -96,9 +94,9 @@ def _parse_deal(action: str) -> tuple[int, ...]:
     """:func:`gamenight_mille.rules.parse_deal` with the letters looked up in a table."""
     letters = action[5:]
     if len(letters) != DECK_SIZE or not set(letters) <= _CODE_SET:
-        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+        raise IllegalAction.because("bad-deal", "A deal must list all {count} cards as letters a-s.", count=DECK_SIZE)
     if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
-        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+        raise IllegalAction.because("bad-deal", "A deal must hold each card exactly as often as the deck does.")
     return tuple(map(_CODE_INDEX.__getitem__, letters))
 
 
@@ -241,7 +239,9 @@ class FastMilleRules(MilleRules):
             and (_usable(me, state.seats[1 - turn], state.trip, card) if use else card < EXTRA_TANK)
         )
         if not legal:
-            raise IllegalAction(self.refusal(state, action) or _("unknown command: {command}", command=action))
+            raise self.refusal_error(state, action) or IllegalAction.because(
+                "unknown-command", "unknown command: {command}", command=action
+            )
         hand = list(me.hand)
         if slot and hand[0] != EMPTY and hand.count(EMPTY) == 0:
             hand[slot] = hand[0]  # the usual case of the close-up (mille.md 3.5): P fills the hole

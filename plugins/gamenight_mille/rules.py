@@ -20,6 +20,7 @@ checked against this module state by state (tests/plugins/mille/test_fast_paths.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -32,12 +33,15 @@ from gamenight.sdk import (
     IllegalAction,
     Interlude,
     Outcome,
+    PublicEvent,
     Rules,
-    seat_token,
-    translator,
+    fill_seat_names,
 )
 
-_ = translator("mille")
+from .texts import CARD_NAMES as CARD_NAMES  # re-exported: the names live with the texts
+from .texts import card_name as card_name
+from .texts import describe_event, end_of_hand
+from .texts import say_refusal as say_refusal
 
 # -- cards (mille.md 2.1-2.3: the original's internal order, also the sort order) --
 D25, D50, D75, D100, D200 = 0, 1, 2, 3, 4
@@ -48,12 +52,6 @@ EMPTY = -1
 """An empty hand slot or a blank pile; sorts before every card."""
 
 CARD_COUNT = 19
-CARD_NAMES = (
-    "25", "50", "75", "100", "200",
-    "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
-    "Gasoline", "Spare Tire", "Repairs", "Go", "End of Limit",
-    "Extra Tank", "Puncture Proof", "Driving Ace", "Right of Way",
-)  # fmt: skip
 DECK_COUNTS = (10, 10, 10, 12, 4, 2, 2, 2, 4, 3, 6, 6, 6, 14, 6, 1, 1, 1, 1)
 DECK_SIZE = sum(DECK_COUNTS)
 CODES = "abcdefghijklmnopqrs"
@@ -104,11 +102,6 @@ SCORE_LINES = (
 
 # Phases of a game.
 DEAL, PLAY, EXTENSION, HAND_OVER, GAME_OVER = 0, 1, 2, 3, 4
-
-
-def card_name(card: int) -> str:
-    """The translated name of ``card`` (an empty string for an empty slot)."""
-    return "" if card == EMPTY else _(CARD_NAMES[card])
 
 
 class Seat(NamedTuple):
@@ -315,9 +308,9 @@ def parse_deal(action: str) -> tuple[int, ...]:
     """The deck order of a ``deal:`` action; raises :class:`IllegalAction` if it is not a full deck."""
     letters = action.removeprefix("deal:")
     if len(letters) != DECK_SIZE or not set(letters) <= set(CODES):
-        raise IllegalAction(_("A deal must list all {count} cards as letters a-s.", count=DECK_SIZE))
+        raise IllegalAction.because("bad-deal", "A deal must list all {count} cards as letters a-s.", count=DECK_SIZE)
     if any(letters.count(code) != count for code, count in zip(CODES, DECK_COUNTS, strict=True)):
-        raise IllegalAction(_("A deal must hold each card exactly as often as the deck does."))
+        raise IllegalAction.because("bad-deal", "A deal must hold each card exactly as often as the deck does.")
     return tuple(CODES.index(letter) for letter in letters)
 
 
@@ -433,48 +426,53 @@ class MilleRules(Rules):
 
     def refusal(self, state: MilleState, action: Action) -> str | None:
         """Why ``action`` is illegal now, in the original's words (translated), or ``None``."""
+        error = self.refusal_error(state, action)
+        return None if error is None else say_refusal(error)
+
+    def refusal_error(self, state: MilleState, action: Action) -> IllegalAction | None:
+        """Why ``action`` is illegal now, as data (a code, the original's words, values), or ``None``."""
         phase = state.phase
         if phase == GAME_OVER:
-            return _("The game is over.")
+            return IllegalAction.because("game-over", "The game is over.")
         if phase in (DEAL, HAND_OVER):
             if not action.startswith("deal:"):
-                return _("The cards must be dealt first.")
+                return IllegalAction.because("deal-first", "The cards must be dealt first.")
             try:
                 parse_deal(action)
             except IllegalAction as error:
-                return str(error)
+                return error
             return None
         if phase == EXTENSION:
             if action in ("extend", "stop"):
                 return None
-            return _("Answer the extension first: extend or stop.")
+            return IllegalAction.because("answer-extension", "Answer the extension first: extend or stop.")
         me = state.seats[state.turn]
         if action == "draw":
             if not state.deck:
-                return _("no more cards")
+                return IllegalAction.because("deck-empty", "no more cards")
             if state.picked:
-                return _("already picked")
+                return IllegalAction.because("already-picked", "already picked")
             return None
         verb, _sep, slot_name = action.partition(":")
         if verb not in ("use", "discard") or slot_name not in SLOT_INDEX:
-            return _("unknown command: {command}", command=action)
+            return IllegalAction.because("unknown-command", "unknown command: {command}", command=action)
         card = me.hand[SLOT_INDEX[slot_name]]
         if card == EMPTY:
-            return _("no card there")
+            return IllegalAction.because("no-card-there", "no card there")
         must_pick = state.deck and not state.picked
         if verb == "discard":
             if must_pick:
-                return _("must pick first")
+                return IllegalAction.because("must-pick-first", "must pick first")
             if card >= EXTRA_TANK:
-                return _("discard a safety?")
+                return IllegalAction.because("discard-safety", "discard a safety?")
             return None
         if must_pick and not (card >= EXTRA_TANK and cancels(me, card)):
-            return _("must pick first")
+            return IllegalAction.because("must-pick-first", "must pick first")
         refusal = use_refusal(state, state.turn, card)
         if refusal is None:
             return None
-        values = {key: _(value) if key == "card" else value for key, value in refusal.values.items()}
-        return _(refusal.message, **values)
+        code = "-".join(re.findall(r"[a-z0-9]+", refusal.message.lower().replace("{", " ").replace("}", " ")))
+        return IllegalAction(code=code, params=dict(refusal.values), template=refusal.message)
 
     def apply(self, state: MilleState, action: Action) -> MilleState:
         """The state after ``action``; :class:`IllegalAction` (with the reason) if it is illegal."""
@@ -483,9 +481,9 @@ class MilleRules(Rules):
             return self._play(state, action)
         if (phase == DEAL or phase == HAND_OVER) and action.startswith("deal:"):
             return self._deal(state, parse_deal(action))  # parse_deal refuses a bad deck
-        reason = self.refusal(state, action)
-        if reason is not None:
-            raise IllegalAction(reason)
+        error = self.refusal_error(state, action)
+        if error is not None:
+            raise error
         return self._decide_extension(state, action == "extend")
 
     # -- the moves -------------------------------------------------------------
@@ -511,9 +509,9 @@ class MilleRules(Rules):
 
     def _play(self, state: MilleState, action: Action) -> MilleState:
         """A pick, a use or a discard by the seat to move (mille.md 3.2-3.6)."""
-        reason = self.refusal(state, action)
-        if reason is not None:
-            raise IllegalAction(reason)  # mille.md 3.6: nothing changes
+        error = self.refusal_error(state, action)
+        if error is not None:
+            raise error  # mille.md 3.6: nothing changes
         if action == "draw":
             return self._pick(state)
         verb, _sep, slot_name = action.partition(":")
@@ -695,7 +693,7 @@ class MilleRules(Rules):
             return None
         lines = score_window(state)
         return Interlude(
-            title=_("End of hand {number}", number=state.hand_number),
+            title=end_of_hand(state.hand_number),
             scores=(float(state.totals[0]), float(state.totals[1])),
             lines=tuple((label, (float(values[0]), float(values[1]))) for label, values in lines),
             key=f"hand-{state.hand_number}",
@@ -706,31 +704,31 @@ class MilleRules(Rules):
         overall = score_window(state)[-1][1]
         return (float(overall[0]), float(overall[1]))
 
+    def public_events(self, before: MilleState, action: Action, seat: int) -> list[PublicEvent]:
+        """What a move showed: the deal, a draw (not the card), a card played or discarded face up."""
+        if action.startswith("deal:"):
+            return [PublicEvent("deal", {"hand": before.hand_number + 1})]
+        if action in ("draw", "extend", "stop"):
+            return [PublicEvent(action, {"seat": seat})]
+        verb, _sep, slot_name = action.partition(":")
+        me = before.seats[seat]
+        card = me.hand[SLOT_INDEX[slot_name]]
+        if verb == "discard":
+            return [PublicEvent("discard", {"seat": seat, "card": card})]
+        params: dict[str, Any] = {"seat": seat, "card": card}
+        if OUT_OF_GAS <= card <= SPEED_LIMIT:
+            params["on"] = 1 - seat
+        elif card >= EXTRA_TANK and is_coup_fourre(me, card):
+            params["coup_fourre"] = True
+        return [PublicEvent("play", params)]
+
     def describe_action(self, state: MilleState, action: Action, seat: int) -> str:
         """A log sentence naming the seats by :func:`~gamenight.sdk.seat_token` (the room fills in names)."""
-        return self.describe(state, action, seat, (seat_token(0), seat_token(1)))
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
 
     def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
         """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""
-        if action.startswith("deal:"):
-            return _("Hand {number} is dealt.", number=state.hand_number + 1)
-        name = names[seat]
-        if action == "draw":
-            return _("{name} drew a card.", name=name)
-        if action == "extend":
-            return _("{name} went for an extension to 1000!", name=name)
-        if action == "stop":
-            return _("{name} stopped at 700.", name=name)
-        verb, _sep, slot_name = action.partition(":")
-        me = state.seats[seat]
-        card = me.hand[SLOT_INDEX[slot_name]]
-        if verb == "discard":
-            return _("{name} discarded {card}.", name=name, card=card_name(card))
-        if OUT_OF_GAS <= card <= SPEED_LIMIT:
-            return _("{name} played {card} on {other}.", name=name, card=card_name(card), other=names[1 - seat])
-        if card >= EXTRA_TANK and is_coup_fourre(me, card):
-            return _("{name} played {card}: Coup Fourré!", name=name, card=card_name(card))
-        return _("{name} played {card}.", name=name, card=card_name(card))
+        return fill_seat_names(self.describe_action(state, action, seat), names)
 
 
 def _put(seats: tuple[Seat, Seat], index: int, seat: Seat) -> tuple[Seat, Seat]:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections import Counter
 from pathlib import Path
 
 from gamenight.sdk import (
     CHANCE,
     Action,
     GameScreen,
+    IllegalAction,
     Interlude,
     Match,
+    PublicEvent,
     ResultDialog,
     ResultTable,
     StatusLine,
@@ -31,7 +32,15 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from .rules import EMPTY, EXTENSION, SLOT_NAMES, MilleState, MilleView, score_window
+from .rules import (
+    EMPTY,
+    EXTENSION,
+    SLOT_NAMES,
+    MilleState,
+    MilleView,
+    score_window,
+)
+from .texts import describe_event, say_refusal
 from .widgets import MileageArea, MilleBoard, ScoreWindow
 
 _ = translator("mille")
@@ -43,13 +52,6 @@ CARD_KEYS = {"p": 0, "0": 0, **{str(n): n for n in range(1, 7)}}
 CONFIRM = ("enter", "space", "ctrl+j")
 ERASE = ("backspace", "ctrl+h")
 KILL = ("escape", "ctrl+u")
-
-
-def face_up(view: MilleView) -> Counter[int]:
-    """Every card lying face up: both tables and the discard pile."""
-    return Counter(
-        card for pile in (view.me.table, view.opponent.table, view.discards) for card in pile if card != EMPTY
-    )
 
 
 def public_state(view: MilleView) -> MilleState:
@@ -86,8 +88,7 @@ class MilleScreen(GameScreen):
         self.selected: int | None = None
         """The display row (0 = ``P``) of the chosen card, waiting for Return/Space."""
         self.last_play: tuple[str, int] | None = None
-        self._shown: Counter[int] = Counter()
-        """The face-up cards (both tables, the discards) after the last action: what changes is what was played."""
+        """What the other seat last played or discarded, from the move's public events."""
         self._asking = False
 
     # -- drawing -------------------------------------------------------------------
@@ -157,23 +158,28 @@ class MilleScreen(GameScreen):
 
     # -- the log --------------------------------------------------------------------
 
+    def describe_event(self, event: PublicEvent) -> str:
+        return self.fill_names(describe_event(event, self.t))
+
+    def illegal_text(self, error: IllegalAction) -> str:
+        """A refusal in BSD ``mille``'s words, in the player's language (a card it names too)."""
+        return say_refusal(error, self.t)
+
+    def on_events(self, seat: int, events: list[PublicEvent]) -> None:
+        """Remember what the other seat just played or discarded (the event names the card)."""
+        if seat == CHANCE:
+            self.last_play = None
+            return
+        for event in events:
+            if event.kind in ("play", "discard") and seat != self.view_seat:
+                self.last_play = (self.t("PLAY") if event.kind == "play" else self.t("DISCARD"), event.params["card"])
+
     def on_action(self, seat: int, action: Action, text: str) -> None:
-        """Keep plays (not draws) in the log; remember what a seat just played on the board."""
-        shown = face_up(self.view)
+        """Keep plays (not draws) in the log."""
         if action == "draw":
             self.recent.pop()  # the log keeps plays; draws only change the deck counter
-        elif seat != CHANCE:
-            verb, _sep, slot = action.partition(":")
-            if slot and seat != self.view_seat:
-                new = shown - self._shown  # the card that just turned face up (the opponent's hand is never read)
-                if new:
-                    self.last_play = (self.t("PLAY") if verb == "use" else self.t("DISCARD"), min(new))
-        else:
-            self.last_play = None
-        self._shown = shown
 
     def on_new_game(self) -> None:
-        self._shown = face_up(self.view)
         self.last_play = None
         self._reset_command()
 

@@ -22,7 +22,7 @@ from bisect import insort
 from collections.abc import Sequence
 from typing import Any
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
 
 from .cards import (
     ACE,
@@ -51,8 +51,6 @@ from .rules import (
     SevenState,
     SevenView,
 )
-
-_ = translator("seven")
 
 __all__ = ["FastSevenRules"]
 
@@ -184,12 +182,12 @@ class FastSevenRules(SevenRules):
             cards = list(state.discards[:-1])
             rng.shuffle(cards)
             return "shuffle:" + _encode(cards)
-        raise IllegalAction(_("No chance outcome is pending."))
+        raise IllegalAction.because("no-chance-pending", "No chance outcome is pending.")
 
     def _apply_deal(self, state: SevenState, action: Action) -> SevenState:
         deck = _decode(action[5:]) if action.startswith("deal:") else None
         if deck is None or len(deck) != 52 or len(set(deck)) != 52:
-            raise IllegalAction(_("A deal must be all 52 cards, each once."))
+            raise IllegalAction.because("bad-deal", "A deal must be all 52 cards, each once.")
         n = state.seats
         hands = tuple([tuple(sorted(deck[start : start + HAND_SIZE])) for start in range(0, n * HAND_SIZE, HAND_SIZE)])
         stock = deck[n * HAND_SIZE :]
@@ -211,7 +209,9 @@ class FastSevenRules(SevenRules):
     def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
         cards = _decode(action[8:]) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
-            raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
+            raise IllegalAction.because(
+                "bad-reshuffle", "A reshuffle must hold exactly the discards below the top card."
+            )
         s = list(state)
         s[_I_PHASE] = PLAY
         s[_I_STOCK] = tuple(cards)
@@ -269,7 +269,7 @@ class FastSevenRules(SevenRules):
                 return self._apply_deal(state, action)
             if phase == SHUFFLE:
                 return self._apply_shuffle(state, action)
-            raise IllegalAction(_("The deal is over."))
+            raise IllegalAction.because("deal-over", "The deal is over.")
         if action == "draw":
             if stock and not penalty and not owed_ends:
                 # One card, and the turn goes on: the common case of the general draw.
@@ -339,21 +339,23 @@ class FastSevenRules(SevenRules):
             return self._apply_pass(state)
         parsed = _PLAY_INFO.get(action)
         if parsed is None:
-            raise IllegalAction(_("{action} is not a card or a move.", action=action))
+            raise IllegalAction.because("not-a-card-or-move", "{action} is not a card or a move.", action=action)
         card, call, rank, played_by = parsed
         rest = list(hands[seat])
         try:
             rest.remove(card)
         except ValueError:
-            raise IllegalAction(_("You do not hold {card}.", card=card_label(card))) from None
+            raise IllegalAction.because("card-not-held", "You do not hold {card}.", card=card_label(card)) from None
         if not _MAY_PLAY[_PENALTY_LEAD if penalty else discards[-1] if called < 0 else 52 + called][card]:
             self._check_matches(state, card)  # raises the reason
         remaining = tuple(rest)
         if rank == QUEEN:
             if remaining and call < 0:
-                raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
+                raise IllegalAction.because("queen-needs-call", "Call a suit with the Queen: ♠ ♥ ♣ or ♦.")
             if not remaining and call >= 0:
-                raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
+                raise IllegalAction.because(
+                    "last-queen-calls-nothing", "The Queen is your last card: it ends the deal and calls nothing."
+                )
         new_hands = list(hands)
         new_hands[seat] = remaining
         hands = tuple(new_hands)
@@ -428,7 +430,7 @@ class FastSevenRules(SevenRules):
         elif state.stock or len(state.discards) > 1:
             s[_I_OWED] = s[_I_OWED_TOTAL] = 1
         else:
-            raise IllegalAction(_("Nothing is left to draw."))
+            raise IllegalAction.because("stock-empty", "Nothing is left to draw.")
         s[_I_DRAWN] = 0
         return self._settle_fields(s)
 
@@ -523,5 +525,6 @@ class FastSevenRules(SevenRules):
                 winner,
                 blocked_from >= 0,
                 turns,
+                hands if phase == OVER else (),
             ),
         )

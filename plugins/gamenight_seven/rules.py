@@ -35,7 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, seat_token, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules, seat_token
 
 from .cards import (
     ACE,
@@ -55,8 +55,7 @@ from .cards import (
     rank_of,
     suit_of,
 )
-
-_ = translator("seven")
+from .texts import describe_event
 
 __all__ = [
     "CARD_CODES",
@@ -186,6 +185,8 @@ class SevenView(NamedTuple):
     winner: int
     blocked: bool
     turns: int
+    shown_hands: tuple[tuple[int, ...], ...] = ()
+    """Every seat's hand once the deal is over (they are laid open to count); empty until then."""
 
 
 class SevenRules(Rules):
@@ -245,12 +246,12 @@ class SevenRules(Rules):
             below_top = list(state.discards[:-1])
             rng.shuffle(below_top)
             return "shuffle:" + _encode(below_top)
-        raise IllegalAction(_("No chance outcome is pending."))
+        raise IllegalAction.because("no-chance-pending", "No chance outcome is pending.")
 
     def _apply_deal(self, state: SevenState, action: Action) -> SevenState:
         deck = _decode(action.removeprefix("deal:")) if action.startswith("deal:") else None
         if deck is None or sorted(deck) != list(range(52)):  # seven.md 2.1: one pack of 52
-            raise IllegalAction(_("A deal must be all 52 cards, each once."))
+            raise IllegalAction.because("bad-deal", "A deal must be all 52 cards, each once.")
         # seven.md 2.2: 5 cards each, dealt in turn from the deck's start; the rest is the
         # stock, the deck's end its top.
         hands = tuple(tuple(sorted(deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(state.seats))
@@ -270,7 +271,9 @@ class SevenRules(Rules):
     def _apply_shuffle(self, state: SevenState, action: Action) -> SevenState:
         cards = _decode(action.removeprefix("shuffle:")) if action.startswith("shuffle:") else None
         if cards is None or sorted(cards) != sorted(state.discards[:-1]):
-            raise IllegalAction(_("A reshuffle must hold exactly the discards below the top card."))
+            raise IllegalAction.because(
+                "bad-reshuffle", "A reshuffle must hold exactly the discards below the top card."
+            )
         # seven.md 5.1: the discards except the top card become the new stock; the draw goes on.
         shuffled = state._replace(
             phase=PLAY,
@@ -326,13 +329,13 @@ class SevenRules(Rules):
         if state.phase == SHUFFLE:
             return self._apply_shuffle(state, action)
         if state.phase == OVER:
-            raise IllegalAction(_("The deal is over."))
+            raise IllegalAction.because("deal-over", "The deal is over.")
         if action == "draw":
             return self._apply_draw(state)
         if action == "pass":
             return self._apply_pass(state)
         if action not in PLAYS:
-            raise IllegalAction(_("{action} is not a card or a move.", action=action))
+            raise IllegalAction.because("not-a-card-or-move", "{action} is not a card or a move.", action=action)
         card, call = PLAYS[action]
         return self._apply_play(state, card, call)
 
@@ -341,14 +344,16 @@ class SevenRules(Rules):
         seat = state.turn
         hand = state.hands[seat]
         if card not in hand:
-            raise IllegalAction(_("You do not hold {card}.", card=card_label(card)))
+            raise IllegalAction.because("card-not-held", "You do not hold {card}.", card=card_label(card))
         self._check_matches(state, card)
         rest = tuple(c for c in hand if c != card)
         if rank_of(card) == QUEEN:
             if rest and call < 0:  # seven.md 3.7
-                raise IllegalAction(_("Call a suit with the Queen: ♠ ♥ ♣ or ♦."))
+                raise IllegalAction.because("queen-needs-call", "Call a suit with the Queen: ♠ ♥ ♣ or ♦.")
             if not rest and call >= 0:
-                raise IllegalAction(_("The Queen is your last card: it ends the deal and calls nothing."))
+                raise IllegalAction.because(
+                    "last-queen-calls-nothing", "The Queen is your last card: it ends the deal and calls nothing."
+                )
         played = state._replace(
             hands=_with_hand(state.hands, seat, rest),
             discards=(*state.discards, card),
@@ -375,21 +380,23 @@ class SevenRules(Rules):
         if self.may_play(state, card):
             return
         if state.penalty:  # seven.md 4.3
-            raise IllegalAction(_("Only a 7 may answer the pending 7: play one or draw {count}.", count=state.penalty))
+            raise IllegalAction.because(
+                "answer-the-pending-7",
+                "Only a 7 may answer the pending 7: play one or draw {count}.",
+                count=state.penalty,
+            )
         if state.called >= 0:  # seven.md 3.7
-            raise IllegalAction(
-                _(
-                    "{card} does not follow the called suit {suit}.",
-                    card=card_label(card),
-                    suit=SUIT_SYMBOLS[state.called],
-                )
-            )
-        raise IllegalAction(  # seven.md 3.1
-            _(
-                "{card} matches neither the suit nor the rank of {top}.",
+            raise IllegalAction.because(
+                "off-called-suit",
+                "{card} does not follow the called suit {suit}.",
                 card=card_label(card),
-                top=card_label(state.discards[-1]),
+                suit=SUIT_SYMBOLS[state.called],
             )
+        raise IllegalAction.because(  # seven.md 3.1
+            "no-match",
+            "{card} matches neither the suit nor the rank of {top}.",
+            card=card_label(card),
+            top=card_label(state.discards[-1]),
         )
 
     def _apply_draw(self, state: SevenState) -> SevenState:
@@ -401,7 +408,7 @@ class SevenRules(Rules):
             # seven.md 3.3: one card, and the turn goes on.
             owing = state._replace(owed=1, owed_total=1)
         else:
-            raise IllegalAction(_("Nothing is left to draw."))
+            raise IllegalAction.because("stock-empty", "Nothing is left to draw.")
         return self._settle(owing._replace(drawn=0))
 
     def _settle(self, state: SevenState) -> SevenState:
@@ -436,7 +443,9 @@ class SevenRules(Rules):
     def _apply_pass(self, state: SevenState) -> SevenState:
         """seven.md 5.2: pass, only with nothing to play and nothing to draw."""
         if self.legal_actions(state) != ["pass"]:
-            raise IllegalAction(_("You may pass only when you cannot play and nothing is left to draw."))
+            raise IllegalAction.because(
+                "pass-not-allowed", "You may pass only when you cannot play and nothing is left to draw."
+            )
         new = state._replace(
             turn=(state.turn + 1) % state.seats,
             passes=state.passes + 1,
@@ -499,6 +508,7 @@ class SevenRules(Rules):
             winner=state.winner,
             blocked=state.blocked_from >= 0,
             turns=state.turns,
+            shown_hands=state.hands if state.phase == OVER else (),
         )
 
     def scores(self, state: SevenState) -> tuple[int, ...]:
@@ -519,6 +529,19 @@ class SevenRules(Rules):
             ),
         )
 
+    def public_events(self, before: SevenState, action: Action, seat: int) -> list[PublicEvent]:
+        """The deal, a reshuffle, a pass, a draw (how many, never which) or a card played."""
+        if action.startswith("deal:"):
+            return [PublicEvent("deal")]
+        if action.startswith("shuffle:"):
+            return [PublicEvent("shuffle")]
+        if action == "pass":
+            return [PublicEvent("pass", {"seat": seat})]
+        if action == "draw":
+            return [PublicEvent("draw", {"seat": seat, "penalty": before.penalty})]
+        card, call = PLAYS[action]
+        return [PublicEvent("play", {"seat": seat, "card": card, "call": call})]
+
     def describe_action(self, state: SevenState, action: Action, seat: int) -> str:
         """A log line naming the seat by :func:`~gamenight.sdk.seat_token` (the room fills in its name)."""
         return describe(state, action, seat_token(seat))
@@ -531,20 +554,10 @@ def _with_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, .
 
 def describe(state: SevenState, action: Action, who: str) -> str:
     """What ``who`` did with ``action`` in ``state`` (the state before it), translated."""
-    if action.startswith("deal:"):
-        return _("The cards are dealt.")
-    if action.startswith("shuffle:"):
-        return _("Table: Shuffling")
-    if action == "pass":
-        return _("{who} passed.", who=who)
-    if action == "draw":
-        if state.penalty:
-            return _("{who} took the 7 penalty of {count}.", who=who, count=state.penalty)
-        return _("{who} drew a card.", who=who)
-    parsed = PLAYS.get(action)
-    if parsed is None:
+    if not action.startswith(("deal:", "shuffle:")) and action not in ("pass", "draw") and action not in PLAYS:
         return action
-    card, call = parsed
-    if call >= 0:
-        return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
-    return _("{who} played {card}.", who=who, card=card_label(card))
+    events = SevenRules.public_events(_RULES, state, action, 0)
+    return " ".join(describe_event(event, who) for event in events)
+
+
+_RULES = SevenRules()

@@ -12,15 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Match, translator
+from gamenight.sdk import Action, GameScreen, Match, PublicEvent, translator
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenState, SevenView, card_label, rank_of
+from .rules import CARD_CODES, QUEEN, SUITS, Event, SevenView, card_label, rank_of
 from .suit_dialog import SuitDialog
+from .texts import describe_event
 from .widgets import HandView, SeatPanel, TablePanel, card_text, even_rows, fit_cells, suit_text
 
 _ = translator("seven")
@@ -38,8 +39,6 @@ class SevenScreen(GameScreen):
 
     def __init__(self, match: Match) -> None:
         super().__init__(match)
-        self._shown_state: SevenState | None = None
-        """The state last drawn: the state before the next action."""
         self._hand_signature: tuple[tuple[str | None, str, bool], ...] = ()
         """What the hand menu shows, so that it is rebuilt only when that changes."""
 
@@ -62,15 +61,13 @@ class SevenScreen(GameScreen):
 
     def refresh_view(self) -> None:
         view: SevenView = self.view
-        state = self.match.state
-        self._shown_state = state
         over = self.match.over
         for panel in self.query(SeatPanel):
             seat = panel.seat
             panel.display = seat != self.view_seat
             lines = [self._count_text(view.hand_sizes[seat])]
             if over:  # every card shown, over as many lines as it takes
-                lines.append(" ".join(card_label(c) for c in state.hands[seat]) or self.t("out!"))
+                lines.append(" ".join(card_label(c) for c in view.shown_hands[seat]) or self.t("out!"))
             else:
                 lines.append(self._last_deed(view.events, seat))
             panel.show(
@@ -215,6 +212,9 @@ class SevenScreen(GameScreen):
         if blocked:
             return self._line(Text(t("{who} won the blocked deal.", who=who), style="bold"))
         return self._line(Text(t("{who} went out!", who=who), style="bold"))
+
+    def describe_event(self, event: PublicEvent) -> str:
+        return self.fill_names(describe_event(event, _=self.t))
 
     # -- acting --------------------------------------------------------------------
 

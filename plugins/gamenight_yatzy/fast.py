@@ -22,7 +22,7 @@ import random
 from functools import partial
 from itertools import compress
 
-from gamenight.sdk import Action, IllegalAction, translator
+from gamenight.sdk import Action, IllegalAction
 
 from .rules import (
     BOX_INDEX,
@@ -45,8 +45,6 @@ from .rules import (
     joker_applies,
     scoring_boxes,
 )
-
-_ = translator("yatzy")
 
 __all__ = ["FastYatzyRules", "box_score"]
 
@@ -127,44 +125,46 @@ class FastYatzyRules(YatzyRules):
             dice = _DICE_BY_TEXT.get(action[5:]) if action.startswith("dice:") else None
             if dice is None:
                 if not action.startswith("dice:"):
-                    raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
-                raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462."))
+                    raise IllegalAction.because(
+                        "dice-rolling", "The dice are rolling: only a dice outcome may come next."
+                    )
+                raise IllegalAction.because("bad-dice", "Dice read five faces from 1 to 6, such as dice:31462.")
             old = state.dice
             for position in _HELD_POSITIONS[held]:
                 if dice[position] != old[position]:
-                    raise IllegalAction(_("A held die cannot change its face."))
+                    raise IllegalAction.because("held-die-cannot-change", "A held die cannot change its face.")
             joker, sheets, bonuses, seat, _old, rolls, _held = state
             return _new_state(YatzyState, (joker, sheets, bonuses, seat, dice, rolls + 1, None))
         if None not in state.sheets[-1]:
-            raise IllegalAction(_("The game is over."))
+            raise IllegalAction.because("game-over", "The game is over.")
         if action.startswith("roll:"):
             mask = action[5:]
             if mask not in _HELD_POSITIONS:
-                raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
+                raise IllegalAction.because("bad-roll", "A roll names five dice to hold or roll, such as roll:10010.")
             if state.rolls == 0 and mask != "00000":
-                raise IllegalAction(_("The first roll of a turn rolls all five dice."))
+                raise IllegalAction.because("first-roll-all-dice", "The first roll of a turn rolls all five dice.")
             if state.rolls >= MAX_ROLLS:
-                raise IllegalAction(_("You have rolled three times: score the dice in a box."))
+                raise IllegalAction.because("no-rolls-left", "You have rolled three times: score the dice in a box.")
             if mask == "11111":
-                raise IllegalAction(_("Release at least one die to roll."))
+                raise IllegalAction.because("nothing-to-roll", "Release at least one die to roll.")
             joker, sheets, bonuses, seat, dice, rolls, _held = state
             return _new_state(YatzyState, (joker, sheets, bonuses, seat, dice, rolls, mask))
         if action.startswith("score:"):
             return self._apply_score(state, action[6:])
-        raise IllegalAction(_("Unknown action {action}.", action=action))
+        raise IllegalAction.because("unknown-action", "Unknown action {action}.", action=action)
 
     def _apply_score(self, state: YatzyState, name: str) -> YatzyState:
         box = BOX_INDEX.get(name)
         if box is None:
-            raise IllegalAction(_("There is no box called {name}.", name=name))
+            raise IllegalAction.because("no-such-box", "There is no box called {name}.", name=name)
         if state.rolls == 0:
-            raise IllegalAction(_("Roll the dice before scoring."))
+            raise IllegalAction.because("roll-first", "Roll the dice before scoring.")
         seat = state.seat
         sheet = state.sheets[seat]
         if sheet[box] is not None:
-            raise IllegalAction(_("That box is already filled."))
+            raise IllegalAction.because("box-filled", "That box is already filled.")
         if state.joker and box not in scoring_boxes(sheet, state.dice, True):
-            raise IllegalAction(_("The joker rule says where this Yatzy must be scored."))
+            raise IllegalAction.because("joker-rule", "The joker rule says where this Yatzy must be scored.")
         new_sheet = (*sheet[:box], box_score(sheet, state.dice, box, state.joker), *sheet[box + 1 :])
         bonuses = state.bonuses
         if sheet[YATZY] == YATZY_SCORE and is_yatzy(state.dice):

@@ -21,9 +21,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
-_ = translator("yatzy")
+from .texts import BOX_LABELS as BOX_LABELS  # re-exported: the labels live with the texts
+from .texts import describe_event
 
 BOXES: tuple[str, ...] = (
     "ones",
@@ -42,22 +43,6 @@ BOXES: tuple[str, ...] = (
 )
 """Box ids in score-sheet order; an action names a box by its id."""
 
-BOX_LABELS: tuple[str, ...] = (
-    "Ones",
-    "Twos",
-    "Threes",
-    "Fours",
-    "Fives",
-    "Sixes",
-    "Three of a kind",
-    "Four of a kind",
-    "Full house",
-    "Small straight",
-    "Large straight",
-    "Yatzy",
-    "Chance",
-)
-"""English message ids of the boxes' names, in :data:`BOXES` order."""
 
 UPPER = range(6)
 LOWER = range(6, 13)
@@ -264,51 +249,51 @@ class YatzyRules(Rules):
         if state.held is not None:
             return self._apply_dice(state, action)
         if None not in state.sheets[-1]:
-            raise IllegalAction(_("The game is over."))
+            raise IllegalAction.because("game-over", "The game is over.")
         if action.startswith("roll:"):
             return self._apply_roll(state, action.removeprefix("roll:"))
         if action.startswith("score:"):
             return self._apply_score(state, action.removeprefix("score:"))
-        raise IllegalAction(_("Unknown action {action}.", action=action))
+        raise IllegalAction.because("unknown-action", "Unknown action {action}.", action=action)
 
     def _apply_roll(self, state: YatzyState, mask: str) -> YatzyState:
         """yatzy.md 2.1 and 2.2: roll all five dice, then up to twice the dice not held."""
         if not is_hold_mask(mask):
-            raise IllegalAction(_("A roll names five dice to hold or roll, such as roll:10010."))
+            raise IllegalAction.because("bad-roll", "A roll names five dice to hold or roll, such as roll:10010.")
         if state.rolls == 0 and mask != "00000":
-            raise IllegalAction(_("The first roll of a turn rolls all five dice."))
+            raise IllegalAction.because("first-roll-all-dice", "The first roll of a turn rolls all five dice.")
         if state.rolls >= MAX_ROLLS:
-            raise IllegalAction(_("You have rolled three times: score the dice in a box."))
+            raise IllegalAction.because("no-rolls-left", "You have rolled three times: score the dice in a box.")
         if mask == "11111":
-            raise IllegalAction(_("Release at least one die to roll."))
+            raise IllegalAction.because("nothing-to-roll", "Release at least one die to roll.")
         return state._replace(held=mask)
 
     def _apply_dice(self, state: YatzyState, action: Action) -> YatzyState:
         """The chance outcome of the roll waiting for it: the five dice, held ones unchanged."""
         if not action.startswith("dice:"):
-            raise IllegalAction(_("The dice are rolling: only a dice outcome may come next."))
+            raise IllegalAction.because("dice-rolling", "The dice are rolling: only a dice outcome may come next.")
         try:
             dice = parse_dice(action.removeprefix("dice:"))
         except ValueError:
-            raise IllegalAction(_("Dice read five faces from 1 to 6, such as dice:31462.")) from None
+            raise IllegalAction.because("bad-dice", "Dice read five faces from 1 to 6, such as dice:31462.") from None
         assert state.held is not None
         if any(dice[position] != state.dice[position] for position in held_positions(state.held)):
-            raise IllegalAction(_("A held die cannot change its face."))
+            raise IllegalAction.because("held-die-cannot-change", "A held die cannot change its face.")
         return state._replace(dice=dice, rolls=state.rolls + 1, held=None)
 
     def _apply_score(self, state: YatzyState, name: str) -> YatzyState:
         """yatzy.md 2.3: score the dice in one open box; the turn passes to the next seat."""
         box = BOX_INDEX.get(name)
         if box is None:
-            raise IllegalAction(_("There is no box called {name}.", name=name))
+            raise IllegalAction.because("no-such-box", "There is no box called {name}.", name=name)
         if state.rolls == 0:
-            raise IllegalAction(_("Roll the dice before scoring."))
+            raise IllegalAction.because("roll-first", "Roll the dice before scoring.")
         seat = state.seat
         sheet = state.sheets[seat]
         if sheet[box] is not None:
-            raise IllegalAction(_("That box is already filled."))
+            raise IllegalAction.because("box-filled", "That box is already filled.")
         if state.joker and box not in scoring_boxes(sheet, state.dice, True):
-            raise IllegalAction(_("The joker rule says where this Yatzy must be scored."))
+            raise IllegalAction.because("joker-rule", "The joker rule says where this Yatzy must be scored.")
         new_sheet = tuple(
             box_score(sheet, state.dice, box, state.joker) if index == box else score
             for index, score in enumerate(sheet)
@@ -351,24 +336,23 @@ class YatzyRules(Rules):
             lines.append(("Place", [float(1 + sum(other > total for other in totals)) for total in totals]))
         return Outcome.from_scores(totals, lines=lines)
 
+    def public_events(self, before: YatzyState, action: Action, seat: int) -> list[PublicEvent]:
+        """The dice shown, which dice were kept for a roll, a box scored (Yatzy hides nothing)."""
+        kind, _sep, arg = action.partition(":")
+        if kind == "dice":
+            return [PublicEvent("dice", {"dice": [int(face) for face in arg]})]
+        if kind == "roll":
+            kept = [before.dice[i] for i, hold in enumerate(arg) if hold == "1"] if before.dice else []
+            return [PublicEvent("roll", {"seat": seat, "kept": kept, "count": arg.count("0")})]
+        box = BOX_INDEX[arg]
+        sheet = before.sheets[seat]
+        points = box_score(sheet, before.dice, box, before.joker)
+        bonus = YATZY_BONUS if earns_yatzy_bonus(sheet, before.dice) else 0
+        return [PublicEvent("score", {"seat": seat, "box": arg, "index": box, "points": points, "bonus": bonus})]
+
     def describe_action(self, state: YatzyState, action: Action, seat: int) -> str:
         """A short sentence for the game log."""
         kind, _sep, arg = action.partition(":")
-        if kind == "dice":
-            return _("The dice show {dice}.", dice=" ".join(arg))
-        if kind == "roll":
-            if arg == "00000":
-                return _("Rolls all five dice.")
-            kept = " ".join(str(state.dice[i]) for i, hold in enumerate(arg) if hold == "1")
-            if arg.count("0") == 1:
-                return _("Keeps {kept} and rolls one die.", kept=kept)
-            return _("Keeps {kept} and rolls {count} dice.", kept=kept, count=arg.count("0"))
-        box = BOX_INDEX.get(arg)
-        if kind == "score" and box is not None and state.dice:
-            sheet = state.sheets[seat]
-            points = box_score(sheet, state.dice, box, state.joker)
-            text = _("Scores {points} in {box}.", points=points, box=_(BOX_LABELS[box]))
-            if earns_yatzy_bonus(sheet, state.dice):
-                text += " " + _("Yatzy bonus +{points}!", points=YATZY_BONUS)
-            return text
-        return action
+        if kind not in ("dice", "roll") and not (kind == "score" and arg in BOX_INDEX and state.dice):
+            return action
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))

@@ -13,7 +13,7 @@ from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import CHANCE, Action, GameScreen, ScoreCell, ScoreRow, ScoreTable, translator
+from gamenight.sdk import CHANCE, Action, GameScreen, PublicEvent, ScoreCell, ScoreRow, ScoreTable, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
@@ -35,6 +35,7 @@ from .rules import (
     upper_bonus,
     upper_total,
 )
+from .texts import describe_event
 
 _ = translator("yatzy")
 
@@ -109,8 +110,12 @@ class YatzyScreen(GameScreen):
 
     @property
     def state(self) -> YatzyState:
-        """The game state (Yatzy hides nothing, so every seat's view is the whole state)."""
-        return self.match.state
+        """What the table shows: the view of the seat in view (Yatzy hides nothing, so it holds every sheet)."""
+        view: YatzyState = self.view
+        return view
+
+    def describe_event(self, event: PublicEvent) -> str:
+        return describe_event(event, self.t)
 
     # -- drawing -----------------------------------------------------------------
 

@@ -51,7 +51,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
     from textual.screen import Screen
@@ -81,6 +81,7 @@ __all__ = [
     "MessageDialog",
     "Option",
     "Outcome",
+    "PublicEvent",
     "ResultDialog",
     "ResultTable",
     "Room",
@@ -94,6 +95,7 @@ __all__ = [
     "View",
     "YesNoDialog",
     "api_mismatch",
+    "event_problem",
     "fill_seat_names",
     "hookimpl",
     "lazy_bot",
@@ -195,12 +197,126 @@ def fill_seat_names(text: str, names: Sequence[str] = ()) -> str:
 
 
 class IllegalAction(ValueError):
-    """An action that is not legal in the given state.
+    """An action that is not legal in the given state -- why, as data.
 
-    The message is shown to the player as it is, so make it say *why*
-    ("You may only play 25 or 50 under a Speed Limit"), already translated.
+    Raise it with a code, the English sentence as a message id and its
+    values::
+
+        raise IllegalAction.because("box-filled", "That box is already filled.")
+        raise IllegalAction.because("not-held", "You do not hold {card}.", card="7♠")
+
+    ``str(error)`` is the English sentence (headless logs, the arena); the
+    screen says it in the player's language (``GameScreen.illegal_text``:
+    the template through the game's catalogue), and a table service can send
+    ``to_json()``.  ``params`` hold JSON values.  ``IllegalAction("why")``
+    with a finished sentence (SDK 1.0's only form) still works: its
+    ``code`` is ``"illegal"`` and the text is shown as it is.
     Raising it must leave the state unchanged -- states are immutable.
     """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        code: str = "illegal",
+        params: Mapping[str, Any] | None = None,
+        template: str = "",
+    ) -> None:
+        self.code = code
+        """A short stable name for the reason (``"box-filled"``)."""
+        self.params: dict[str, Any] = dict(params or {})
+        """The values the sentence names (JSON values)."""
+        self.template = template
+        """The English sentence with ``{placeholders}``: the message id the screen translates ("" if none)."""
+        if not message and template:
+            message = template.format(**self.params) if self.params else template
+        super().__init__(message or code)
+
+    @classmethod
+    def because(cls, code: str, template: str, **params: Any) -> IllegalAction:
+        """The error for reason ``code``, said by the English ``template`` filled with ``params``."""
+        return cls(code=code, params=params, template=template)
+
+    def say(self, translate: Callable[..., str]) -> str:
+        """The reason in the reader's language: ``translate(template, **params)``, or the text as raised."""
+        if not self.template:
+            return str(self)
+        return translate(self.template, **self.params)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "params", "text"}``: the reason as data, with the English sentence."""
+        return {"code": self.code, "params": dict(self.params), "text": str(self)}
+
+
+JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _json_problem(value: object, where: str, depth: int = 0) -> str | None:
+    if depth > 8:
+        return f"{where}: nested too deeply"
+    if isinstance(value, JSON_SCALARS):
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            if (problem := _json_problem(item, f"{where}[{index}]", depth + 1)) is not None:
+                return problem
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where}: key {key!r} is not a string"
+            if (problem := _json_problem(item, f"{where}.{key}", depth + 1)) is not None:
+                return problem
+        return None
+    return f"{where}: {type(value).__name__} is not JSON (use str, int, float, bool, None, lists and tables)"
+
+
+@dataclass(frozen=True)
+class PublicEvent:
+    """What a move did, as plain data anyone at the table may know (:meth:`Rules.public_events`).
+
+    ``kind`` names what happened (``"play"``, ``"draw"``, ``"deal"``); ``params``
+    holds its details as JSON values (``{"seat": 1, "card": 7}``): seats as
+    numbers, cards and shapes in the game's own notation -- never a text, so
+    the screen says it in the player's language (:meth:`GameScreen.describe_event`).
+    An event may only carry what every seat and a watcher may know after the
+    move: "seat 1 drew a card", never which card.
+    """
+
+    kind: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    ACTION: ClassVar[str] = "action"
+    """The kind of the default event: ``params["text"]`` is :meth:`Rules.describe_action`'s sentence."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind": ..., "params": {...}}``: what a table service sends."""
+        return {"kind": self.kind, "params": dict(self.params)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PublicEvent:
+        """The event :meth:`to_json` wrote; ``ValueError`` for anything else."""
+        kind, params = data.get("kind"), data.get("params", {})
+        if not isinstance(kind, str) or not isinstance(params, Mapping):
+            raise ValueError("an event is {'kind': str, 'params': {...}}")
+        event = cls(kind, dict(params))
+        if (problem := event_problem(event)) is not None:
+            raise ValueError(problem)
+        return event
+
+    def __hash__(self) -> int:
+        return hash((self.kind, repr(sorted(self.params.items()))))
+
+
+def event_problem(event: object) -> str | None:
+    """Why ``event`` is not a :class:`PublicEvent` of JSON values, or ``None``."""
+    if not isinstance(event, PublicEvent):
+        return f"{type(event).__name__} is not a PublicEvent"
+    if not isinstance(event.kind, str) or not event.kind:
+        return "an event's kind must be a non-empty string"
+    if not isinstance(event.params, Mapping):
+        return f"event {event.kind!r}: params must be a table"
+    return _json_problem(event.params, f"event {event.kind!r} params")
 
 
 @dataclass(frozen=True)
@@ -401,6 +517,20 @@ class Rules(Generic[StateT, ViewT]):
         """
         return action
 
+    def public_events(self, before: StateT, action: Action, seat: int) -> list[PublicEvent]:
+        """What ``action``, taken by ``seat`` in ``before``, did -- as data every watcher may know.
+
+        ``seat`` is the seat that acted (or :data:`CHANCE`); ``before`` the state
+        *before* the action, which must be legal there.  A screen (and a table
+        service, for every seat and watcher) learns from these what a move did
+        without keeping any previous state.  Never put hidden information in an
+        event: "seat 1 drew a card", not which card.  The default is one
+        :attr:`PublicEvent.ACTION` event carrying :meth:`describe_action`'s
+        sentence (``{"seat": seat, "text": ...}``), so games written before this
+        hook keep working; override it to let screens and logs say it in data.
+        """
+        return [PublicEvent(PublicEvent.ACTION, {"seat": seat, "text": self.describe_action(before, action, seat)})]
+
     def current_scores(self, state: StateT) -> tuple[float, ...] | None:
         """Running scores of the game in progress, if it has them."""
         return None
@@ -412,7 +542,7 @@ class Rules(Generic[StateT, ViewT]):
         are cheap to list.
         """
         if action not in self.legal_actions(state):
-            raise IllegalAction(f"{action!r} is not a legal action now")
+            raise IllegalAction.because("not-legal-now", "{action!r} is not a legal action now", action=action)
 
 
 @dataclass

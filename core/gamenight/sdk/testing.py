@@ -19,6 +19,8 @@ from gamenight.i18n import set_language
 from gamenight.plugins import Registry, load_registry
 from gamenight.testing import (
     check_bot_legality,
+    check_observer_hiding,
+    check_public_events,
     check_save_round_trip,
     check_screen_mounts,
     check_view_hiding,
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Registry",
     "check_bot_legality",
+    "check_observer_hiding",
+    "check_public_events",
     "check_save_round_trip",
     "check_screen_mounts",
     "check_view_hiding",

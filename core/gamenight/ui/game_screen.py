@@ -34,7 +34,7 @@ from textual.worker import get_current_worker
 from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.match import Match
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, fill_seat_names
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, PublicEvent, fill_seat_names
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
@@ -168,6 +168,14 @@ class GameScreen(Screen):
     def on_action(self, seat: int, action: Action, text: str) -> None:
         """Called after every applied action with its description (for logs)."""
 
+    def on_events(self, seat: int, events: list[PublicEvent]) -> None:
+        """Called after every applied action, before :meth:`on_action`, with its public events.
+
+        What a move did -- the card played, the piece placed -- is here, for a
+        local match and a shared table alike; a screen never needs the state
+        before the move.
+        """
+
     def title_text(self) -> str:
         """The title bar's text; the default is the game's title and the player to move."""
         seat = self.match.to_move()
@@ -218,8 +226,40 @@ class GameScreen(Screen):
         return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
 
     def describe(self, state: Any, action: Action, seat: int) -> str:
-        """The rules' sentence for an action, with the seats' names filled in."""
+        """The rules' sentence for an action, with the seats' names filled in.
+
+        Kept for screens written before :meth:`describe_event`; it needs a full
+        state, which a shared table does not have, so the base class no longer
+        calls it (unless a subclass overrides it).
+        """
         text = self.match.rules.describe_action(state, action, seat)
+        return fill_seat_names(text, [s.name for s in self.match.seats])
+
+    def describe_event(self, event: PublicEvent) -> str:
+        """One public event as a sentence in the player's language, seats by name.
+
+        Override it for your game's event kinds (:meth:`Rules.public_events`);
+        the default says the :attr:`PublicEvent.ACTION` event's text, and for
+        another kind its name and details.
+        """
+        params = event.params
+        if event.kind == PublicEvent.ACTION:
+            text = str(params.get("text", ""))
+        else:
+            details = ", ".join(f"{key}={value}" for key, value in params.items())
+            text = f"{event.kind} ({details})" if details else event.kind
+        return self.fill_names(text)
+
+    def describe_events(self, events: list[PublicEvent]) -> str:
+        """The sentences of a move's events, in one line."""
+        return " ".join(text for text in (self.describe_event(event) for event in events) if text)
+
+    def illegal_text(self, error: IllegalAction) -> str:
+        """Why a move was refused, in the player's language (the rules raise it as data, in English)."""
+        return self.fill_names(error.say(self.t))
+
+    def fill_names(self, text: str) -> str:
+        """``text`` with every :func:`~gamenight.sdk.seat_token` replaced by that seat's name."""
         return fill_seat_names(text, [s.name for s in self.match.seats])
 
     def seat_name(self, seat: int) -> str:
@@ -341,20 +381,34 @@ class GameScreen(Screen):
         try:
             self._apply(action)
         except IllegalAction as error:
-            self.message(str(error), error=True)
+            self.message(self.illegal_text(error), error=True)
             return False
         self.advance()
         return True
 
     def _apply(self, action: Action) -> None:
         seat = self.match.to_move()
-        text = self.describe(self.match.state, action, seat)
+        old_style = self._describes_from_state()
+        text = self.describe(self.match.state, action, seat) if old_style else ""
         self.match.apply(action)
-        self.recent.append(text)
-        self.on_action(seat, action, text)
+        text = self._after_move(seat, action, text if old_style else None)
         if seat != CHANCE and text:
             self.message(text)
         self.autosave()
+
+    def _describes_from_state(self) -> bool:
+        """True for a screen written before events that overrides :meth:`describe` (it gets a state)."""
+        return type(self).describe is not GameScreen.describe
+
+    def _after_move(self, seat: int, action: Action, text: str | None = None) -> str:
+        """Log an applied move from its public events; returns its sentence."""
+        events = self.match.last_events()
+        if text is None:
+            text = self.describe_events(events)
+        self.recent.append(text)
+        self.on_events(seat, events)
+        self.on_action(seat, action, text)
+        return text
 
     def advance(self) -> None:
         """Drive the game until a person must act, a pause or the end."""
@@ -365,11 +419,10 @@ class GameScreen(Screen):
             return
         drew_chance = False
         while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
-            before = self.match.state
+            old_style = self._describes_from_state()
+            before = self.match.state if old_style else None
             action = self.match.apply_chance()
-            text = self.describe(before, action, CHANCE)
-            self.recent.append(text)
-            self.on_action(CHANCE, action, text)
+            self._after_move(CHANCE, action, self.describe(before, action, CHANCE) if old_style else None)
             drew_chance = True
         if drew_chance:
             self.autosave()
@@ -538,7 +591,7 @@ class GameScreen(Screen):
         try:
             self._apply(event.action)
         except IllegalAction as error:
-            self.message(_("The bot chose an illegal move: {error}", error=error), error=True)
+            self.message(_("The bot chose an illegal move: {error}", error=self.illegal_text(error)), error=True)
             return
         self.advance()
 
@@ -587,7 +640,7 @@ class GameScreen(Screen):
 
         self.app.push_screen(
             ResultDialog(
-                self.t(interlude.title),
+                self.fill_names(self.t(interlude.title)),
                 "",
                 self.result_table(interlude.lines, interlude.scores),
                 [("continue", _("Continue"), "c"), ("save", _("Save and leave"), "s")],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from gamenight.sdk import CHANCE, TERMINAL, IllegalAction
+from gamenight.sdk import CHANCE, TERMINAL, IllegalAction, seat_token
 from gamenight_mate.rules import (
     DOUBLE_DECK,
     NONE,
@@ -410,11 +410,11 @@ def test_without_the_suit_the_reason_names_the_rank(rules: MateRules) -> None:
 
 def test_log_lines_describe_deals_decisions_and_cards(rules: MateRules) -> None:
     state = rules.new_game(2, {})
-    assert rules.describe_action(state, "x", CHANCE) == "A shuffles and deals."
+    assert rules.describe_action(state, "x", CHANCE) == f"{seat_token(0)} shuffles and deals."
     state = dealt(rules, A_KINGS)
-    assert rules.describe_action(state, NONE, 0) == "A does not foreplace."
-    assert rules.describe_action(state, "KC", 0) == "A sets K♣ aside."
+    assert rules.describe_action(state, NONE, 0) == f"{seat_token(0)} does not foreplace."
+    assert rules.describe_action(state, "KC", 0) == f"{seat_token(0)} sets K♣ aside."
     state = finish(rules, state, [NONE, NONE])
-    assert rules.describe_action(state, "QC", 0) == "A leads Q♣ (move 1)."
+    assert rules.describe_action(state, "QC", 0) == f"{seat_token(0)} leads Q♣ (move 1)."
     state = rules.apply(state, "QC")
-    assert rules.describe_action(state, "QS", 1) == "B answers Q♠."
+    assert rules.describe_action(state, "QS", 1) == f"{seat_token(1)} answers Q♠."

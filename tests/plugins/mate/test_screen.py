@@ -8,7 +8,7 @@ from gamenight.app import GameNightApp
 from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
-from gamenight.sdk import CHANCE
+from gamenight.sdk import CHANCE, fill_seat_names
 from gamenight.testing import settle
 from gamenight.ui.game_screen import StatusLine
 from gamenight_mate.bots import explain_best_play
@@ -73,7 +73,9 @@ async def test_a_play_with_foreplacing_by_keys_and_mouse(tmp_path: Path) -> None
         assert len(match.state.results) == 1
         # The pause shows the mate and its formula on the table; C goes on to play 2.
         assert match.pending_interlude() is not None and screen.pause is not None
-        assert str(screen.query_one("#formula", Static).render()) == match.state.results[0].describe()
+        assert str(screen.query_one("#formula", Static).render()) == fill_seat_names(
+            match.state.results[0].describe(), [seat.name for seat in match.seats]
+        )
         await pilot.press("enter")  # refused as a card while paused: it continues instead
         await settle(pilot)
         assert screen.pause is None and match.pending_interlude() is None

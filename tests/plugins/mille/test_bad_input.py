@@ -54,12 +54,16 @@ def test_messages_are_translated(rules: MilleRules):
     game = state(seat(hand("25")), deck=cards("Go"))
     set_language("ja")
     try:
-        from gamenight.i18n import register_catalogue
+        from gamenight.i18n import register_catalogue, translator
+        from gamenight_mille.rules import say_refusal
 
         register_catalogue("mille", GAME.translations)
         with pytest.raises(IllegalAction) as raised:
             rules.apply(game, "use:1")
-        assert str(raised.value) == GAME.translations["ja"]["must pick first"]
+        # the rules say why as data, in English (headless logs); the screen translates it
+        assert (raised.value.code, str(raised.value)) == ("must-pick-first", "must pick first")
+        assert say_refusal(raised.value, translator("mille")) == GAME.translations["ja"]["must pick first"]
+        assert rules.refusal(game, "use:1") == GAME.translations["ja"]["must pick first"]
     finally:
         set_language("en")
 

@@ -1,0 +1,47 @@
+"""Battle of LITS in words: what the screen and the logs say of the rules' data.
+
+The rules module returns data (events, refusals as :class:`~gamenight.sdk.IllegalAction`
+codes and values) and translates nothing; the sentences are made here, with the
+game's catalogue by default or with the translator a screen passes. This module
+imports neither the rules nor Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gamenight.sdk import IllegalAction, PublicEvent, seat_token, translator
+
+_ = translator("lits")
+
+COLUMNS = "abcdefghij"
+"""The board's column letters, left to right."""
+
+
+def cell_name(row: int, col: int) -> str:
+    """A cell as players name it: column letter, row number from 1 ("c5")."""
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def describe_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of :meth:`LitsRules.public_events` as a sentence (seats as :func:`~gamenight.sdk.seat_token`)."""
+    params = event.params
+    if event.kind == "layout":
+        return _("A random layout is dealt.")
+    if event.kind == "swap":
+        return _("{player} swaps sides and takes ×.", player=seat_token(params["seat"]))
+    if event.kind == "keep":
+        return _("{player} keeps ○.", player=seat_token(params["seat"]))
+    if event.kind == "place":
+        return _(
+            "{player} places {shape} on {cell}.",
+            player=seat_token(params["seat"]),
+            shape=params["shape"],
+            cell=cell_name(params["row"], params["col"]),
+        )
+    return str(params.get("text", event.kind))
+
+
+def say(error: IllegalAction, _: Callable[..., str] = _) -> str:
+    """Why a move is refused, as a sentence."""
+    return error.say(_)

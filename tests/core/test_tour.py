@@ -59,6 +59,7 @@ def cases():
             yield pytest.param(language, stop, marks=marks, id=f"{language}-{stop}")
 
 
+@pytest.mark.xdist_group("tour")  # one worker takes every stop, so each language's tour runs once
 @pytest.mark.parametrize(("language", "stop"), list(cases()))
 def test_every_screen_shows_its_controls_and_text_whole(language, stop):
     findings = tour(language)

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog
 from gamenight.plugins import load_registry
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.screens.setup_screen import SetupScreen
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight.ui.game_screen import GameScreen
 from textual.dom import DOMNode
@@ -25,13 +25,7 @@ REGISTRY = load_registry()
 
 
 def room(tmp_path: Path, registry=REGISTRY) -> GameNightApp:
-    return GameNightApp(
-        registry=registry,
-        config=Config.load(tmp_path / "config.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        theme_name="gamenight",
-    )
+    return make_room(registry, tmp_path, bot_delay=0, theme_name="gamenight")
 
 
 async def to_lobby(app, pilot) -> None:

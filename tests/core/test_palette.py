@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.i18n import set_language
 from gamenight.plugins import load_registry
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight.ui.game_screen import GameScreen
 from gamenight.widgets.key_bar import KeyBar
@@ -34,13 +34,7 @@ ROOM_TITLES = {"help": "Rules", "save": "Save game", "leave": "Leave game"}
 
 
 def room(folder: Path) -> GameNightApp:
-    return GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(folder / "config.toml"),
-        saves_dir=folder / "saves",
-        bot_delay=0,
-        theme_name="gamenight",
-    )
+    return make_room(REGISTRY, folder, bot_delay=0, theme_name="gamenight")
 
 
 async def open_table(app: GameNightApp, pilot, game_id: str) -> GameScreen:

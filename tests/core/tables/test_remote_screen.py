@@ -9,7 +9,7 @@ import time
 
 import gamenight.plugins
 from gamenight.app import GameNightApp
-from gamenight.config import Config
+from gamenight.sdk.testing import make_room
 from gamenight.tables import protocol as p
 from gamenight.tables.client import TableClient
 
@@ -30,13 +30,7 @@ async def room(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> GameN
     asyncio.get_running_loop().create_task(service.serve(reader, writer, identity, identity.title()))
     folder = tmp_path / identity
     folder.mkdir(exist_ok=True)
-    return GameNightApp(
-        registry=registry,
-        config=Config.load(folder / "config.toml"),
-        saves_dir=folder / "saves",
-        bot_delay=0,
-        tables_streams=await asyncio.open_connection(sock=ours),
-    )
+    return make_room(registry, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
 
 
 def status(app) -> str:

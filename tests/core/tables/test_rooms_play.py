@@ -14,9 +14,9 @@ import random
 import socket
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog, YesNoDialog
 from gamenight.sdk import OBSERVER
+from gamenight.sdk.testing import make_room
 from gamenight.tables.client import RemoteTable
 from gamenight.ui.game_screen import GameScreen
 from textual.widgets import OptionList, Select
@@ -33,13 +33,7 @@ async def room_for(service, identity: str, tmp_path) -> GameNightApp:
     streams = await asyncio.open_connection(sock=ours)
     folder = tmp_path / identity
     folder.mkdir(exist_ok=True)
-    return GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(folder / "config.toml"),
-        saves_dir=folder / "saves",
-        bot_delay=0,
-        tables_streams=streams,
-    )
+    return make_room(REGISTRY, folder, bot_delay=0, tables_streams=streams)
 
 
 async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:

@@ -7,10 +7,10 @@ import asyncio
 import socket
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog
 from gamenight.i18n import set_language
 from gamenight.saves import load_match
+from gamenight.sdk.testing import make_room
 from gamenight.ui.game_screen import GameScreen
 from gamenight.widgets.key_bar import KeyBar
 from textual.widgets import Checkbox, OptionList, Select
@@ -24,13 +24,7 @@ async def room_for(service, identity: str, tmp_path) -> GameNightApp:
     asyncio.get_running_loop().create_task(service.serve(reader, writer, identity, identity.title()))
     folder = tmp_path / identity
     folder.mkdir(exist_ok=True)
-    return GameNightApp(
-        registry=NIM_REGISTRY,
-        config=Config.load(folder / "config.toml"),
-        saves_dir=folder / "saves",
-        bot_delay=0,
-        tables_streams=await asyncio.open_connection(sock=ours),
-    )
+    return make_room(NIM_REGISTRY, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
 
 
 async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:

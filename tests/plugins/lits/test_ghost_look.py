@@ -6,10 +6,9 @@ import math
 from pathlib import Path
 
 import pytest
-from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight_lits.rules import PLACEMENTS
 from gamenight_lits.widgets import Board
@@ -33,14 +32,7 @@ async def test_a_legal_ghost_is_coloured_unlike_every_placed_piece(tmp_path: Pat
     match = Match(GAME, [SeatConfig("Ann"), SeatConfig("Ben")], {"layout": "weave"}, seed=3)
     for action in ("S:r0c1:o0", "keep"):  # an S on the board
         match.apply(action)
-    app = GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "c.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        theme_name=theme,
-        start_match=match,
-    )
+    app = make_room(REGISTRY, tmp_path, bot_delay=0, theme_name=theme, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         target = next(

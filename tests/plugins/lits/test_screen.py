@@ -6,10 +6,10 @@ import random
 from pathlib import Path
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import TERMINAL
+from gamenight.sdk.testing import make_room
 from gamenight.testing import screen_mounts, settle
 from gamenight_lits.rules import PLACEMENTS, SWAP, LitsRules, Placement
 from gamenight_lits.screen import LitsScreen
@@ -24,13 +24,7 @@ def make_app(tmp_path: Path, seats: list[SeatConfig] = HOT_SEAT, log: list[str] 
     match = Match(GAME, list(seats), {"layout": "weave"}, seed=3)
     for action in log:
         match.apply(action)
-    app = GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "c.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        start_match=match,
-    )
+    app = make_room(REGISTRY, tmp_path, bot_delay=0, start_match=match)
     return app, match
 
 

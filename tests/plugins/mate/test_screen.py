@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE, fill_seat_names
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight.ui.game_screen import StatusLine
 from gamenight_mate.bots import explain_best_play
@@ -29,13 +29,7 @@ DEAL = deal_action(A_HAND, split_deck(A_HAND))
 def make_app(tmp_path: Path, seats: list[SeatConfig], log: list[tuple[int, str]] = ()) -> tuple[GameNightApp, Match]:
     match = Match(GAME, seats, {}, seed=3)
     match.replay([(CHANCE, DEAL), *log])
-    app = GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "c.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        start_match=match,
-    )
+    app = make_room(REGISTRY, tmp_path, bot_delay=0, start_match=match)
     return app, match
 
 

@@ -11,6 +11,7 @@ from gamenight.dialogs import ResultDialog, TextPrompt, YesNoDialog
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.saves import SaveError, load_match, save_match
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight_mille.rules import EXTENSION, GO, HAND_OVER, PLAY, SLOT_INDEX, MilleRules
 from gamenight_mille.screen import MilleScreen
@@ -24,14 +25,7 @@ RULES = MilleRules()
 
 
 def room(tmp_path: Path, match: Match) -> GameNightApp:
-    return GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "config.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        theme_name="gamenight",
-        start_match=match,
-    )
+    return make_room(REGISTRY, tmp_path, bot_delay=0, theme_name="gamenight", start_match=match)
 
 
 def human_vs_expert(seed: int = 1) -> Match:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog, YesNoDialog
 from gamenight.i18n import set_language
 from gamenight.match import Match, SeatConfig
 from gamenight.saves import load_match, save_match
 from gamenight.sdk import TERMINAL, fill_seat_names
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight_mille.rules import HAND_OVER, MilleRules
 from gamenight_mille.screen import MilleScreen
@@ -79,14 +79,7 @@ async def test_the_next_command_clears_the_previous_error(tmp_path):
 
 def resume(tmp_path: Path, path: Path, language: str = "en") -> GameNightApp:
     set_language(language)
-    return GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "config.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        theme_name="gamenight",
-        start_save=path,
-    )
+    return make_room(REGISTRY, tmp_path, bot_delay=0, theme_name="gamenight", start_save=path)
 
 
 async def test_the_order_setting_is_autosaved_saved_and_restored_on_resume(tmp_path):

@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE, BotContext
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight_seven.bots import GreedyBot
 from gamenight_seven.screen import SevenScreen
@@ -29,14 +29,7 @@ def make_app(tmp_path: Path, seed: int = 1, log: tuple[str, ...] = ()) -> tuple[
     match = Match(GAME, seats, {}, seed=seed)
     for action in log:
         match.apply(action)
-    app = GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "c.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        theme_name="gamenight",
-        start_match=match,
-    )
+    app = make_room(REGISTRY, tmp_path, bot_delay=0, theme_name="gamenight", start_match=match)
     return app, match
 
 

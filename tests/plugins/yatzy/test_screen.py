@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from gamenight.app import GameNightApp
-from gamenight.config import Config
 from gamenight.dialogs import ResultDialog
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE
+from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
 from gamenight.widgets.score_table import ScoreTable
 from gamenight_yatzy.dice import DiceRow
@@ -25,13 +25,7 @@ def make_app(
 ) -> tuple[GameNightApp, Match]:
     match = Match(GAME, seats, dict(options or {}), seed=seed)
     match.replay(list(log))
-    app = GameNightApp(
-        registry=REGISTRY,
-        config=Config.load(tmp_path / "c.toml"),
-        saves_dir=tmp_path / "saves",
-        bot_delay=bot_delay,
-        start_match=match,
-    )
+    app = make_room(REGISTRY, tmp_path, bot_delay=bot_delay, start_match=match)
     return app, match
 
 

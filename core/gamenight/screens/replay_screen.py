@@ -32,6 +32,8 @@ PLAY_INTERVAL = 0.8
 """Seconds between steps while playing."""
 FED_MOVES = 12
 """How many of the latest moves the game's screen is told of at each step (its own log shows them)."""
+LOG_LINES = 200
+"""How many of the latest moves the move log shows (a long game's first moves are counted, not listed)."""
 WIDE = 100
 """From this many columns the move log is shown beside the table from the start (``l`` toggles it)."""
 
@@ -115,15 +117,22 @@ class ReplayBehaviour:
         self._draw_log(n)
 
     def _draw_log(self, n: int) -> None:
+        lines = self.__dict__.setdefault("_replay_lines", {})  # number -> its line: each move said once
         log = Text()
-        for number, seat, events in self.replay.move_log(n):
+        first = max(1, n - LOG_LINES + 1)
+        if first > 1:
+            log.append(_("… {count} earlier moves", count=first - 1), style="dim")
+        for number in range(first, n + 1):
+            if number not in lines:
+                seat = self.replay.entries[number - 1].seat
+                who = self.seat_name(seat)  # type: ignore[attr-defined]
+                said = self.describe_events(self.replay.events(number))  # type: ignore[attr-defined]
+                # most games' sentences name who acted; the others get the name before them
+                lines[number] = safe_text(said if who in said else f"{who}: {said}", limit=200)
             if log:
                 log.append("\n")
-            who = self.seat_name(seat)  # type: ignore[attr-defined]
             log.append(f"{number}. ", style="dim")
-            said = self.describe_events(events)  # type: ignore[attr-defined]
-            # most games' sentences name who acted; the others get the name before them
-            log.append(safe_text(said if who in said else f"{who}: {said}", limit=200))
+            log.append(lines[number])
         if not log:
             log.append(_("No move yet."), style="dim")
         self.query_one("#replay-log-text", Static).update(log)  # type: ignore[attr-defined]

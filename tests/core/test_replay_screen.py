@@ -58,6 +58,7 @@ async def test_a_replay_never_shows_a_card_the_followed_seat_could_not_see(tmp_p
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_replay(pilot, app, replay)
         await pilot.press("l")  # the move log beside the table: its text is checked too
+        fresh = Match(replay.game, list(replay.seats), {}, seed=replay.seed)
         public: set[int] = set()
         own_seen = 0
         for n in range(replay.steps + 1):
@@ -65,6 +66,8 @@ async def test_a_replay_never_shows_a_card_the_followed_seat_could_not_see(tmp_p
                 await pilot.press("right")
                 await pilot.pause()
             assert replay.position == n and screen.match.position == n
+            fresh.replay(replay.entries[:n], check_chance=True)
+            assert screen.view == fresh.view(0)  # what the screen draws from: a fresh replay's view
             state = replay.state_at(n)
             view = replay.view_at(n, 0)
             public |= seen_cards(view)  # what Ann has seen so far (a reshuffled card may come back)
@@ -132,8 +135,8 @@ async def test_home_end_and_space_step_and_moves_are_refused(tmp_path, language,
         stopped = replay.position
         await pilot.pause(0.1)
         assert replay.position == stopped  # paused
-        refused = "再生中" if language == "ja" else "replay"
-        for key in ("d", "enter"):  # draw, and Enter on a card of the hand
+        refused = "再生" if language == "ja" else "replay"
+        for key in ("d", "enter", "ctrl+s"):  # draw, Enter on a card of the hand, save
             await pilot.press(key)
             await pilot.pause()
             assert replay.position == stopped and len(screen.match.log) == stopped

@@ -238,7 +238,7 @@ class ReplayBehaviour:
         pass
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("chat", "start_now", "save"):
+        if action in ("chat", "start_now"):
             return False
         return True
 

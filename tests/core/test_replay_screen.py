@@ -112,7 +112,7 @@ async def test_following_another_seat_shows_its_hand_and_the_public_view_shows_n
 @pytest.mark.parametrize("language", ["en", "ja"])
 async def test_home_end_and_space_step_and_moves_are_refused(tmp_path, language, monkeypatch):
     set_language(language)
-    monkeypatch.setattr(replay_module, "PLAY_INTERVAL", 0.02)
+    monkeypatch.setattr(replay_module, "PLAY_INTERVAL", 0.1)
     replay = seven_replay()
     app = make_room(REGISTRY, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -125,21 +125,23 @@ async def test_home_end_and_space_step_and_moves_are_refused(tmp_path, language,
         await pilot.pause()
         assert replay.position == 0
         await pilot.press("space")
-        for _ in range(100):
+        assert screen._replay_playing
+        for _ in range(200):
             await pilot.pause(0.02)
-            if replay.position >= 5:
+            if replay.position >= 3:
                 break
-        assert replay.position >= 5
+        assert 3 <= replay.position < replay.steps  # playing (5 s to the end: far from it)
         await pilot.press("space")
-        await pilot.pause(0.1)
+        assert not screen._replay_playing
         stopped = replay.position
-        await pilot.pause(0.1)
+        await pilot.pause(0.3)
         assert replay.position == stopped  # paused
         refused = "再生" if language == "ja" else "replay"
         for key in ("d", "enter", "ctrl+s"):  # draw, Enter on a card of the hand, save
             await pilot.press(key)
             await pilot.pause()
-            assert replay.position == stopped and len(screen.match.log) == stopped
+            assert (key, replay.position, screen._replay_playing) == (key, stopped, False)
+            assert len(screen.match.log) == stopped
             assert refused in text_of(app)
         await pilot.press("q")
         await pilot.pause()

@@ -148,9 +148,10 @@ async def test_home_end_and_space_step_and_moves_are_refused(tmp_path, language,
         assert not isinstance(app.screen, ReplayBehaviour)
 
 
+@pytest.mark.parametrize("language", ["en", "ja"])
 @pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
-async def test_every_game_replays_on_its_own_screen_at_80x24(tmp_path, game_id):
-    set_language("en")
+async def test_every_game_replays_on_its_own_screen_at_80x24(tmp_path, game_id, language):
+    set_language(language)
     game = REGISTRY.game(game_id)
     seats = [SeatConfig(f"P{n}", "random") for n in range(game.default_seats)]
     played = play_headless(game, seats, seed=3)
@@ -163,7 +164,12 @@ async def test_every_game_replays_on_its_own_screen_at_80x24(tmp_path, game_id):
             await pilot.press(key)
             await pilot.pause()
         assert replay.position == 0
-        assert "Replay" in text_of(app) and "Moves" in text_of(app)
+        text = text_of(app)
+        if language == "ja":
+            assert "再生 · " in text and "手の記録" in text
+        else:
+            assert "Replay · " in text and "Moves" in text
+        assert len(screen_text(app)) == 24 and all(len(line) <= 80 for line in screen_text(app))
 
 
 async def test_gamenight_replay_opens_a_save_and_refuses_a_bad_one(tmp_path, capsys):

@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from rich.terminal_theme import TerminalTheme
@@ -181,6 +181,7 @@ class GameNightApp(App):
         tables_socket: str | None = None,
         tables_streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
         records_path: Path | None = None,
+        start_replay: Path | None = None,
     ) -> None:
         self.tables: TableClient | None = None
         """The connection to the server's shared tables, once up (None: no shared tables)."""
@@ -194,7 +195,7 @@ class GameNightApp(App):
         if config is None:
             set_language(detect_language(self.config.language))
             self.config = Config.load(self.config.path)  # its messages in the language just chosen
-        if registry is None and (start_game or start_save or start_match):
+        if registry is None and (start_game or start_save or start_match or start_replay):
             from gamenight.plugins import load_registry
 
             registry = load_registry()  # the first screen needs the games at once
@@ -223,6 +224,7 @@ class GameNightApp(App):
         self.start_game = start_game
         self.start_save = start_save
         self.start_match = start_match
+        self.start_replay = start_replay
         self.startup_messages: list[str] = []
         if self.config.error:
             self.startup_messages.append(self.config.error)
@@ -365,6 +367,8 @@ class GameNightApp(App):
             self.resume(self.start_save)
         elif self.start_game is not None:
             self.open_setup(self.start_game)
+        elif self.start_replay is not None:
+            self.open_replay_file(self.start_replay)
         self.call_after_refresh(self._check_size)
         if self._tables_fd is not None or self._tables_socket is not None or self._tables_streams is not None:
             self.run_worker(self._connect_tables(), name="tables", exit_on_error=False)
@@ -611,6 +615,36 @@ class GameNightApp(App):
         from gamenight.screens.records_screen import RecordsScreen
 
         self.push_screen(RecordsScreen(game_id))
+
+    def open_replay(self, replay: Any) -> None:
+        """Show ``replay`` (a :class:`gamenight.replay.Replay`) on its game's own screen, read-only."""
+        from gamenight.screens.replay_screen import replay_screen
+
+        try:
+            screen = replay_screen(replay)
+        except Exception as error:  # a plugin's screen failing must not end the room
+            self.notify(
+                _("The game's screen failed to open: {error}", error=safe_text(error)),
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            return
+        self.push_screen(screen)
+
+    def open_replay_file(self, path: Path) -> bool:
+        """Replay a save file's game; a file that cannot be replayed gets a message saying why."""
+        from gamenight.replay import Replay, ReplayError
+
+        try:
+            replay = Replay.from_save(self.registry, Path(path))
+        except ReplayError as error:
+            from gamenight.dialogs.message_dialog import MessageDialog
+
+            self.push_screen(MessageDialog(_("Cannot replay"), str(error)))
+            return False
+        self.open_replay(replay)
+        return True
 
     def resume(self, path: Path) -> bool:
         """Load a save and open it; a bad file gets a message and is left untouched."""

@@ -6,6 +6,7 @@
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
     gamenight records [--game G] [--player NAME] [--json] [--file DB]
+    gamenight replay FILE [--theme NAME] [--lang en|ja]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -31,13 +32,14 @@ if TYPE_CHECKING:
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "records", "serve-ssh", "serve-web")
+SUBCOMMANDS = ("plugins", "arena", "records", "replay", "serve-ssh", "serve-web")
 
 
 def _room_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | records | serve-ssh | serve-web "
+        description="A terminal game room. Other commands: gamenight plugins | arena | records | replay | serve-ssh | "
+        "serve-web "
         "(each has --help).",
     )
     parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
@@ -278,6 +280,35 @@ def _game_labels() -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str,
     return titles, bots, names
 
 
+def _replay_command(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gamenight replay",
+        description="Replay a save file's game on its own screen, read-only: left/right step, Home/End jump, "
+        "Space plays and pauses, v chooses whose view, l shows the move log, q leaves.",
+    )
+    parser.add_argument("file", type=Path, help="a save file (.toml)")
+    parser.add_argument("--theme", help="theme name")
+    parser.add_argument("--lang", choices=("en", "ja"), help="language (default: config, then environment)")
+    parser.add_argument("--config", type=Path, help="config file (default: the user config dir)")
+    args = parser.parse_args(argv)
+    config = Config.load(args.config)
+    set_language(args.lang or detect_language(config.language))
+    from gamenight.plugins import load_registry
+    from gamenight.replay import Replay, ReplayError
+
+    registry = load_registry()
+    try:
+        Replay.from_save(registry, args.file)  # refused here, before the screen takes the terminal
+    except ReplayError as error:
+        print(f"gamenight replay: {safe_text(error, 1000)}", file=sys.stderr)
+        return 1
+    from gamenight.app import GameNightApp
+
+    app = GameNightApp(registry=registry, config=config, theme_name=args.theme, start_replay=args.file)
+    app.run()
+    return app.return_code or 0
+
+
 def _serve_ssh_command(argv: Sequence[str]) -> int:
     try:
         from gamenight.ssh.server import main as serve_main
@@ -303,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "plugins": _plugins_command,
             "arena": _arena_command,
             "records": _records_command,
+            "replay": _replay_command,
             "serve-ssh": _serve_ssh_command,
             "serve-web": _serve_web_command,
         }[command](rest)

@@ -53,6 +53,7 @@ class RecordsScreen(Screen):
 
     BINDINGS = [
         Binding("g", "plot", _("Plot"), tooltip=_("The player's scores over time, beside each bot's mean score")),
+        Binding("r", "replay", _("Replay"), tooltip=_("Replay the past game chosen below (Enter on it does too)")),
         Binding("escape,q", "app.pop_screen", _("Back")),
     ]
 
@@ -266,6 +267,42 @@ class RecordsScreen(Screen):
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
         past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "past" and event.option.id:
+            self._open_replay(int(event.option.id))
+
+    def action_replay(self) -> None:
+        """Replay the past game highlighted in the list (the newest when none is)."""
+        past = self.query_one("#past", OptionList)
+        if not past.option_count:
+            self.notify(_("No past game to replay."), markup=False)
+            return
+        option = past.get_option_at_index(past.highlighted if past.highlighted is not None else 0)
+        if option.id:
+            self._open_replay(int(option.id))
+
+    @work(thread=True, exclusive=True, group="records-replay", exit_on_error=False)
+    def _open_replay(self, record_id: int) -> None:
+        """Read the record with its log and rebuild it (in the thread: a long game takes a moment)."""
+        from gamenight.records.store import RecordsUnavailable
+        from gamenight.replay import Replay, ReplayError
+
+        try:
+            store = self._open()
+            if store is None:
+                return
+            try:
+                record = store.get(record_id)
+            finally:
+                store.close()
+            if record is None:
+                return
+            replay = Replay.from_record(self.app.registry, record)
+        except (RecordsUnavailable, sqlite3.Error, ReplayError) as error:
+            self.app.call_from_thread(self.notify, safe_text(error, 500), severity="warning", timeout=10, markup=False)
+            return
+        self.app.call_from_thread(self.app.open_replay, replay)
 
     def action_plot(self) -> None:
         """Show the plot instead of the figures, or the figures again."""

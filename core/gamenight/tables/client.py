@@ -161,7 +161,9 @@ class RemoteTable:
         self.game = game
         self.display: dict[str, bool | int | str] = {}
         self._type = view_type(game)
-        self._decoded: tuple[int, Any] | None = None
+        self._decoded: tuple[p.Snapshot, Any] | None = None
+        """The last snapshot and its view, rebuilt once.  The snapshot itself is kept, not its ``id()``:
+        a freed snapshot's id is soon a new one's, and the screen drew the old view (seen over real SSH)."""
 
     @property
     def _snap(self) -> p.Snapshot:
@@ -230,12 +232,12 @@ class RemoteTable:
         snap = self._snap
         if seat is not None and seat != snap.seat and snap.seat != OBSERVER:
             raise PermissionError(f"this room holds seat {snap.seat}, not {seat}")
-        if self._decoded is not None and self._decoded[0] == id(snap):
+        if self._decoded is not None and self._decoded[0] is snap:
             return self._decoded[1]
         view = snap.view
         if self._type is not None:
             view = msgspec.convert(view, self._type, strict=False)
-        self._decoded = (id(snap), view)
+        self._decoded = (snap, view)
         return view
 
     def pending_interlude(self) -> Interlude | None:

@@ -90,6 +90,20 @@ def covered(match: Match) -> bool:
     return match.pending_interlude() is not None or "extend" in match.legal_actions()
 
 
+def move_keys(match: Match) -> tuple[str, str, str, str]:
+    """How the seat to move plays its first legal choice (a use before a discard) by keys.
+
+    Returns (the first keys, the text to wait for on its screen, the last key, the action)."""
+    legal = match.legal_actions()
+    if "extend" in legal:  # Mille's "Extension?" at 700: stop the hand there
+        return "", "Extension?", "n", "stop"
+    if "draw" in legal:
+        return "", "", "p", "draw"
+    action = next((a for a in legal if a.startswith("use:")), legal[0])
+    verb, slot = action.split(":")
+    return ("u" if verb == "use" else "d") + slot.lower(), f": {slot}_", "\r", action
+
+
 class Table:
     """The test's two players and the service's truth about their table."""
 
@@ -146,22 +160,15 @@ class Table:
             return "end of hand"
         seat = match.to_move()
         terminal = self.seats[seat]
-        terminal.wait_for(">>:Move:", 20)
-        legal = match.legal_actions()
         turn = len(match.log)
-        if "extend" in legal:  # Mille's "Extension?" at 700: stop the hand there
-            terminal.wait_for("Extension?", 20)
-            terminal.send("n")
-            action = "stop"
-        elif "draw" in legal:
-            terminal.send("p")
-            action = "draw"
-        else:
-            action = next((a for a in legal if a.startswith("use:")), legal[0])
-            verb, slot = action.split(":")
-            terminal.send(("u" if verb == "use" else "d") + slot.lower())
-            terminal.wait_for(f": {slot}_", 20)
-            terminal.send("\r")
+        prefix, wait, final, action = move_keys(match)
+        if not covered(match):  # (the "Extension?" dialog covers the prompt)
+            terminal.wait_for(">>:Move:", 20)
+        if prefix:
+            terminal.send(prefix)
+        if wait:
+            terminal.wait_for(wait, 20)
+        terminal.send(final)
         wait_until(
             lambda: (m := saved_match(self.data_dir)) is not None and len(m.log) > turn,
             20,
@@ -170,27 +177,8 @@ class Table:
         return action
 
 
-def title_bar(terminal: Terminal) -> str:
-    return terminal.text().splitlines()[0]
-
-
-@needs_ssh
-def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watches(
-    start_server, terminals, tmp_path: Path
-) -> None:
-    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben", "cat")}
-    authorized = tmp_path / "authorized_keys"
-    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
-    server = start_server("--authorized-keys", str(authorized))
-    ben_id = key_user_id(asyncssh.read_public_key(str(keys["ben"].with_suffix(".pub"))))
-
-    def connect(name: str) -> Terminal:
-        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
-        terminal.wait_for(LOBBY, 40)
-        return terminal
-
-    ann, ben = connect("ann"), connect("ben")
-
+def open_and_join(ann: Terminal, ben: Terminal) -> None:
+    """By keys: Ann opens a Mille table with seat 2 open for a person; Ben takes it from his Tables list."""
     # Ann: Tables, n, Mille, seat 2 open for a person, Ctrl+R.
     ann.send("t")
     ann.wait_for("shared tables", 20)
@@ -218,6 +206,30 @@ def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watch
     ben.wait_for("free", 30)
     assert "ann" in ben.text()
     ben.send("\r")
+
+
+def title_bar(terminal: Terminal) -> str:
+    return terminal.text().splitlines()[0]
+
+
+@needs_ssh
+def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watches(
+    start_server, terminals, tmp_path: Path
+) -> None:
+    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben", "cat")}
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+    server = start_server("--authorized-keys", str(authorized))
+    ben_id = key_user_id(asyncssh.read_public_key(str(keys["ben"].with_suffix(".pub"))))
+
+    def connect(name: str) -> Terminal:
+        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
+        terminal.wait_for(LOBBY, 40)
+        return terminal
+
+    ann, ben = connect("ann"), connect("ben")
+
+    open_and_join(ann, ben)
     table = Table(server.data_dir, [ann, ben])
     played = [table.move() for _ in range(MOVES)]
     assert "draw" in played and any(not a.startswith("draw") for a in played)

@@ -507,8 +507,13 @@ class GameScreen(Screen):
                 log = self.match.client.log
                 if message.log_start == 0 and self._log_seen > len(log):
                     self._log_seen = 0
-                for seat, text in log[self._log_seen :]:
+                for turn, (seat, sentence) in enumerate(log[self._log_seen :], start=self._log_seen + 1):
+                    # The move's public events, said in this room's language (the service's sentence
+                    # is only the fallback: a move from before this room came, or a game without events).
+                    events = self.match.events_of(turn, sentence)
+                    text = (self.describe_events(events) if events else "") or sentence
                     self.recent.append(text)
+                    self.on_events(seat, events)
                     self.on_action(seat, "", text)
                     if seat != CHANCE and text:
                         self.message(text)

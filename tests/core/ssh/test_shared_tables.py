@@ -35,7 +35,7 @@ HOME = "\x1b[H"
 MOVES = 16
 MAX_MOVES = 600
 HAND_HEADER = "--HAND--"
-SLOT_LABELS = ("P", "1", "2", "3", "4", "5", "6")
+SLOT_LABELS = SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
 CARD_NAMES = (
     "25", "50", "75", "100", "200",
     "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
@@ -68,6 +68,17 @@ def hand_on_screen(terminal: Terminal) -> tuple[str, ...] | None:
             return None
         cards.append(cell[2:].strip())
     return tuple(cards)
+
+
+def last_play_on_screen(terminal: Terminal) -> tuple[str, str] | None:
+    """What the board says the other seat last played or discarded: ("PLAY"/"DISCARD", card)."""
+    lines = terminal.text().splitlines()
+    header = next((n for n, line in enumerate(lines) if HAND_HEADER in line), None)
+    if header is None or header + 7 >= len(lines):
+        return None
+    column = lines[header].index(HAND_HEADER) + 20
+    verb, card = (lines[header + row][column : column + 20].strip() for row in (6, 7))
+    return (verb, card) if verb in ("PLAY", "DISCARD") else None
 
 
 def names(hand) -> tuple[str, ...]:
@@ -174,6 +185,12 @@ class Table:
             20,
             f"seat {seat + 1}'s {action} to reach the service",
         )
+        if action.startswith(("use:", "discard:")):
+            # The other person's board says what was played, from the move's public events.
+            verb, slot = action.split(":")
+            card = CARD_NAMES[match.state.seats[seat].hand[SLOT_NAMES.index(slot)]]
+            shown = ("PLAY" if verb == "use" else "DISCARD", card)
+            wait_until(lambda: last_play_on_screen(self.seats[1 - seat]) == shown, 20, f"{shown} on the other screen")
         return action
 
 

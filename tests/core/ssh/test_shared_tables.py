@@ -284,3 +284,4 @@ def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watch
     ben.send("y")
     wait_until(lambda: "Hand 2" in ann.text() and "Hand 2" in ben.text(), 30, "the second hand on both screens")
     table.check("the second hand's deal", 30)
+    assert "Waiting for others" not in ann.text()  # the pause's note went with the pause

@@ -40,3 +40,18 @@ def test_a_remote_table_draws_each_new_snapshot_never_a_stale_view_of_a_freed_on
         client.snapshot = snapshot(match, 0)
         if step % 2:
             assert table.view(0) == match.view(0), f"a stale view after move {len(match.log)}"
+
+
+def test_a_remote_tables_events_are_the_moves_own_or_none() -> None:
+    """Events are matched to a log entry by turn *and* sentence: a new game's turn 1 is not the old one's."""
+    from gamenight.sdk import PublicEvent
+
+    match = Match(REGISTRY.game("mille"), [SeatConfig("ann"), SeatConfig("ben")], {}, seed=16)
+    play = PublicEvent("play", {"seat": 0, "card": 13})
+    client = SimpleNamespace(snapshot=snapshot(match, 0), log=[(0, "ann played Go.")], public_events={})
+    table = RemoteTable(client, REGISTRY.game("mille"))
+    assert table.last_events() == []  # a move from before this room came: its sentence only
+    client.public_events[1] = ("ann played Go.", [play])
+    assert table.last_events() == [play] and table.events_of(1, "ann played Go.") == [play]
+    assert table.events_of(1, "ben drew a card.") == []  # another game's first move
+    assert table.events_of(2, "ann played Go.") == []

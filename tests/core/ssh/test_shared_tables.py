@@ -196,14 +196,23 @@ class Table:
 
 def open_and_join(ann: Terminal, ben: Terminal) -> None:
     """By keys: Ann opens a Mille table with seat 2 open for a person; Ben takes it from his Tables list."""
-    # Ann: Tables, n, Mille, seat 2 open for a person, Ctrl+R.
+    open_table(ann)
+    # Ben sees the table in his list and takes the free seat with Return: the game starts.
+    ben.send("t")
+    ben.wait_for("free", 30)
+    assert "ann" in ben.text()
+    ben.send("\r")
+
+
+def open_table(ann: Terminal) -> None:
+    """Ann, in the lobby: Tables, n, Mille, seat 2 open for a person, Ctrl+R."""
     ann.send("t")
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
     ann.send("\x1b[B" * mille_position() + "\r")
-    ann.wait_for("Mille", 20)
-    wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen")
+    ann.wait_for("New shared table: Mille", 20)
+    wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen's seats")
 
     def seat_line(number: int) -> str:
         return next((line for line in ann.text().splitlines() if f"Seat {number}" in line), "")
@@ -217,12 +226,6 @@ def open_and_join(ann: Terminal, ben: Terminal) -> None:
     wait_until(lambda: not menu_open() and "Bot:" not in seat_line(2), 20, "seat 2 open for a person")
     ann.send("\x12")
     ann.wait_for("waiting for 1 more", 30)
-
-    # Ben sees the table in his list and takes the free seat with Return: the game starts.
-    ben.send("t")
-    ben.wait_for("free", 30)
-    assert "ann" in ben.text()
-    ben.send("\r")
 
 
 def title_bar(terminal: Terminal) -> str:

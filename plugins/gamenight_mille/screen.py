@@ -138,7 +138,9 @@ class MilleScreen(GameScreen):
         full = self.full_window or self.match.pending_interlude() is not None
         self.query_one(ScoreWindow).show(ordered, lines, games, full, self.ordering, list(self.recent), self.t)
         self.query_one(MileageArea).show([(names[seat], view.me), (names[1 - seat], view.opponent)], view.trip, self.t)
-        if view.phase == EXTENSION and self.match.human_to_move() and not self._asking:
+        if view.phase != EXTENSION:
+            self._asking = False
+        elif self.match.human_to_move() and not self._asking:
             self._asking = True
             self.call_after_refresh(self._ask_extension)
 
@@ -339,9 +341,15 @@ class MilleScreen(GameScreen):
 
     def _ask_extension(self) -> None:
         def answer(extend: bool | None) -> None:
+            if (
+                self.view.phase == EXTENSION
+                and self.match.human_to_move()
+                and self.submit("extend" if extend else "stop")
+            ):
+                # Asked until the view leaves the extension phase: at a shared table the answer takes a
+                # round trip, and the redraw as the dialog closes would otherwise ask again (issue 16).
+                return
             self._asking = False
-            if self.view.phase == EXTENSION and self.match.human_to_move():
-                self.submit("extend" if extend else "stop")
 
         self.app.push_screen(
             YesNoDialog(self.t("Extension? Go on to 1000 miles (yes) or stop the hand at 700 (no).")), answer

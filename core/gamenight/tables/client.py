@@ -42,7 +42,7 @@ from typing import Any
 import msgspec
 
 from gamenight.match import SeatConfig
-from gamenight.sdk import OBSERVER, TERMINAL, GameInfo, Interlude, Outcome
+from gamenight.sdk import OBSERVER, TERMINAL, GameInfo, Interlude, Outcome, PublicEvent
 from gamenight.tables import protocol as p
 
 __all__ = ["RemoteTable", "TableClient", "view_type"]
@@ -58,6 +58,9 @@ class TableClient:
         self.log: list[tuple[int, str]] = []
         """The table's public move descriptions, put together from the snapshots."""
         self.events: list[p.Event] = []
+        self.public_events: dict[int, tuple[str, list[PublicEvent]]] = {}
+        """The latest game's moves' public events by turn (with the move's sentence, to match it
+        against the snapshot's log: a new game's turn numbers start again)."""
         self.chats: list[p.ChatLine] = []
         self.errors: list[p.Error] = []
         self.finished: list[p.Finished] = []
@@ -108,6 +111,7 @@ class TableClient:
                         self.snapshot = message
                     case p.Event():
                         self.events.append(message)
+                        self.public_events[message.turn] = (message.text, _public_events(message.events))
                     case p.ChatLine():
                         self.chats.append(message)
                     case p.Error():
@@ -143,6 +147,17 @@ class TableClient:
         return await asyncio.wait_for(waiting(), timeout)
 
 
+def _public_events(data: list[dict[str, Any]]) -> list[PublicEvent]:
+    """The events of an Event message; one that is not a ``PublicEvent.to_json()`` is left out."""
+    events = []
+    for item in data:
+        try:
+            events.append(PublicEvent.from_json(item))
+        except (ValueError, TypeError):
+            continue
+    return events
+
+
 def view_type(game: GameInfo) -> Any:
     """The type ``game.rules.view`` returns (from its annotation), or None when it says nothing usable."""
     try:
@@ -161,7 +176,9 @@ class RemoteTable:
         self.game = game
         self.display: dict[str, bool | int | str] = {}
         self._type = view_type(game)
-        self._decoded: tuple[int, Any] | None = None
+        self._decoded: tuple[p.Snapshot, Any] | None = None
+        """The last snapshot and its view, rebuilt once.  The snapshot itself is kept, not its ``id()``:
+        a freed snapshot's id is soon a new one's, and the screen drew the old view (seen over real SSH)."""
 
     @property
     def _snap(self) -> p.Snapshot:
@@ -208,6 +225,18 @@ class RemoteTable:
     def to_move(self) -> int:
         return self._snap.table.to_move
 
+    def events_of(self, turn: int, text: str) -> list[PublicEvent]:
+        """The public events of move number ``turn`` (1-based) whose sentence is ``text``; ``[]`` if not heard.
+
+        A room that joins or comes back mid-game gets the earlier moves as sentences only."""
+        heard = self.client.public_events.get(turn)
+        return list(heard[1]) if heard is not None and heard[0] == text else []
+
+    def last_events(self) -> list[PublicEvent]:
+        """The public events of the latest move, as ``Match.last_events()`` (``[]`` if not heard)."""
+        log = self.client.log
+        return self.events_of(len(log), log[-1][1]) if log else []
+
     @property
     def over(self) -> bool:
         return self.to_move() == TERMINAL
@@ -230,12 +259,12 @@ class RemoteTable:
         snap = self._snap
         if seat is not None and seat != snap.seat and snap.seat != OBSERVER:
             raise PermissionError(f"this room holds seat {snap.seat}, not {seat}")
-        if self._decoded is not None and self._decoded[0] == id(snap):
+        if self._decoded is not None and self._decoded[0] is snap:
             return self._decoded[1]
         view = snap.view
         if self._type is not None:
             view = msgspec.convert(view, self._type, strict=False)
-        self._decoded = (id(snap), view)
+        self._decoded = (snap, view)
         return view
 
     def pending_interlude(self) -> Interlude | None:

@@ -248,6 +248,9 @@ class Event(msgspec.Struct, tag="event"):
     turn: int
     seat: int
     text: str
+    events: list[dict[str, Any]] = []
+    """The move's public events (``PublicEvent.to_json()`` each): a room says them in its own
+    language (``GameScreen.describe_events``) and a screen reacts to them (``on_events``)."""
 
 
 class ChatLine(msgspec.Struct, tag="chatline"):

@@ -503,7 +503,12 @@ class TableService:
         match.apply(action)
         text = fill_seat_names(match.rules.describe_action(before, action, seat), table.names)
         table.descriptions.append((seat, text))
-        event = p.Event(table.id, len(match.log), seat, text)
+        try:
+            events = [event.to_json() for event in match.last_events()]
+        except Exception as error:  # a plugin's public_events that fails: the sentence still goes out
+            log.warning("table %s: no public events: %s", table.id, safe_text(error, limit=200))
+            events = []
+        event = p.Event(table.id, len(match.log), seat, text, events)
         for connection in table.connections:
             connection.send(event)
         table.deadline = 0.0

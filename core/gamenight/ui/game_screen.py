@@ -14,6 +14,7 @@ in games with hidden information), or seat 0 when only bots play.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
 from pathlib import Path
@@ -138,6 +139,8 @@ class GameScreen(Screen):
         the table service moves the bots and chance; this screen shows its snapshots and sends moves."""
         self._log_seen = 0
         self._interlude_shown = ""
+        self._waiting_note = ""
+        """The "Waiting for others" line a shared table's pause put on the status line (cleared after it)."""
         self._end_shown = False
         self._left = False
         self._deadline = 0.0
@@ -478,9 +481,15 @@ class GameScreen(Screen):
                 self.show_interlude(interlude)
             elif self.match.seat not in waiting and waiting:
                 names = ", ".join(self.match.seats[s].name for s in waiting)
-                self.message(_("Waiting for others: {names}", names=names))
+                self._waiting_note = _("Waiting for others: {names}", names=names)
+                self.message(self._waiting_note)
             return
         self._interlude_shown = ""
+        if self._waiting_note:  # the pause is over: its note goes (unless a newer line replaced it)
+            with contextlib.suppress(NoMatches):
+                if str(self.query_one(StatusLine).query_one("#message", Static).render()) == self._waiting_note:
+                    self.message("")
+            self._waiting_note = ""
         if self.match.over:
             if not self._end_shown:
                 self._end_shown = True
@@ -507,8 +516,13 @@ class GameScreen(Screen):
                 log = self.match.client.log
                 if message.log_start == 0 and self._log_seen > len(log):
                     self._log_seen = 0
-                for seat, text in log[self._log_seen :]:
+                for turn, (seat, sentence) in enumerate(log[self._log_seen :], start=self._log_seen + 1):
+                    # The move's public events, said in this room's language (the service's sentence
+                    # is only the fallback: a move from before this room came, or a game without events).
+                    events = self.match.events_of(turn, sentence)
+                    text = (self.describe_events(events) if events else "") or sentence
                     self.recent.append(text)
+                    self.on_events(seat, events)
                     self.on_action(seat, "", text)
                     if seat != CHANCE and text:
                         self.message(text)

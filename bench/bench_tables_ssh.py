@@ -1,0 +1,200 @@
+"""Bench of a shared table over real SSH (issue 16): move -> the other seat's screen.
+
+Starts ``python -m gamenight.ssh`` (key logins, a temporary data dir) and two
+real OpenSSH clients in pseudo-terminals whose screens pyte keeps (80x24), the
+same harness as tests/core/ssh/test_shared_tables.py: Ann opens a Mille table
+by keys, Ben joins, and they play by keys (the first legal use, else a
+discard; "no" to the extension) for ``--moves`` moves or to the end of the
+hand, then another hand if moves remain.
+
+With ``--pairs N``, N such tables (2N real SSH sessions) play at once, each in
+its own thread; Ben of each pair finds the one waiting table in his list.
+
+Latency of one move: from writing its last key (``P``, or Return after
+``U``/``D`` and the card) to the first change of the *other* person's screen
+(every line but the status line and the key bar, where a spinner turns),
+polled every millisecond.  Before each move both screens must have been still
+for ``--quiet`` seconds, so one move's redraw is never taken for the next.
+
+Run:  .venv/bin/python bench/bench_tables_ssh.py [--moves 120] [--quiet 0.3] [--pairs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from gamenight.match import Match
+from gamenight.saves import SaveError, load_match
+
+from tests.core.ssh.conftest import Server, Terminal, make_key, ssh_argv, wait_until
+from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, covered, move_keys, open_table
+
+
+def body(terminal: Terminal) -> str:
+    """The screen without its last two lines (the status line's spinner turns on its own)."""
+    return "\n".join(terminal.text().splitlines()[:-2])
+
+
+def quiet(terminals: list[Terminal], seconds: float) -> None:
+    """Wait until no screen's body has changed for ``seconds``."""
+    last = [body(t) for t in terminals]
+    since = time.monotonic()
+    deadline = since + 30
+    while time.monotonic() - since < seconds:
+        time.sleep(0.01)
+        now = [body(t) for t in terminals]
+        if now != last:
+            last, since = now, time.monotonic()
+        if time.monotonic() > deadline:
+            raise AssertionError("the screens never went quiet")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def table_save(data_dir: Path, names: tuple[str, str]) -> Path:
+    """The save of the table where ``names`` sit (each pair has its own table)."""
+
+    def find() -> Path | None:
+        for path in sorted((data_dir / "tables").glob("*.save.toml")):
+            try:
+                match = load_match(REGISTRY, path)
+            except (SaveError, OSError):
+                continue
+            if tuple(seat.name for seat in match.seats) == names:
+                return path
+        return None
+
+    return wait_until(find, 30, f"the table of {names}")  # type: ignore[return-value]
+
+
+def load(path: Path) -> Match | None:
+    try:
+        return load_match(REGISTRY, path)
+    except (SaveError, OSError):
+        return None
+
+
+def join_waiting(ben: Terminal) -> None:
+    """Ben takes the free seat of the one waiting table (the others are playing): down the list to it."""
+    ben.send("t")
+    ben.wait_for("free", 30)
+    for _ in range(40):
+        about = "\n".join(line[48:] for line in ben.text().splitlines())
+        if "free" in about:
+            ben.send("\r")
+            return
+        ben.send("\x1b[B")
+        time.sleep(0.3)
+    raise AssertionError("no waiting table in the list")
+
+
+def play(path: Path, seats: list[Terminal], moves: int, pause: float, latencies: dict[str, list[float]]) -> None:
+    """Play ``moves`` moves at one table by keys, timing each move to the other person's screen."""
+    done = 0
+    while done < moves:
+        match = wait_until(lambda: load(path), 20, "the table's save")
+        if match.pending_interlude() is not None:  # the end of a hand: both say "another hand"
+            for terminal in seats:
+                terminal.wait_for("Another hand?", 20)
+                terminal.send("y")
+            wait_until(lambda: (m := load(path)) and m.pending_interlude() is None, 30, "a deal")
+            continue
+        seat = match.to_move()
+        if seat < 0:
+            time.sleep(0.05)
+            continue
+        mover, other = seats[seat], seats[1 - seat]
+        turn = len(match.log)
+        prefix, wait, final, action = move_keys(match)
+        if not covered(match):  # (the "Extension?" dialog covers the prompt)
+            mover.wait_for(">>:Move:", 20)
+        if prefix:
+            mover.send(prefix)
+        if wait:
+            mover.wait_for(wait, 20)
+        quiet(seats, pause)
+        before = body(other)
+        began = time.perf_counter()
+        mover.send(final)
+        if not covered(match):
+            wait_until(lambda o=other, b=before: body(o) != b, 20, "the other screen", interval=0.001)
+            latencies[action.split(":")[0]].append(time.perf_counter() - began)
+            done += 1
+        wait_until(lambda t=turn: (m := load(path)) is not None and len(m.log) > t, 20, "the move in the save")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=120, help="moves timed at each table")
+    parser.add_argument("--quiet", type=float, default=0.3)
+    parser.add_argument("--pairs", type=int, default=1, help="tables of two real SSH sessions, played at once")
+    args = parser.parse_args()
+    latencies: dict[str, list[float]] = {"draw": [], "use": [], "discard": []}
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        people = [(f"ann{n}", f"ben{n}") for n in range(args.pairs)]
+        keys = {name: make_key(tmp, name) for pair in people for name in pair}
+        authorized = tmp / "authorized_keys"
+        authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+        server = Server(
+            tmp / "data",
+            ["--authorized-keys", str(authorized), "--max-per-address", "100", "--max-new-per-minute", "100"],
+        )
+        terminals: list[Terminal] = []
+        try:
+            tables = []
+            for pair in people:
+                seats = []
+                for name in pair:
+                    terminals.append(Terminal(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24))
+                    terminals[-1].wait_for(LOBBY, 60)
+                    seats.append(terminals[-1])
+                open_table(seats[0])
+                join_waiting(seats[1])  # the one waiting table (the others are playing)
+                tables.append((table_save(server.data_dir, pair), seats))
+            threads = [
+                threading.Thread(target=play, args=(path, seats, args.moves, args.quiet, latencies))
+                for path, seats in tables
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            for terminal in terminals:
+                terminal.close()
+            server.stop()
+    every = [v * 1000 for values in latencies.values() for v in values]
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"command: .venv/bin/python bench/bench_tables_ssh.py --moves {args.moves} --quiet {args.quiet} "
+        f"--pairs {args.pairs}"
+    )
+    print(
+        f"move -> other seat's screen, all moves: median {statistics.median(every):.1f} ms, "
+        f"IQR {percentile(every, 0.25):.1f}-{percentile(every, 0.75):.1f}, p95 {percentile(every, 0.95):.1f}, "
+        f"min {min(every):.1f}, max {max(every):.1f}, n={len(every)}"
+    )
+    for kind, values in latencies.items():
+        if values:
+            ms = [v * 1000 for v in values]
+            print(f"  {kind}: median {statistics.median(ms):.1f} ms, p95 {percentile(ms, 0.95):.1f}, n={len(ms)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Shared tables over real SSH (issue 16): real OpenSSH clients, the real room, one serve-ssh.
+
+The server is ``python -m gamenight.ssh`` (its own table service, rooms as
+sandboxed children); each person is the OpenSSH client in a pseudo-terminal
+whose screen pyte keeps, 80x24.  Ann opens a Mille table by keys (``t``, ``n``,
+Mille, seat 2 open for a person); Ben joins it from his Tables list; they play
+by keys -- ``P`` to pick, ``U``/``D``, the card's key and Return -- choosing
+from the legal moves of the table's save under the data dir (the service's own
+record, which the test reads as the truth).  After every move, once both
+screens have caught up with the save, each screen's hand column must be
+exactly its own seat's hand (never the other's).  Then Ben's client is killed
+mid-hand: Ann's title bar says he is away; Ben connects again with the same key
+and lands back at his seat with his hand.  Cat watches mid-game: her screen
+never has a card in the hand column.  They play on to the end of the hand
+(each move takes a fraction of a second; at most ``MAX_MOVES``), both are asked
+"Another hand?" (the watcher is not), both say yes and the second hand is dealt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import asyncssh
+from gamenight.i18n import translator
+from gamenight.match import Match
+from gamenight.plugins import load_registry
+from gamenight.saves import SaveError, load_match
+from gamenight.sdk import CHANCE
+from gamenight.ssh.identity import key_user_id
+
+from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+
+LOBBY = "choose a game"
+HOME = "\x1b[H"
+MOVES = 16
+MAX_MOVES = 600
+HAND_HEADER = "--HAND--"
+SLOT_LABELS = SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
+CARD_NAMES = (
+    "25", "50", "75", "100", "200",
+    "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
+    "Gasoline", "Spare Tire", "Repairs", "Go", "End of Limit",
+    "Extra Tank", "Puncture Proof", "Driving Ace", "Right of Way",
+)  # fmt: skip
+REGISTRY = load_registry()
+
+
+def mille_position() -> int:
+    """Mille's row in the Tables' game picker (the order ``TablesScreen.action_new`` lists)."""
+    games = sorted(
+        (game for game in REGISTRY.games.values() if game.bots and game.screen is not None),
+        key=lambda game: translator(game.id)(game.title).lower(),
+    )
+    return [game.id for game in games].index("mille")
+
+
+def hand_on_screen(terminal: Terminal) -> tuple[str, ...] | None:
+    """The seven rows of the HAND column as card names ("" for an empty slot); None if not drawn."""
+    lines = terminal.text().splitlines()
+    header = next((n for n, line in enumerate(lines) if HAND_HEADER in line), None)
+    if header is None or header + 7 >= len(lines):
+        return None
+    column = lines[header].index(HAND_HEADER)
+    cards = []
+    for label, line in zip(SLOT_LABELS, lines[header + 1 : header + 8], strict=True):
+        cell = line[column : column + 20]
+        if not cell.startswith(label + " "):
+            return None
+        cards.append(cell[2:].strip())
+    return tuple(cards)
+
+
+def last_play_on_screen(terminal: Terminal) -> tuple[str, str] | None:
+    """What the board says the other seat last played or discarded: ("PLAY"/"DISCARD", card)."""
+    lines = terminal.text().splitlines()
+    header = next((n for n, line in enumerate(lines) if HAND_HEADER in line), None)
+    if header is None or header + 7 >= len(lines):
+        return None
+    column = lines[header].index(HAND_HEADER) + 20
+    verb, card = (lines[header + row][column : column + 20].strip() for row in (6, 7))
+    return (verb, card) if verb in ("PLAY", "DISCARD") else None
+
+
+def names(hand) -> tuple[str, ...]:
+    return tuple("" if card < 0 else CARD_NAMES[card] for card in hand)
+
+
+def saved_match(data_dir: Path) -> Match | None:
+    """The shared table's match as the service last saved it (None before the first save)."""
+    saves = sorted((data_dir / "tables").glob("*.save.toml"))
+    if not saves:
+        return None
+    try:
+        return load_match(REGISTRY, saves[0])
+    except (SaveError, OSError):
+        return None  # not written yet
+
+
+def covered(match: Match) -> bool:
+    """A dialog covers the board: "Extension?" at 700 miles, or the end of the hand."""
+    return match.pending_interlude() is not None or "extend" in match.legal_actions()
+
+
+def move_keys(match: Match) -> tuple[str, str, str, str]:
+    """How the seat to move plays its first legal choice (a use before a discard) by keys.
+
+    Returns (the first keys, the text to wait for on its screen, the last key, the action)."""
+    legal = match.legal_actions()
+    if "extend" in legal:  # Mille's "Extension?" at 700: stop the hand there
+        return "", "Extension?", "n", "stop"
+    if "draw" in legal:
+        return "", "", "p", "draw"
+    action = next((a for a in legal if a.startswith("use:")), legal[0])
+    verb, slot = action.split(":")
+    return ("u" if verb == "use" else "d") + slot.lower(), f": {slot}_", "\r", action
+
+
+class Table:
+    """The test's two players and the service's truth about their table."""
+
+    def __init__(self, data_dir: Path, seats: list[Terminal]) -> None:
+        self.data_dir = data_dir
+        self.seats = seats
+        self.watchers: list[Terminal] = []
+        self.checks = 0
+
+    def settled(self) -> Match | None:
+        """The saved match once every screen shows it: each seat's hand column is its own hand."""
+        match = saved_match(self.data_dir)
+        if match is None:
+            return None
+        if covered(match):
+            return match
+        if match.to_move() == CHANCE:
+            return None
+        hands = [names(seat.hand) for seat in match.state.seats]
+        for number, terminal in enumerate(self.seats):
+            if hand_on_screen(terminal) != hands[number]:
+                return None
+        for watcher in self.watchers:
+            shown = hand_on_screen(watcher)
+            if shown is None:
+                return None
+            assert shown == ("",) * 7, f"a watcher sees a hand:\n{watcher.text()}"
+        return match
+
+    def check(self, what: str, timeout: float = 20) -> Match:
+        """Wait (bounded) until every screen has caught up with the save and shows only its own hand."""
+        self.checks += 1
+        try:
+            match = wait_until(self.settled, timeout, what, interval=0.1)
+        except AssertionError:
+            match = saved_match(self.data_dir)
+            hands = [names(seat.hand) for seat in match.state.seats] if match else None
+            screens = "\n--- next screen ---\n".join(t.text() for t in [*self.seats, *self.watchers])
+            raise AssertionError(f"{what}: screens never matched the saved hands {hands}:\n{screens}") from None
+        if covered(match):
+            return match
+        for number, terminal in enumerate(self.seats):
+            other = names(match.state.seats[1 - number].hand)
+            shown = hand_on_screen(terminal)
+            assert shown == names(match.state.seats[number].hand)
+            if any(other) and shown != other:
+                assert shown != other  # the other seat's hand is not what this screen shows
+        return match  # type: ignore[return-value]
+
+    def move(self) -> str:
+        """The seat to move plays its first legal choice by keys; returns what it did."""
+        match = self.check("the screens before a move")
+        if match.pending_interlude() is not None:
+            return "end of hand"
+        seat = match.to_move()
+        terminal = self.seats[seat]
+        turn = len(match.log)
+        prefix, wait, final, action = move_keys(match)
+        if not covered(match):  # (the "Extension?" dialog covers the prompt)
+            terminal.wait_for(">>:Move:", 20)
+        if prefix:
+            terminal.send(prefix)
+        if wait:
+            terminal.wait_for(wait, 20)
+        terminal.send(final)
+        wait_until(
+            lambda: (m := saved_match(self.data_dir)) is not None and len(m.log) > turn,
+            20,
+            f"seat {seat + 1}'s {action} to reach the service",
+        )
+        if action.startswith(("use:", "discard:")):
+            # The other person's board says what was played, from the move's public events.
+            verb, slot = action.split(":")
+            card = CARD_NAMES[match.state.seats[seat].hand[SLOT_NAMES.index(slot)]]
+            shown = ("PLAY" if verb == "use" else "DISCARD", card)
+            wait_until(lambda: last_play_on_screen(self.seats[1 - seat]) == shown, 20, f"{shown} on the other screen")
+        return action
+
+
+def open_and_join(ann: Terminal, ben: Terminal) -> None:
+    """By keys: Ann opens a Mille table with seat 2 open for a person; Ben takes it from his Tables list."""
+    open_table(ann)
+    # Ben sees the table in his list and takes the free seat with Return: the game starts.
+    ben.send("t")
+    ben.wait_for("free", 30)
+    assert "ann" in ben.text()
+    ben.send("\r")
+
+
+def open_table(ann: Terminal) -> None:
+    """Ann, in the lobby: Tables, n, Mille, seat 2 open for a person, Ctrl+R."""
+    ann.send("t")
+    ann.wait_for("shared tables", 20)
+    ann.send("n")
+    ann.wait_for("which game?", 20)
+    ann.send("\x1b[B" * mille_position() + "\r")
+    ann.wait_for("New shared table: Mille", 20)
+    wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen's seats")
+
+    def seat_line(number: int) -> str:
+        return next((line for line in ann.text().splitlines() if f"Seat {number}" in line), "")
+
+    def menu_open() -> bool:
+        return sum("Bot:" in line for line in ann.text().splitlines()) >= 3
+
+    ann.send("\t\r")  # seat 1's kind -> seat 2's; open its menu
+    wait_until(menu_open, 20, "seat 2's menu")
+    ann.send(HOME + "\r")  # the first choice: open for a person
+    wait_until(lambda: not menu_open() and "Bot:" not in seat_line(2), 20, "seat 2 open for a person")
+    ann.send("\x12")
+    ann.wait_for("waiting for 1 more", 30)
+
+
+def title_bar(terminal: Terminal) -> str:
+    return terminal.text().splitlines()[0]
+
+
+@needs_ssh
+def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watches(
+    start_server, terminals, tmp_path: Path
+) -> None:
+    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben", "cat")}
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+    server = start_server("--authorized-keys", str(authorized))
+    ben_id = key_user_id(asyncssh.read_public_key(str(keys["ben"].with_suffix(".pub"))))
+
+    def connect(name: str) -> Terminal:
+        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
+        terminal.wait_for(LOBBY, 40)
+        return terminal
+
+    ann, ben = connect("ann"), connect("ben")
+
+    open_and_join(ann, ben)
+    table = Table(server.data_dir, [ann, ben])
+    played = [table.move() for _ in range(MOVES)]
+    assert "draw" in played and any(not a.startswith("draw") for a in played)
+
+    # Ben's client vanishes mid-hand: Ann sees him away; his seat waits.
+    ben.kill()
+    server.wait_event(lambda e: e["event"] == "disconnect" and e.get("user_id") == ben_id, 20)
+    wait_until(lambda: "away: ben" in title_bar(ann), 20, "Ann's title bar to say Ben is away")
+
+    # Cat watches mid-game: no hand, ever.
+    cat = connect("cat")
+    cat.send("t")
+    cat.wait_for("playing", 30)
+    cat.send("w")
+    table.watchers.append(cat)
+
+    # Ben connects again with the same key and lands back at his seat with his hand.
+    ben = connect_again = terminals(ssh_argv(server.port, "ben", keys["ben"], "-tt"), 80, 24)
+    table.seats[1] = connect_again
+    table.check("Ben back at his seat with his hand", 40)
+    wait_until(lambda: "away" not in title_bar(ann), 20, "Ann's title bar without 'away'")
+    assert "away" not in title_bar(ben)
+
+    # On to the end of the hand (at most MAX_MOVES moves in all).
+    while len(played) < MAX_MOVES and (action := table.move()) != "end of hand":
+        played.append(action)
+    assert action == "end of hand", f"no end of the hand in {MAX_MOVES} moves"
+    # Each person is asked "Another hand?"; the watcher is not (and still sees no hand).
+    for terminal in (ann, ben):
+        terminal.wait_for("Another hand?", 20)
+    assert "Another hand?" not in cat.text()
+    assert hand_on_screen(cat) in (None, ("",) * 7)
+    ann.send("y")
+    ann.wait_for("Waiting for others: ben", 20)
+    ben.send("y")
+    wait_until(lambda: "Hand 2" in ann.text() and "Hand 2" in ben.text(), 30, "the second hand on both screens")
+    table.check("the second hand's deal", 30)
+    assert "Waiting for others" not in ann.text()  # the pause's note went with the pause

@@ -1,0 +1,57 @@
+"""What the real-SSH shared-table test found, pinned down in-process (issue 16).
+
+``RemoteTable.view()`` kept the view it had rebuilt keyed by ``id(snapshot)``.  A
+freed snapshot's id is soon a new snapshot's, so a room drew a stale view: over
+real SSH the host's Mille board stayed blank (the view of the waiting table)
+after the guest sat down and the first hand was dealt.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import msgspec
+from gamenight.match import Match, SeatConfig
+from gamenight.plugins import load_registry
+from gamenight.tables import protocol as p
+from gamenight.tables.client import RemoteTable
+
+REGISTRY = load_registry()
+
+
+def snapshot(match: Match, seat: int) -> p.Snapshot:
+    info = p.TableInfo("t1", "mille", {}, [], "playing", match.to_move(), 0, 0.0, True)
+    view = msgspec.to_builtins(match.rules.view(match.state, seat))
+    return p.Snapshot(info, seat, "", view, [], len(match.log), [], 0, None, [], None, None, [], 0.0)
+
+
+def test_a_remote_table_draws_each_new_snapshot_never_a_stale_view_of_a_freed_one() -> None:
+    match = Match(REGISTRY.game("mille"), [SeatConfig("ann"), SeatConfig("ben")], {}, seed=16)
+    client = SimpleNamespace(snapshot=snapshot(match, 0))
+    table = RemoteTable(client, REGISTRY.game("mille"))
+    assert table.view(0) == match.view(0)  # the waiting table, before the deal
+    for step in range(40):
+        if match.to_move() < 0:
+            match.run_chance()
+        else:
+            match.apply(match.legal_actions()[0])
+        # A new snapshot replaces the old one (which is freed); the screen draws only some of them,
+        # as a room does when several arrive between two frames.
+        client.snapshot = snapshot(match, 0)
+        if step % 2:
+            assert table.view(0) == match.view(0), f"a stale view after move {len(match.log)}"
+
+
+def test_a_remote_tables_events_are_the_moves_own_or_none() -> None:
+    """Events are matched to a log entry by turn *and* sentence: a new game's turn 1 is not the old one's."""
+    from gamenight.sdk import PublicEvent
+
+    match = Match(REGISTRY.game("mille"), [SeatConfig("ann"), SeatConfig("ben")], {}, seed=16)
+    play = PublicEvent("play", {"seat": 0, "card": 13})
+    client = SimpleNamespace(snapshot=snapshot(match, 0), log=[(0, "ann played Go.")], public_events={})
+    table = RemoteTable(client, REGISTRY.game("mille"))
+    assert table.last_events() == []  # a move from before this room came: its sentence only
+    client.public_events[1] = ("ann played Go.", [play])
+    assert table.last_events() == [play] and table.events_of(1, "ann played Go.") == [play]
+    assert table.events_of(1, "ben drew a card.") == []  # another game's first move
+    assert table.events_of(2, "ann played Go.") == []

@@ -132,7 +132,7 @@ def test_play_resize_vanish_and_resume_over_real_ssh(start_server, terminals, tm
             time.sleep(0.5)
             return bob_terminal.text() != quiet
 
-        wait_until(answers_keys, 30, "Bob's lobby to answer a key after the junk")
+        wait_until(answers_keys, 90, "Bob's lobby to answer a key after the junk")  # slow only under heavy load
         assert RESUME_OFFER not in bob_terminal.text() and LOBBY in bob_terminal.text()
         bob_saves = server.data_dir / "users" / bob_start["user_id"] / "saves"
         assert not list(bob_saves.glob("*.toml"))

@@ -34,6 +34,8 @@ from gamenight.text import safe_text
 from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, resolve_game_variables
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gamenight.match import Match
     from gamenight.sdk import GameInfo
     from gamenight.tables.client import TableClient
@@ -571,17 +573,7 @@ class GameNightApp(App):
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, TooSmallScreen):
             self.pop_screen()  # dialogs and the tables list: the table is what matters now
-        try:
-            screen = game.screen(RemoteTable(client, game))
-        except Exception as error:
-            self.notify(
-                _("The game's screen failed to open: {error}", error=safe_text(error)),
-                severity="error",
-                timeout=12,
-                markup=False,
-            )
-            return
-        self.push_screen(screen)
+        self._push_game_screen(lambda: game.screen(RemoteTable(client, game)))
 
     def _keep_finished(self, message) -> None:
         """Write a finished shared game to this person's saves, once the rules replay it (see docs/hosting.md)."""
@@ -620,9 +612,13 @@ class GameNightApp(App):
         """Show ``replay`` (a :class:`gamenight.replay.Replay`) on its game's own screen, read-only."""
         from gamenight.screens.replay_screen import replay_screen
 
+        self._push_game_screen(lambda: replay_screen(replay))
+
+    def _push_game_screen(self, make: Callable[[], Screen]) -> None:
+        """Show the screen ``make`` builds; a plugin's screen failing to build must not end the room."""
         try:
-            screen = replay_screen(replay)
-        except Exception as error:  # a plugin's screen failing must not end the room
+            screen = make()
+        except Exception as error:
             self.notify(
                 _("The game's screen failed to open: {error}", error=safe_text(error)),
                 severity="error",

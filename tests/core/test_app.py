@@ -361,3 +361,22 @@ async def test_a_bots_description_wraps_under_itself_in_the_lobby(config, tmp_pa
         assert wrapped, "no description was long enough to wrap: the test saw nothing"
     finally:
         set_language("en")
+
+
+async def test_a_game_screen_that_fails_to_build_is_told_and_the_room_lives(
+    nim_registry, config, tmp_path, monkeypatch
+):
+    # A plugin's screen raising while it is built (here for a replay) must not end the room.
+    import gamenight.screens.replay_screen
+
+    def broken(_replay):
+        raise RuntimeError("the screen broke")
+
+    monkeypatch.setattr(gamenight.screens.replay_screen, "replay_screen", broken)
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_replay(object())
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app._exception is None
+        assert any("failed to open" in n.message and "the screen broke" in n.message for n in app._notifications)

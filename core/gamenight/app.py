@@ -536,18 +536,14 @@ class GameNightApp(App):
                 _("{game} has no screen to play on.", game=safe_text(match.game.title)), severity="error", markup=False
             )
             return
-        try:
-            screen = match.game.screen(match)
-        except Exception as error:
-            self.notify(
-                _("The game's screen failed to open: {error}", error=safe_text(error)),
-                severity="error",
-                timeout=12,
-                markup=False,
-            )
-            return
-        screen.save_path = save_path
-        self.push_screen(screen)
+        make = match.game.screen
+
+        def build() -> Screen:
+            screen = make(match)
+            screen.save_path = save_path
+            return screen
+
+        self._push_game_screen(build)
 
     def open_remote_table(self) -> None:
         """Show the shared table this room sits at (or watches) through its game's usual screen."""

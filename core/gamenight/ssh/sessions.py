@@ -157,20 +157,17 @@ class GameSession(asyncssh.SSHServerSession):
         self.size = (term_size[0], term_size[1])
         return True
 
+    def _log_about_client(self, event: str, **fields: object) -> None:
+        """A log line about what this session's client did, naming the connection, address and user."""
+        self.hub.log(event, conn=self.owner.id, peer=self.owner.peer, user_id=self.owner.user_id, **fields)
+
     def shell_requested(self) -> bool:
         return True
 
     def exec_requested(self, command: str) -> bool:
         # Accepted only to answer with a message and a failing exit status; nothing runs.
         self.refusal = "exec"
-        self.hub.log(
-            "refused",
-            kind="exec",
-            conn=self.owner.id,
-            peer=self.owner.peer,
-            user_id=self.owner.user_id,
-            command=command,
-        )
+        self._log_about_client("refused", kind="exec", command=command)
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -191,7 +188,7 @@ class GameSession(asyncssh.SSHServerSession):
             )
             return
         if not self.pty:
-            self.hub.log("refused", kind="no_pty", conn=self.owner.id, peer=self.owner.peer, user_id=self.owner.user_id)
+            self._log_about_client("refused", kind="no_pty")
             self._refuse(
                 client_text(
                     self.language,
@@ -320,14 +317,7 @@ class GameSession(asyncssh.SSHServerSession):
         # the client sent at once, so a key's escape sequence is kept or dropped entire).
         if not self._input.take(len(data)):
             if not self.input_dropped:
-                self.hub.log(
-                    "limit",
-                    kind="input",
-                    conn=self.owner.id,
-                    peer=self.owner.peer,
-                    user_id=self.owner.user_id,
-                    limit=INPUT_RATE,
-                )
+                self._log_about_client("limit", kind="input", limit=INPUT_RATE)
             self.input_dropped += len(data)
             if self._in_paste:  # the end of a paste was dropped: end it, or every later key joins the paste
                 self._in_paste = False

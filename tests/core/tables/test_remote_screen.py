@@ -4,33 +4,23 @@ cannot draw remotely, and a returning player whose room is still looking for its
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 
 import gamenight.plugins
 from gamenight.app import GameNightApp
-from gamenight.sdk.testing import make_room
 from gamenight.tables import protocol as p
 from gamenight.tables.client import TableClient
 
 from tests.core.nim import NimScreen
-from tests.core.tables.conftest import NIM_REGISTRY, connect
+from tests.core.tables.conftest import connect
 from tests.core.tables.test_tables_lobby import (
     listed,
     notices,
     open_tables,
+    room_for,
     table_screen,
     until,
 )
-
-
-async def room(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> GameNightApp:
-    ours, theirs = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=theirs)
-    asyncio.get_running_loop().create_task(service.serve(reader, writer, identity, identity.title()))
-    folder = tmp_path / identity
-    folder.mkdir(exist_ok=True)
-    return make_room(registry, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
 
 
 def status(app) -> str:
@@ -42,7 +32,7 @@ async def join_bens_table(service, tmp_path, timer: int = 0) -> tuple[GameNightA
     ben = await connect(service, "ben", "Ben")
     await ben.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("person")], {}, True, timer))
     await ben.wait_for(lambda c: c.snapshot)
-    return await room(service, "ann", tmp_path), ben
+    return await room_for(service, "ann", tmp_path), ben
 
 
 async def test_chat_is_one_clean_line_both_ways_and_the_timer_counts_down(nim_service, tmp_path):
@@ -129,7 +119,7 @@ async def test_a_returning_player_lands_at_the_seat_even_before_the_games_are_fo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(gamenight.plugins, "load_registry", slow_load_registry)
-    back = await room(service, "ben", tmp_path, registry=None)
+    back = await room_for(service, "ben", tmp_path, registry=None)
     async with back.run_test(size=(80, 24)) as b:
         await until(b, lambda: back.tables is not None and back.tables.snapshot is not None, what="the snapshot")
         assert not back.registry_loaded

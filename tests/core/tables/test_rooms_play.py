@@ -11,41 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import socket
 
 from gamenight.app import GameNightApp
 from gamenight.dialogs import ResultDialog, YesNoDialog
 from gamenight.sdk import OBSERVER
-from gamenight.sdk.testing import make_room
 from gamenight.tables.client import RemoteTable
-from gamenight.ui.game_screen import GameScreen
 from textual.widgets import OptionList, Select
 
 from tests.core.tables.conftest import REGISTRY
+from tests.core.tables.test_tables_lobby import room_for, table_screen, until
 
 MILLE_EMPTY = -1
-
-
-async def room_for(service, identity: str, tmp_path) -> GameNightApp:
-    ours, theirs = socket.socketpair()
-    service_reader, service_writer = await asyncio.open_connection(sock=theirs)
-    asyncio.get_running_loop().create_task(service.serve(service_reader, service_writer, identity, identity.title()))
-    streams = await asyncio.open_connection(sock=ours)
-    folder = tmp_path / identity
-    folder.mkdir(exist_ok=True)
-    return make_room(REGISTRY, folder, bot_delay=0, tables_streams=streams)
-
-
-async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:
-    for _ in range(rounds):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"{what} not reached")
-
-
-def table_screen(app) -> GameScreen | None:
-    return next((s for s in reversed(app.screen_stack) if isinstance(s, GameScreen) and s.remote), None)
 
 
 def check_views(service, apps: dict[str, GameNightApp]) -> None:
@@ -91,9 +67,9 @@ async def play(service, pilots: dict[str, object], apps: dict[str, GameNightApp]
 async def test_two_rooms_play_a_mille_hand_a_third_watches_one_reconnects(service, tmp_path):
     rng = random.Random(16)
     async with contextlib.AsyncExitStack() as stack:
-        ann = await room_for(service, "ann", tmp_path)
-        ben = await room_for(service, "ben", tmp_path)
-        cat = await room_for(service, "cat", tmp_path)
+        ann = await room_for(service, "ann", tmp_path, REGISTRY)
+        ben = await room_for(service, "ben", tmp_path, REGISTRY)
+        cat = await room_for(service, "cat", tmp_path, REGISTRY)
         a = await stack.enter_async_context(ann.run_test(size=(80, 24)))
         b_stack = contextlib.AsyncExitStack()
         b = await b_stack.enter_async_context(ben.run_test(size=(80, 24)))
@@ -147,7 +123,7 @@ async def test_two_rooms_play_a_mille_hand_a_third_watches_one_reconnects(servic
         await until(a, lambda: 1 in table.away, what="Ben away")
         await until(a, lambda: "away: Ben" in str(ann.screen.query_one("#title-bar").render()), what="away shown")
         # He connects again: his room lands back at his seat with the full current view.
-        ben = await room_for(service, "ben", tmp_path)
+        ben = await room_for(service, "ben", tmp_path, REGISTRY)
         b = await stack.enter_async_context(ben.run_test(size=(80, 24)))
         await until(b, lambda: table_screen(ben) is not None, what="Ben back at his seat")
         assert table_screen(ben).match.seat == 1 and not table.away

@@ -18,13 +18,14 @@ from textual.widgets import Checkbox, OptionList, Select
 from tests.core.tables.conftest import NIM_REGISTRY
 
 
-async def room_for(service, identity: str, tmp_path) -> GameNightApp:
+async def room_for(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> GameNightApp:
+    """A room (Pilot-ready) connected to ``service`` as ``identity`` through a socketpair."""
     ours, theirs = socket.socketpair()
     reader, writer = await asyncio.open_connection(sock=theirs)
     asyncio.get_running_loop().create_task(service.serve(reader, writer, identity, identity.title()))
     folder = tmp_path / identity
     folder.mkdir(exist_ok=True)
-    return make_room(NIM_REGISTRY, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
+    return make_room(registry, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
 
 
 async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:

@@ -37,6 +37,19 @@ async def until_shown(pilot, screen: RecordsScreen) -> None:
     raise AssertionError("the records never came")
 
 
+async def open_and_load(pilot, app) -> RecordsScreen:
+    """``c`` in the lobby, then wait (bounded) until the records screen has read what it can."""
+    await pilot.press("c")
+    screen = app.screen
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if screen.loaded:
+            break
+    await pilot.pause()
+    assert screen.loaded, "the records screen never finished reading"
+    return screen
+
+
 async def play_a_game_then_open_the_records(pilot, app) -> RecordsScreen:
     await settle(pilot)
     await pilot.press("1")  # 5 -> 4, the bot takes 1 -> 3
@@ -92,14 +105,7 @@ async def test_no_records_yet_says_so_and_creates_nothing(nim_registry, config, 
     app = make_app(nim_registry, config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("c")
-        screen = app.screen
-        assert isinstance(screen, RecordsScreen)
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if screen.loaded:
-                break
-        await pilot.pause()
+        assert isinstance(await open_and_load(pilot, app), RecordsScreen)
         assert "No games recorded yet." in "\n".join(screen_text(app))
     assert not (tmp_path / "records.sqlite3").exists()
 
@@ -109,13 +115,7 @@ async def test_a_damaged_records_file_is_reported_on_the_screen(nim_registry, co
     app = make_app(nim_registry, config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("c")
-        screen = app.screen
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if screen.loaded:
-                break
-        await pilot.pause()
+        await open_and_load(pilot, app)
         assert "damaged" in "\n".join(screen_text(app))
     assert [p for p in tmp_path.iterdir() if ".broken-" in p.name]
 
@@ -191,12 +191,6 @@ async def test_records_that_fail_to_read_are_told_not_left_waiting(nim_registry,
     app = make_app(nim_registry, config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("c")
-        screen = app.screen
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if screen.loaded:
-                break
-        await pilot.pause()
+        await open_and_load(pilot, app)
         text = "\n".join(screen_text(app))
         assert "The records cannot be read: database disk" in text and "malformed" in text

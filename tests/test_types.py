@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("mypy")  # one worker, so the second run reuses the first's cache
 
 
 @pytest.fixture(scope="module")

@@ -56,10 +56,12 @@ def cases():
         for stop in expected_stops():
             reason = KNOWN.get((language, stop))
             marks = [pytest.mark.xfail(strict=True, reason=f"{ITEM_8}: {reason}")] if reason else []
+            # one worker takes every stop of a language, so each language's tour runs once -- and
+            # the two languages' tours run side by side in two workers
+            marks.append(pytest.mark.xdist_group(f"tour-{language}"))
             yield pytest.param(language, stop, marks=marks, id=f"{language}-{stop}")
 
 
-@pytest.mark.xdist_group("tour")  # one worker takes every stop, so each language's tour runs once
 @pytest.mark.parametrize(("language", "stop"), list(cases()))
 def test_every_screen_shows_its_controls_and_text_whole(language, stop):
     findings = tour(language)

@@ -24,7 +24,7 @@ Text without a wide character is wrapped by Rich's own function, unchanged.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 
 from rich._wrap import divide_line as _rich_divide_line
@@ -101,10 +101,18 @@ def break_opportunities(text: str) -> tuple[list[int], list[int]]:
 def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     """Offsets to split ``text`` at so that each line (trailing spaces dropped) fits ``width`` cells.
 
-    The same contract as Rich's ``rich._wrap.divide_line``, which it replaces.
+    The same contract as Rich's ``rich._wrap.divide_line``, which it replaces.  A screen
+    wraps the same lines again at every redraw (a game's log, its help), so the answers for
+    text with a wide character are remembered (the last 4,096 of them; the answer depends on
+    nothing but the arguments).
     """
-    if width < 2 or not any(_wide(ch) for ch in text):
+    if width < 2 or text.isascii() or not any(_wide(ch) for ch in text):
         return _rich_divide_line(text, width, fold=fold)
+    return list(_divide_wide(text, width, fold))
+
+
+@lru_cache(maxsize=4096)
+def _divide_wide(text: str, width: int, fold: bool) -> tuple[int, ...]:
     preferred, fallback = break_opportunities(text)
     preferred_set, fallback_set = set(preferred), set(fallback)
     breaks: list[int] = []
@@ -153,7 +161,7 @@ def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
         cells = pending = 0
         best = best_fallback = -1
         index = cut
-    return breaks
+    return tuple(breaks)
 
 
 def wrap(text: str, width: int) -> list[str]:

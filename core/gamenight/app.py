@@ -402,7 +402,7 @@ class GameNightApp(App):
     async def _connect_tables(self) -> None:
         """Connect to the table service; on any failure say so and go on without shared tables."""
         from gamenight.tables.client import TableClient
-        from gamenight.tables.protocol import ListTables
+        from gamenight.tables.protocol import HallName, ListTables
 
         try:
             reader, writer = await asyncio.wait_for(self._open_tables_streams(), TABLES_CONNECT_TIMEOUT)
@@ -411,6 +411,7 @@ class GameNightApp(App):
             self.tables = client  # a returning player's snapshot may come right after the welcome
             await client.connect()
             await client.wait_for(lambda c: c.name, timeout=TABLES_CONNECT_TIMEOUT)
+            await client.send(HallName(self.config.hall_of_fame_name))
             await client.send(ListTables())
         except (OSError, ValueError, TimeoutError, ConnectionError) as error:
             self.tables = None
@@ -684,6 +685,42 @@ class GameNightApp(App):
                 store.add(record_from_match(match))
         except Exception as error:
             self._records_notice(_("This game could not be recorded: {error}", error=safe_text(error)), error)
+        self.send_to_server_records(match)
+
+    def send_to_server_records(self, match: Match) -> bool:
+        """In a hosted room, send the finished solo game to the server's records; True if sent.
+
+        Only what decides the game goes (seed, options, bots, the action log): the server
+        replays it and records what the replay proves.  A game with several people at
+        one keyboard stays in this room's own records: the server knows one person here.
+        """
+        client = self.tables
+        if client is None or client.closed.is_set():
+            return False
+        from gamenight.tables import protocol as p
+
+        bots = [seat.bot or "" for seat in match.seats]
+        if sum(1 for bot in bots if not bot) != 1:
+            return False
+        try:
+            frame = p.encode(
+                p.SoloGame(
+                    game=match.game.id,
+                    plugin_version=str(match.game.version),
+                    seed=int(match.seed),
+                    game_number=max(0, match.games_played - 1) if match.recorded else match.games_played,
+                    bots=bots,
+                    log=[(entry.seat, entry.action) for entry in match.log],
+                    options=dict(match.options),
+                )
+            )
+            if len(frame) - 4 > p.CLIENT_FRAME_CAP:
+                return False
+            p.decode_client(frame[4:])  # what the service would refuse (and hang up on) is not sent
+        except (p.ProtocolError, TypeError, ValueError, OverflowError):
+            return False
+        client.writer.write(frame)
+        return True
 
     def _records_notice(self, text: str, error: BaseException) -> None:
         self._log_crash(error, heading="gamenight could not keep a record")

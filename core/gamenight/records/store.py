@@ -601,9 +601,13 @@ class RecordsStore:
         return row[0] if row else 0
 
     def games_played(self) -> list[str]:
-        """The ids of the games with records, most recently played first."""
+        """The ids of the games with records, most recently played first; then those only rated (by an arena)."""
         rows = self.connection.execute("SELECT game FROM game_totals ORDER BY last_finished DESC, game")
-        return [row[0] for row in rows]
+        games = [row[0] for row in rows]
+        rated = self.connection.execute(
+            "SELECT DISTINCT game FROM ratings WHERE game NOT IN (SELECT game FROM game_totals) ORDER BY game"
+        )
+        return games + [row[0] for row in rated]
 
     def recent(
         self, game: str | None = None, limit: int = 50, before: tuple[float, int] | None = None

@@ -184,6 +184,7 @@ class GameNightApp(App):
         tables_streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
         records_path: Path | None = None,
         start_replay: Path | None = None,
+        start_replay_game: int | None = None,
     ) -> None:
         self.tables: TableClient | None = None
         """The connection to the server's shared tables, once up (None: no shared tables)."""
@@ -227,6 +228,8 @@ class GameNightApp(App):
         self.start_save = start_save
         self.start_match = start_match
         self.start_replay = start_replay
+        self.start_replay_game = start_replay_game
+        """Which game of ``start_replay`` (from 0); ``None``: the room asks when the save holds several."""
         self.startup_messages: list[str] = []
         if self.config.error:
             self.startup_messages.append(self.config.error)
@@ -370,7 +373,7 @@ class GameNightApp(App):
         elif self.start_game is not None:
             self.open_setup(self.start_game)
         elif self.start_replay is not None:
-            self.open_replay_file(self.start_replay)
+            self.open_replay_file(self.start_replay, self.start_replay_game, choose=True)
         self.call_after_refresh(self._check_size)
         if self._tables_fd is not None or self._tables_socket is not None or self._tables_streams is not None:
             self.run_worker(self._connect_tables(), name="tables", exit_on_error=False)
@@ -625,12 +628,27 @@ class GameNightApp(App):
             return
         self.push_screen(screen)
 
-    def open_replay_file(self, path: Path) -> bool:
-        """Replay a save file's game; a file that cannot be replayed gets a message saying why."""
+    def open_replay_file(self, path: Path, game_number: int | None = None, choose: bool = False) -> bool:
+        """Replay a save file's game (its ``game_number``-th, from 0; by default its latest).
+
+        With ``choose`` and no ``game_number``, a save holding several games first asks which.
+        A file that cannot be replayed gets a message saying why.
+        """
         from gamenight.replay import Replay, ReplayError
 
         try:
-            replay = Replay.from_save(self.registry, Path(path))
+            if choose and game_number is None:
+                games = Replay.save_games(self.registry, Path(path))
+                if len(games) > 1:
+                    from gamenight.screens.replay_screen import ReplayGameChooser
+
+                    def chosen(number: int | None) -> None:
+                        if number is not None:
+                            self.open_replay_file(path, number)
+
+                    self.push_screen(ReplayGameChooser(games), chosen)
+                    return True
+            replay = Replay.from_save(self.registry, Path(path), game_number)
         except ReplayError as error:
             from gamenight.dialogs.message_dialog import MessageDialog
 

@@ -6,7 +6,7 @@
     gamenight plugins [--json]
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json] [--rate [--records DB]]
     gamenight records [--game G] [--player NAME] [--json] [--file DB]
-    gamenight replay FILE [--theme NAME] [--lang en|ja]
+    gamenight replay FILE [--game N] [--theme NAME] [--lang en|ja]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -327,6 +327,12 @@ def _replay_command(argv: Sequence[str]) -> int:
         "Space plays and pauses, v chooses whose view, l shows the move log, q leaves.",
     )
     parser.add_argument("file", type=Path, help="a save file (.toml)")
+    parser.add_argument(
+        "--game",
+        type=int,
+        metavar="N",
+        help="replay the save's N-th game (from 1); without it a save holding several games asks which",
+    )
     parser.add_argument("--theme", help="theme name")
     parser.add_argument("--lang", choices=("en", "ja"), help="language (default: config, then environment)")
     parser.add_argument("--config", type=Path, help="config file (default: the user config dir)")
@@ -337,14 +343,21 @@ def _replay_command(argv: Sequence[str]) -> int:
     from gamenight.replay import Replay, ReplayError
 
     registry = load_registry()
+    number = None if args.game is None else args.game - 1
     try:
-        Replay.from_save(registry, args.file)  # refused here, before the screen takes the terminal
+        Replay.from_save(registry, args.file, number)  # refused here, before the screen takes the terminal
     except ReplayError as error:
         print(f"gamenight replay: {safe_text(error, 1000)}", file=sys.stderr)
         return 1
     from gamenight.app import GameNightApp
 
-    app = GameNightApp(registry=registry, config=config, theme_name=args.theme, start_replay=args.file)
+    app = GameNightApp(
+        registry=registry,
+        config=config,
+        theme_name=args.theme,
+        start_replay=args.file,
+        start_replay_game=number,
+    )
     app.run()
     return app.return_code or 0
 

@@ -883,7 +883,8 @@ class TableService:
             log.warning("hall of fame not read: %s", safe_text(error, limit=200))
             answer = p.HallOfFame(game, False, [], [])
         else:
-            self._halls[game] = answer
+            if game in self.registry.games:  # a made-up game id is answered, never kept
+                self._halls[game] = answer
         connection.send(answer)
 
     # -- what each connection sees ---------------------------------------------------------

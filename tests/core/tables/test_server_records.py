@@ -266,3 +266,24 @@ async def test_a_hosted_rooms_finished_game_reaches_the_server_records_by_keys(n
         ("Ann", None, 1.0),
         ("First 2", "first", 0.0),
     ]
+
+
+async def test_hall_queries_are_answered_bounded_cached_per_real_game_and_rate_limited(service):
+    client = await connect(service, "k-eve", "eve")
+    await client.send(p.HallQuery("nosuchgame"))
+    await client.send(p.HallQuery("yatzy"))
+
+    def halls(c):
+        found = [m for m in c.received if isinstance(m, p.HallOfFame)]
+        return found if len(found) == 2 else None
+
+    answers = await client.wait_for(halls)
+    assert [(a.game, a.available, a.top, a.recent) for a in answers] == [
+        ("nosuchgame", True, [], []),
+        ("yatzy", True, [], []),
+    ]
+    assert set(service._halls) == {"yatzy"}  # a made-up game id is answered, never kept
+    for _ in range(10):  # past the burst of five a second: refused, then cut off
+        await client.send(p.HallQuery("yatzy"))
+    await asyncio.wait_for(client.closed.wait(), 10)
+    assert "hall-flood" in [m.code for m in client.received if isinstance(m, p.Error)]

@@ -9,8 +9,10 @@ the one the seed draws, the game over at the end -- and returns the record of
 what the replay proves, the person's seat named as the server knows them.
 
 What the replay cannot prove: that the seed was drawn at random rather than
-chosen, or that the bots' moves are the ones those bots would have made.  The
-hall of fame therefore shows what was *legally played*; docs/hosting.md says so.
+chosen, or that the bots' moves are the ones those bots would have made.  A
+room is the server's own code and draws its seeds at random, so this guards
+against a subverted room; the hall of fame shows what was *legally played*
+(docs/hosting.md says so).
 """
 
 from __future__ import annotations

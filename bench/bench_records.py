@@ -13,6 +13,12 @@
    ten) and its 200 newest past games.  Target ≤ 300 ms.
 3. **screen**: the same through the room: ``c`` pressed in the lobby until the
    figures and the list are on the screen (Pilot, 80×24).
+4. **verify** (``--only verify`` runs just this): the server's proof of a room's
+   finished solo game, per game -- :func:`gamenight.records.verify.verify_game`,
+   the log replayed from the seed with the game's rules (every move checked,
+   every chance outcome drawn again) and the record built -- for a solitaire
+   Yatzy game, a Yatzy game against a bot, and a Mille game against a bot
+   (each run a different seed, played headless beforehand).
 
 The 100,000 games (three games, two to five seats, an 80-move log each) are
 made once and kept in ``bench/out/records-<N>.sqlite3``.  Prints median, IQR
@@ -176,12 +182,40 @@ def bench_screen(path: Path, runs: int) -> list[float]:
         RecordsScreen._show_game = show_game  # type: ignore[method-assign]
 
 
+def bench_verify(game_id: str, bots: list[str], runs: int) -> tuple[list[float], float]:
+    """The replay-verify step of ``runs`` finished games (seat 0 the person); its times and the mean log length."""
+    from gamenight.records.verify import verify_game
+
+    registry = load_registry()
+    game = registry.game(game_id)
+    players = [SeatConfig(f"P{seat}", bot or "random") for seat, bot in enumerate(bots)]
+    logs = []
+    for seed in range(runs):
+        match = play_headless(game, players, {}, seed=seed, bot_time_budget=0.05)
+        logs.append((seed, [(entry.seat, entry.action) for entry in match.log]))
+    times = []
+    for seed, log in logs:
+        start = time.perf_counter()
+        verify_game(registry, game.id, str(game.version), {}, seed, 0, bots, log, "ann", "k-ann")
+        times.append((time.perf_counter() - start) * 1000)
+    return times, statistics.fmean(len(log) for _seed, log in logs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--screen-runs", type=int, default=10)
+    parser.add_argument("--only", choices=("verify",), help="run only this figure")
     args = parser.parse_args()
+    if args.only == "verify":
+        print("| server's replay-verify step, per game | median | IQR | p95 | max | first run | log |")
+        print("|---|---|---|---|---|---|---|")
+        for game_id, bots in (("yatzy", [""]), ("yatzy", ["", "greedy"]), ("mille", ["", "greedy"])):
+            times, moves = bench_verify(game_id, bots, args.runs)
+            label = f"{game_id}, {' vs '.join(bot or 'person' for bot in bots)}"
+            print(row(label, times, f"{moves:.0f} moves"))
+        return
     path = filled(args.games)
     print(f"| figure ({args.games} games recorded) | median | IQR | p95 | max | first run | target |")
     print("|---|---|---|---|---|---|---|")

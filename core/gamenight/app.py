@@ -184,6 +184,7 @@ class GameNightApp(App):
         tables_streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
         records_path: Path | None = None,
         start_replay: Path | None = None,
+        start_replay_game: int | None = None,
     ) -> None:
         self.tables: TableClient | None = None
         """The connection to the server's shared tables, once up (None: no shared tables)."""
@@ -227,6 +228,8 @@ class GameNightApp(App):
         self.start_save = start_save
         self.start_match = start_match
         self.start_replay = start_replay
+        self.start_replay_game = start_replay_game
+        """Which game of ``start_replay`` (from 0); ``None``: the room asks when the save holds several."""
         self.startup_messages: list[str] = []
         if self.config.error:
             self.startup_messages.append(self.config.error)
@@ -370,7 +373,7 @@ class GameNightApp(App):
         elif self.start_game is not None:
             self.open_setup(self.start_game)
         elif self.start_replay is not None:
-            self.open_replay_file(self.start_replay)
+            self.open_replay_file(self.start_replay, self.start_replay_game, choose=True)
         self.call_after_refresh(self._check_size)
         if self._tables_fd is not None or self._tables_socket is not None or self._tables_streams is not None:
             self.run_worker(self._connect_tables(), name="tables", exit_on_error=False)
@@ -402,7 +405,7 @@ class GameNightApp(App):
     async def _connect_tables(self) -> None:
         """Connect to the table service; on any failure say so and go on without shared tables."""
         from gamenight.tables.client import TableClient
-        from gamenight.tables.protocol import ListTables
+        from gamenight.tables.protocol import HallName, ListTables
 
         try:
             reader, writer = await asyncio.wait_for(self._open_tables_streams(), TABLES_CONNECT_TIMEOUT)
@@ -411,6 +414,7 @@ class GameNightApp(App):
             self.tables = client  # a returning player's snapshot may come right after the welcome
             await client.connect()
             await client.wait_for(lambda c: c.name, timeout=TABLES_CONNECT_TIMEOUT)
+            await client.send(HallName(self.config.hall_of_fame_name))
             await client.send(ListTables())
         except (OSError, ValueError, TimeoutError, ConnectionError) as error:
             self.tables = None
@@ -624,12 +628,27 @@ class GameNightApp(App):
             return
         self.push_screen(screen)
 
-    def open_replay_file(self, path: Path) -> bool:
-        """Replay a save file's game; a file that cannot be replayed gets a message saying why."""
+    def open_replay_file(self, path: Path, game_number: int | None = None, choose: bool = False) -> bool:
+        """Replay a save file's game (its ``game_number``-th, from 0; by default its latest).
+
+        With ``choose`` and no ``game_number``, a save holding several games first asks which.
+        A file that cannot be replayed gets a message saying why.
+        """
         from gamenight.replay import Replay, ReplayError
 
         try:
-            replay = Replay.from_save(self.registry, Path(path))
+            if choose and game_number is None:
+                games = Replay.save_games(self.registry, Path(path))
+                if len(games) > 1:
+                    from gamenight.screens.replay_screen import ReplayGameChooser
+
+                    def chosen(number: int | None) -> None:
+                        if number is not None:
+                            self.open_replay_file(path, number)
+
+                    self.push_screen(ReplayGameChooser(games), chosen)
+                    return True
+            replay = Replay.from_save(self.registry, Path(path), game_number)
         except ReplayError as error:
             from gamenight.dialogs.message_dialog import MessageDialog
 
@@ -684,6 +703,42 @@ class GameNightApp(App):
                 store.add(record_from_match(match))
         except Exception as error:
             self._records_notice(_("This game could not be recorded: {error}", error=safe_text(error)), error)
+        self.send_to_server_records(match)
+
+    def send_to_server_records(self, match: Match) -> bool:
+        """In a hosted room, send the finished solo game to the server's records; True if sent.
+
+        Only what decides the game goes (seed, options, bots, the action log): the server
+        replays it and records what the replay proves.  A game with several people at
+        one keyboard stays in this room's own records: the server knows one person here.
+        """
+        client = self.tables
+        if client is None or client.closed.is_set():
+            return False
+        from gamenight.tables import protocol as p
+
+        bots = [seat.bot or "" for seat in match.seats]
+        if sum(1 for bot in bots if not bot) != 1:
+            return False
+        try:
+            frame = p.encode(
+                p.SoloGame(
+                    game=match.game.id,
+                    plugin_version=str(match.game.version),
+                    seed=int(match.seed),
+                    game_number=max(0, match.games_played - 1) if match.recorded else match.games_played,
+                    bots=bots,
+                    log=[(entry.seat, entry.action) for entry in match.log],
+                    options=dict(match.options),
+                )
+            )
+            if len(frame) - 4 > p.CLIENT_FRAME_CAP:
+                return False
+            p.decode_client(frame[4:])  # what the service would refuse (and hang up on) is not sent
+        except Exception:  # an option msgspec cannot encode, a log too long: this room's records keep it
+            return False
+        client.writer.write(frame)
+        return True
 
     def _records_notice(self, text: str, error: BaseException) -> None:
         self._log_crash(error, heading="gamenight could not keep a record")

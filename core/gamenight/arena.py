@@ -6,7 +6,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gamenight.match import SeatConfig, play_headless
@@ -36,6 +36,30 @@ class ArenaResult:
     seed: int
     seconds: float
     seats: tuple[SeatResult, ...]
+    outcomes: tuple[tuple[tuple[float, ...], tuple[int, ...]], ...] = field(default=(), compare=False, repr=False)
+    """Each game's (scores, winners), in order: what ``--rate`` rates the bots from."""
+
+    def rated_games(self, bots: Sequence[str], labels: Mapping[str, str] | None = None) -> list[Any]:
+        """Each game's seats as :class:`~gamenight.records.store.SeatRecord` (for ``RecordsStore.rate_games``)."""
+        from gamenight.records.store import SeatRecord, placings
+
+        games = []
+        for scores, winners in self.outcomes:
+            places = placings(scores, winners)
+            share = 1 / len(winners) if winners else 0.0
+            games.append(
+                [
+                    SeatRecord(
+                        name=(labels or {}).get(bot, bot),
+                        bot=bot,
+                        score=float(scores[seat]),
+                        place=places[seat],
+                        win=share if seat in winners else 0.0,
+                    )
+                    for seat, bot in enumerate(bots)
+                ]
+            )
+        return games
 
     @property
     def games_per_s(self) -> float:
@@ -93,12 +117,14 @@ def run_arena(
     seats = [SeatConfig(f"{bot} {i + 1}", bot) for i, bot in enumerate(bots)]
     scores: list[list[float]] = [[] for _ in bots]
     wins = [0.0] * len(bots)
+    outcomes = []
     started = time.perf_counter()
     for index in range(games):
         match = play_headless(
             game, seats, parsed, seed=game_seed(seed, index), bot_time_budget=time_budget, game_number=index
         )
         outcome = match.outcome()
+        outcomes.append((tuple(float(score) for score in outcome.scores), tuple(outcome.winners)))
         for seat in range(len(bots)):
             scores[seat].append(outcome.scores[seat])
             wins[seat] += outcome.win_share(seat)
@@ -121,4 +147,5 @@ def run_arena(
             )
             for seat, bot in enumerate(bots)
         ),
+        outcomes=tuple(outcomes),
     )

@@ -4,9 +4,9 @@
 
     gamenight [--saves DIR] [--config FILE] [--theme NAME] [--lang en|ja] [GAME [SAVE]]
     gamenight plugins [--json]
-    gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json]
+    gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json] [--rate [--records DB]]
     gamenight records [--game G] [--player NAME] [--json] [--file DB]
-    gamenight replay FILE [--theme NAME] [--lang en|ja]
+    gamenight replay FILE [--game N] [--theme NAME] [--lang en|ja]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -128,6 +128,15 @@ def _arena_command(argv: Sequence[str]) -> int:
         "--time-budget", type=float, default=2.0, metavar="S", help="seconds per move for searching bots (default 2)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument(
+        "--rate",
+        action="store_true",
+        help="rate the bots from these games (openskill, per game) in the records database, so a person's "
+        "first game against a bot starts from its measured strength",
+    )
+    parser.add_argument(
+        "--records", type=Path, metavar="DB", help="the records database --rate writes (default: the user data dir)"
+    )
     args = parser.parse_args(argv)
     from rich.console import Console
     from rich.markup import escape
@@ -188,8 +197,20 @@ def _arena_command(argv: Sequence[str]) -> int:
             progress=lambda done: progress.update(task, completed=done),
             time_budget=args.time_budget,
         )
+    ratings = None
+    if args.rate:
+        try:
+            ratings = _rate_bots(game, bots, result, args.records)
+        except Exception as error:  # the series is still shown; the ratings are not written
+            err.print(Text.assemble("gamenight arena: ", _plain(error)), style="red")
+            return 1
     if args.json:
-        print(json.dumps(result.as_json()))
+        data = result.as_json()
+        if ratings is not None:
+            data["ratings"] = [
+                {"bot": bot, "mu": mu, "sigma": sigma, "games": games} for bot, mu, sigma, games in ratings
+            ]
+        print(json.dumps(data))
         return 0
     table = Table(
         title=_plain(
@@ -213,7 +234,26 @@ def _arena_command(argv: Sequence[str]) -> int:
             f"{seat.win_rate:.1%}",
         )
     Console().print(table)
+    for bot, mu, sigma, games in ratings or ():
+        Console().print(
+            _plain(
+                _("{bot}: rated {rating} after {games} games", bot=bot, rating=f"{mu:.1f} ± {sigma:.1f}", games=games)
+            )
+        )
     return 0
+
+
+def _rate_bots(game: Any, bots: Sequence[str], result: Any, path: Path | None) -> list[tuple[str, float, float, int]]:
+    """Rate the bots from the arena's games in the records; each bot's (id, mu, sigma, games) now."""
+    from gamenight.records.store import RecordsStore, default_records_path
+
+    store = RecordsStore.open(path or default_records_path())
+    try:
+        store.rate_games(game.id, result.rated_games(bots, {bot.id: bot.label for bot in game.bots}))
+        rated = {name: (mu, sigma, games) for kind, name, mu, sigma, games in store.ratings(game.id) if kind == "bot"}
+    finally:
+        store.close()
+    return [(bot, *rated[bot]) for bot in dict.fromkeys(bots)]
 
 
 def _records_command(argv: Sequence[str]) -> int:
@@ -250,12 +290,12 @@ def _records_command(argv: Sequence[str]) -> int:
         print(json.dumps({"file": str(path), "games": [entry.as_json() for entry in stats]}, ensure_ascii=False))
         return 0
     console = Console()
-    if not any(entry.records for entry in stats):
+    if not any(entry.records or entry.ratings for entry in stats):
         console.print(_("No games recorded yet."))
         return 0
     titles, bots, names = _game_labels()
     for entry in stats:
-        if entry.records:
+        if entry.records or entry.ratings:
             for block in records_text(entry, titles.get(entry.game), bots.get(entry.game, {}), names.get(entry.game)):
                 console.print(block)
     return 0
@@ -287,6 +327,12 @@ def _replay_command(argv: Sequence[str]) -> int:
         "Space plays and pauses, v chooses whose view, l shows the move log, q leaves.",
     )
     parser.add_argument("file", type=Path, help="a save file (.toml)")
+    parser.add_argument(
+        "--game",
+        type=int,
+        metavar="N",
+        help="replay the save's N-th game (from 1); without it a save holding several games asks which",
+    )
     parser.add_argument("--theme", help="theme name")
     parser.add_argument("--lang", choices=("en", "ja"), help="language (default: config, then environment)")
     parser.add_argument("--config", type=Path, help="config file (default: the user config dir)")
@@ -297,14 +343,21 @@ def _replay_command(argv: Sequence[str]) -> int:
     from gamenight.replay import Replay, ReplayError
 
     registry = load_registry()
+    number = None if args.game is None else args.game - 1
     try:
-        Replay.from_save(registry, args.file)  # refused here, before the screen takes the terminal
+        Replay.from_save(registry, args.file, number)  # refused here, before the screen takes the terminal
     except ReplayError as error:
         print(f"gamenight replay: {safe_text(error, 1000)}", file=sys.stderr)
         return 1
     from gamenight.app import GameNightApp
 
-    app = GameNightApp(registry=registry, config=config, theme_name=args.theme, start_replay=args.file)
+    app = GameNightApp(
+        registry=registry,
+        config=config,
+        theme_name=args.theme,
+        start_replay=args.file,
+        start_replay_game=number,
+    )
     app.run()
     return app.return_code or 0
 

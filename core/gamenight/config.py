@@ -6,6 +6,7 @@
     language = "ja"          # or "en"; unset = from the environment
     theme = "gamenight"
     bot_delay = 0.5          # seconds a bot's move stays visible
+    hall_of_fame_name = true # on a server: show my name in its hall of fame (false: "anonymous")
 
     [default]
     player.1 = "You"
@@ -105,11 +106,18 @@ def _path_problem(value: Any) -> str | None:
     return None
 
 
+def _flag_problem(value: Any) -> str | None:
+    if not isinstance(value, bool):
+        return _("must be true or false.")
+    return None
+
+
 GENERAL_KEYS = {
     "language": _language_problem,
     "theme": _theme_problem,
     "bot_delay": _delay_problem,
     "saves": _path_problem,
+    "hall_of_fame_name": _flag_problem,
 }
 """The schema of ``[general]``: each key and the check of its value (the reason, or ``None``)."""
 
@@ -247,6 +255,12 @@ class Config:
         """Seconds a bot's move is held back (0 to 5, default 0.5)."""
         value = self.general("bot_delay", 0.5)
         return 0.5 if _delay_problem(value) else float(value)
+
+    @property
+    def hall_of_fame_name(self) -> bool:
+        """On a server: show this person's name in its hall of fame (default on; off: "anonymous")."""
+        value = self.general("hall_of_fame_name", True)
+        return value if isinstance(value, bool) else True
 
     def configured_name(self, game_id: str, seat: int) -> str | None:
         """``[game] player.N`` (then ``[default] player.N``), if set and valid."""

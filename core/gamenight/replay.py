@@ -153,6 +153,29 @@ class Replay:
             follow=follow,
         )
 
+    @staticmethod
+    def save_games(registry: Any, path: Path) -> list[tuple[int, tuple[float, ...] | None, int]]:
+        """The games a save holds, oldest first: (number from 0, final scores or ``None`` unfinished, moves).
+
+        Each game is replayed from the seed to know its scores (a save's totals are never trusted).
+        """
+        from gamenight.saves import SaveError, load_match
+
+        try:
+            match = load_match(registry, path)
+        except SaveError as error:
+            raise ReplayError(str(error)) from None
+        games = [list(log) for log in match.history]
+        if match.log or not games:
+            games.append(list(match.log))
+        listed = []
+        for number, entries in enumerate(games):
+            states = _rebuild(match.game, list(match.seats), dict(match.options), match.seed, number, entries)
+            rules = match.game.rules
+            over = rules.to_move(states[-1]) == TERMINAL
+            listed.append((number, tuple(rules.outcome(states[-1]).scores) if over else None, len(entries)))
+        return listed
+
     # -- stepping -------------------------------------------------------------------------
 
     @property

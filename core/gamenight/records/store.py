@@ -24,7 +24,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -91,6 +91,8 @@ class SeatRecord:
     mu: float | None = field(default=None, compare=False)
     """The seat's rating after this game (``None`` until rated)."""
     sigma: float | None = field(default=None, compare=False)
+    identity: str | None = field(default=None, compare=False)
+    """Who held the seat as the server knows them (an SSH identity), in the server-wide records only."""
 
     @property
     def kind(self) -> str:
@@ -139,6 +141,14 @@ class GameRecord:
             ensure_ascii=False,
         )
         return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Rated:
+    """What a rating update reads of a game: the game and its seats."""
+
+    game: str
+    seats: tuple[SeatRecord, ...]
 
 
 def placings(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
@@ -272,7 +282,30 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1]
+def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
+    """Who held each person seat as the server knows them, and whether they show their name.
+
+    Only the server-wide records (written by ``serve-ssh``'s table service) fill these;
+    a room's own records leave them empty.
+    """
+    _run_script(
+        connection,
+        """
+        CREATE TABLE seat_owners (
+            record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            identity TEXT NOT NULL,
+            PRIMARY KEY (record, seat)
+        ) WITHOUT ROWID;
+        CREATE TABLE players (
+            identity TEXT PRIMARY KEY,
+            shown INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2]
 """``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -355,7 +388,17 @@ class RecordsStore:
     def _check_schema(self) -> None:
         """A file with our version number but not our tables is damaged too."""
         tables = {row[0] for row in self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {"games", "game_logs", "seats", "ratings", "game_totals", "person_totals", "versus"} - tables
+        missing = {
+            "games",
+            "game_logs",
+            "seats",
+            "ratings",
+            "game_totals",
+            "person_totals",
+            "versus",
+            "seat_owners",
+            "players",
+        } - tables
         if missing:
             raise _Damaged(f"missing tables: {', '.join(sorted(missing))}")
 
@@ -418,6 +461,10 @@ class RecordsStore:
                 for index, seat in enumerate(record.seats)
             ],
         )
+        connection.executemany(
+            "INSERT INTO seat_owners (record, seat, identity) VALUES (?, ?, ?)",
+            [(record_id, index, seat.identity) for index, seat in enumerate(record.seats) if seat.identity],
+        )
         self._count(connection, record)
         return record_id
 
@@ -445,6 +492,12 @@ class RecordsStore:
 
     def _rate(self, connection: sqlite3.Connection, record: GameRecord) -> list[tuple[float, float]]:
         """Update the ratings of everyone at the table; each seat's rating after the game."""
+        return self._rate_seats(connection, record.game, record.seats)
+
+    def _rate_seats(
+        self, connection: sqlite3.Connection, game: str, seats_played: Sequence[SeatRecord]
+    ) -> list[tuple[float, float]]:
+        record = _Rated(game, tuple(seats_played))
         raters = sorted({seat.rater for seat in record.seats})
         before: dict[tuple[str, str], tuple[float, float, int]] = {}
         for kind, name in raters:
@@ -470,7 +523,75 @@ class RecordsStore:
         )
         return [after[seat.rater] for seat in record.seats]
 
+    def rate_games(self, game: str, games: Sequence[Sequence[SeatRecord]]) -> int:
+        """Rate ``games`` (each its seats, oldest first) without recording them: an arena's series.
+
+        Only the ratings move (and each rater's games, seats and score sum, so a bot's mean
+        score is known); no game is listed.  One transaction; how many games were rated.
+        """
+        with self._writing() as connection:
+            for seats in games:
+                self._rate_seats(connection, game, seats)
+        return len(games)
+
+    def set_shown(self, identity: str, shown: bool) -> None:
+        """Whether ``identity`` shows their name in the hall of fame (else "anonymous")."""
+        with self._writing() as connection:
+            connection.execute(
+                "INSERT INTO players (identity, shown) VALUES (?, ?)"
+                " ON CONFLICT (identity) DO UPDATE SET shown = excluded.shown",
+                (identity, int(bool(shown))),
+            )
+
     # -- reading -----------------------------------------------------------------------
+
+    def hall_high_scores(self, game: str, limit: int = 10) -> list[tuple[float, str | None, float]]:
+        """The best scores people made at ``game``: (score, name or ``None`` for anonymous, finished).
+
+        A seat whose identity chose not to show their name gives ``None``.
+        """
+        return self.connection.execute(
+            "SELECT s.score, CASE WHEN coalesce(p.shown, 1) THEN s.name END, g.finished"
+            " FROM seats AS s JOIN games AS g ON g.id = s.record"
+            " LEFT JOIN seat_owners AS o ON o.record = s.record AND o.seat = s.seat"
+            " LEFT JOIN players AS p ON p.identity = o.identity"
+            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
+            (game, limit),
+        ).fetchall()
+
+    def hall_recent(self, limit: int = 10) -> list[GameRecord]:
+        """The latest games, newest first, a hidden person's name as ``None`` (never their identity)."""
+        records = self.recent(limit=limit)
+        if not records:
+            return records
+        marks = ",".join("?" * len(records))
+        hidden = {
+            (record, seat)
+            for record, seat in self.connection.execute(
+                "SELECT o.record, o.seat FROM seat_owners AS o JOIN players AS p ON p.identity = o.identity"
+                f" WHERE p.shown = 0 AND o.record IN ({marks})",
+                [record.id for record in records],
+            )
+        }
+        return [
+            replace(
+                record,
+                seats=tuple(
+                    replace(seat, name=None) if (record.id, index) in hidden else seat  # type: ignore[arg-type]
+                    for index, seat in enumerate(record.seats)
+                ),
+            )
+            for record in records
+        ]
+
+    def person_ratings(self, game: str, name: str, limit: int) -> list[tuple[float, float]]:
+        """``name``'s rating after each of their latest ``limit`` games of ``game``, oldest first: (mu, sigma)."""
+        rows = self.connection.execute(
+            "SELECT mu, sigma FROM seats WHERE game = ? AND name = ? AND bot IS NULL AND mu IS NOT NULL"
+            " ORDER BY record DESC LIMIT ?",
+            (game, name, limit),
+        ).fetchall()
+        return [(mu, sigma) for mu, sigma in reversed(rows)]
 
     def count(self, game: str | None = None) -> int:
         """How many games are recorded (of ``game``)."""
@@ -480,9 +601,13 @@ class RecordsStore:
         return row[0] if row else 0
 
     def games_played(self) -> list[str]:
-        """The ids of the games with records, most recently played first."""
+        """The ids of the games with records, most recently played first; then those only rated (by an arena)."""
         rows = self.connection.execute("SELECT game FROM game_totals ORDER BY last_finished DESC, game")
-        return [row[0] for row in rows]
+        games = [row[0] for row in rows]
+        rated = self.connection.execute(
+            "SELECT DISTINCT game FROM ratings WHERE game NOT IN (SELECT game FROM game_totals) ORDER BY game"
+        )
+        return games + [row[0] for row in rated]
 
     def recent(
         self, game: str | None = None, limit: int = 50, before: tuple[float, int] | None = None

@@ -85,6 +85,22 @@ def records_text(
                 "–" if versus.rating is None else f"{versus.rating[0]:.1f} ± {versus.rating[1]:.1f}",
             )
         blocks.append(table)
+    rated_bots = [(name, mu, sigma, games) for kind, name, mu, sigma, games in entry.ratings if kind == "bot"]
+    if rated_bots:
+        table = Table(
+            title=_("Bots' ratings"),
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            padding=(0, 1),
+        )
+        _headed_column(table, _("Bot"))
+        _headed_column(table, _("Rating (± 1σ)"), justify="right")
+        _headed_column(table, _("Games rated"), justify="right")
+        for bot, mu, sigma, games in rated_bots:
+            table.add_row(Text(safe_text(bot_labels.get(bot, bot), 40)), f"{mu:.1f} ± {sigma:.1f}", str(games))
+        blocks.append(table)
     if entry.high_scores:
         blocks.append(Text(top_ten_text(entry.high_scores, names)))
     return blocks

@@ -46,6 +46,8 @@ class LobbyScreen(Screen):
         Binding("p", "plugins", _("Plugins")),
         Binding("t", "tables", _("Tables"), tooltip=_("Tables shared with the other people on this server")),
         Binding("c", "records", _("Records"), tooltip=_("Games played, wins, ratings and high scores")),
+        # Not in the key bar (it is full at 80 columns in English): the game's text says "f: hall of fame".
+        Binding("f", "hall", _("Hall of fame"), tooltip=_("This server's best scores and latest games"), show=False),
         Binding("q", "app.quit", _("Quit")),
     ]
 
@@ -203,6 +205,8 @@ class LobbyScreen(Screen):
         if saves:
             tail.append(f"\n{_('{count} saved game(s): press r', count=len(saves))}\n", "italic")
         tail.append(f"\n{_('Return: play   h: rules')}", "dim")
+        if getattr(self.app, "tables", None) is not None:
+            tail.append(f"\n{_('f: this server’s hall of fame')}", "dim")
         parts.append(tail)
         return Group(*parts)
 
@@ -246,13 +250,16 @@ class LobbyScreen(Screen):
         self.app.open_settings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "tables":
+        if action in ("tables", "hall"):
             return getattr(self.app, "tables", None) is not None  # only in a room connected to shared tables
         return True
 
     def tables_changed(self) -> None:
         """The connection to the shared tables came or went (the app calls this)."""
         self.refresh_bindings()
+        game = self.app.registry.games.get(self._highlighted_game() or "")
+        if game is not None:
+            self.query_one("#about", Static).update(self._about(game))
 
     def action_tables(self) -> None:
         if getattr(self.app, "tables", None) is None:
@@ -260,6 +267,13 @@ class LobbyScreen(Screen):
         from gamenight.screens.tables_screen import TablesScreen
 
         self.app.push_screen(TablesScreen())
+
+    def action_hall(self) -> None:
+        if getattr(self.app, "tables", None) is None:
+            return
+        from gamenight.screens.hall_screen import HallScreen
+
+        self.app.push_screen(HallScreen())
 
     def action_records(self) -> None:
         self.app.open_records(self._highlighted_game() if self.app.registry_loaded else None)

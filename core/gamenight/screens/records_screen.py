@@ -53,6 +53,7 @@ class RecordsScreen(Screen):
 
     BINDINGS = [
         Binding("g", "plot", _("Plot"), tooltip=_("The player's scores over time, beside each bot's mean score")),
+        Binding("o", "rating_plot", _("Rating plot"), tooltip=_("The player's rating over time, with its ± 1σ band")),
         Binding("r", "replay", _("Replay"), tooltip=_("Replay the past game chosen below (Enter on it does too)")),
         Binding("escape,q", "app.pop_screen", _("Back")),
     ]
@@ -87,6 +88,10 @@ class RecordsScreen(Screen):
         """The player's latest scores, oldest first (what the plot draws)."""
         self.means: list[tuple[str, float]] = []
         """Each bot's mean score at this game, highest first (the plot's reference lines)."""
+        self.rating_history: list[tuple[float, float]] = []
+        """The player's rating (mu, sigma) after each of their latest games, oldest first."""
+        self.plot_kind = "scores"
+        """What the plot shows: ``"scores"`` (g) or ``"rating"`` (o)."""
         self.loaded = False
         """True once the games list has been read."""
         self._shown_game: str | None = None
@@ -163,15 +168,17 @@ class RecordsScreen(Screen):
             store.close()
         self.app.call_from_thread(self._show_games, games, None, shown)
 
-    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]]]:
+    def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]], list]:
         from gamenight.records.stats import game_stats
 
         figures = game_stats(store, game)
-        history = []
+        history: list[float] = []
+        ratings: list[tuple[float, float]] = []
         if figures.player is not None:
             history = [score for _record, score, _win in store.person_latest(game, figures.player, PLOTTED)][::-1]
+            ratings = store.person_ratings(game, figures.player, PLOTTED)
         means = [(name, mean) for kind, name, mean, _seats in store.mean_scores(game) if kind == "bot"]
-        return game, figures, store.recent(game, limit=PAST_GAMES), history, means
+        return game, figures, store.recent(game, limit=PAST_GAMES), history, means, ratings
 
     def _show_games(self, games: list[str], problem: str | None, shown: tuple | None = None) -> None:
         self.loaded = True
@@ -179,6 +186,7 @@ class RecordsScreen(Screen):
         listing.clear_options()
         if not games:
             listing.add_option(Option(_("No games yet."), disabled=True))
+            self._draw_plot({})  # g shows "No games yet.", not an empty chart
             self.query_one("#figures-text", Static).update(
                 Text(safe_text(problem, 500) if problem else _("No games recorded yet. Finished games appear here."))
             )
@@ -251,7 +259,13 @@ class RecordsScreen(Screen):
         self.app.call_from_thread(self._show_game, *shown)
 
     def _show_game(
-        self, game: str, figures: Any, past: list[Any], history: list[float], means: list[tuple[str, float]]
+        self,
+        game: str,
+        figures: Any,
+        past: list[Any],
+        history: list[float],
+        means: list[tuple[str, float]],
+        ratings: list[tuple[float, float]] | None = None,
     ) -> None:
         from gamenight.records.text import past_game_text, records_text
 
@@ -259,6 +273,7 @@ class RecordsScreen(Screen):
         if listing.highlighted is None or listing.get_option_at_index(listing.highlighted).id != game:
             return  # another game was chosen meanwhile: its own figures are on the way
         self.figures, self.past, self.history, self.means = figures, past, history, means
+        self.rating_history = list(ratings or [])
         title, bots = self._labels(game)
         self._draw_plot(bots)
         names = self._names(game)
@@ -305,23 +320,44 @@ class RecordsScreen(Screen):
         self.app.call_from_thread(self.app.open_replay, replay)
 
     def action_plot(self) -> None:
-        """Show the plot instead of the figures, or the figures again."""
-        self.toggle_class("plotting")
+        """Show the scores plot instead of the figures, or the figures again."""
+        self._toggle_plot("scores")
+
+    def action_rating_plot(self) -> None:
+        """Show the rating plot instead of the figures, or the figures again."""
+        self._toggle_plot("rating")
+
+    def _toggle_plot(self, kind: str) -> None:
+        if self.has_class("plotting") and self.plot_kind == kind:
+            self.remove_class("plotting")
+            return
+        if kind != self.plot_kind:
+            self.plot_kind = kind
+            game = self.figures.game if self.figures is not None else None
+            self._draw_plot(self._labels(game)[1] if game is not None else {})
+        self.add_class("plotting")
 
     def _draw_plot(self, bots: dict[str, str]) -> None:
-        """The player's scores, oldest to newest, and a line at each bot's mean score (the best three)."""
+        """The player's scores (or rating), oldest to newest; a picture only where there is something to draw."""
         plot = self.query_one("#plot", ScorePlot)
         legend = self.query_one("#plot-legend", Static)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
-        player = self.figures.player if self.figures is not None else None
+        plot.display = False
+        if self.figures is None:
+            legend.update(Text(_("No games yet.")))
+            return
+        player = self.figures.player
         if player is not None:
             player = self._names(self.figures.game).get(player, player)
+        if self.plot_kind == "rating":
+            self._draw_rating(plot, legend, player)
+            return
         if player is None or not self.history:
             legend.update(Text(_("No scores of a person to plot yet.")))
-            plot.refresh()
             return
+        plot.display = True
         text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
         text.append("\n")
         games = list(range(1, len(self.history) + 1))
@@ -334,5 +370,35 @@ class RecordsScreen(Screen):
             text.append("  ━━ ", style=colour)
             text.append(_("{bot}: mean {mean}", bot=safe_text(bots.get(bot, bot), 20), mean=f"{mean:.0f}"))
         plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
+        legend.update(text)
+        plot.refresh()
+
+    def _draw_rating(self, plot: ScorePlot, legend: Static, player: str | None) -> None:
+        """The player's rating after each of their latest games, with the band of one sigma either side."""
+        if player is None or not self.rating_history:
+            legend.update(Text(_("No rating of a person to plot yet.")))
+            return
+        plot.display = True
+        plt = plot.plt
+        games = list(range(1, len(self.rating_history) + 1))
+        mus = [mu for mu, _sigma in self.rating_history]
+        plt.plot(games, [mu + sigma for mu, sigma in self.rating_history], marker="braille", color=PLOT_COLOURS[2])
+        plt.plot(games, [mu - sigma for mu, sigma in self.rating_history], marker="braille", color=PLOT_COLOURS[2])
+        plt.plot(games, mus, marker="braille", color=PLOT_COLOURS[0])
+        plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
+        mu, sigma = self.rating_history[-1]
+        text = Text(
+            _(
+                "{player}: rating, latest {count} games; now {rating}",
+                player=safe_text(player, 24),
+                count=len(games),
+                rating=f"{mu:.1f} ± {sigma:.1f}",
+            )
+        )
+        text.append("\n")
+        text.append("━━ ", style=PLOT_COLOURS[0])
+        text.append(_("rating"))
+        text.append("  ━━ ", style=PLOT_COLOURS[2])
+        text.append(_("± 1σ"))
         legend.update(text)
         plot.refresh()

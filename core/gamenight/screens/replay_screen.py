@@ -18,15 +18,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Static
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
 from gamenight.replay import Replay
 from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.game_screen import GameScreen
 
-__all__ = ["ReplayBehaviour", "replay_screen"]
+__all__ = ["ReplayBehaviour", "ReplayGameChooser", "replay_screen"]
 
 PLAY_INTERVAL = 0.8
 """Seconds between steps while playing."""
@@ -288,3 +291,46 @@ def replay_screen(replay: Replay) -> GameScreen:
         setattr(screen, f"action_{name}", screen.refuse)  # type: ignore[attr-defined]
     screen._view_seat = replay.follow if replay.follow >= 0 else 0
     return screen
+
+
+class ReplayGameChooser(ModalScreen[int | None]):
+    """Which game of a save holding several to replay (Return chooses, Escape goes back)."""
+
+    BINDINGS = [Binding("escape", "cancel", _("Back"))]
+
+    DEFAULT_CSS = """
+    ReplayGameChooser { align: center middle; }
+    ReplayGameChooser #replay-games {
+        width: 60; height: auto; max-height: 18; border: round $primary; background: $surface;
+    }
+    """
+
+    def __init__(self, games: list[tuple[int, tuple[float, ...] | None, int]]) -> None:
+        super().__init__()
+        translate_bindings(self, _)
+        self.games = games
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for number, scores, moves in self.games:
+            if scores is None:
+                text = _("Game {number}: unfinished, {moves} moves", number=number + 1, moves=moves)
+            else:
+                shown = " – ".join(f"{score:g}" for score in scores)
+                text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
+            options.append(Option(Text(safe_text(text, 56)), id=str(number)))
+        chooser = OptionList(*options, id="replay-games")
+        chooser.border_title = _("This save holds {count} games: which one?", count=len(self.games))
+        yield chooser
+
+    def on_mount(self) -> None:
+        chooser = self.query_one(OptionList)
+        chooser.highlighted = len(self.games) - 1  # the latest, as without a choice
+        chooser.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(int(event.option.id or 0))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
@@ -29,6 +29,7 @@ class SettingsScreen(Screen):
     SettingsScreen .row Label { width: 16; padding: 1 1 0 0; }
     SettingsScreen .row Select { width: 32; }
     SettingsScreen .row Input { width: 32; }
+    SettingsScreen #hall-of-fame-name { width: auto; }
     SettingsScreen #settings-message { height: auto; }
     SettingsScreen #settings-message.error { color: $text-error; }
     SettingsScreen #settings-buttons { height: 3; }
@@ -64,6 +65,11 @@ class SettingsScreen(Screen):
             with Horizontal(classes="row"):
                 yield Label(_("Bot delay (s)"))
                 yield Input(str(self.app.bot_delay), id="bot-delay", type="number")
+            with Horizontal(classes="row"):
+                yield Label(_("Hall of fame"))
+                yield Checkbox(
+                    _("Show my name in a server's hall of fame"), config.hall_of_fame_name, id="hall-of-fame-name"
+                )
             if games:
                 with Horizontal(classes="row"):
                     yield Label(_("Names for"))
@@ -91,6 +97,7 @@ class SettingsScreen(Screen):
             "language": str(self.query_one("#language", Select).value),
             "theme": str(self.query_one("#theme", Select).value),
             "bot_delay": self.query_one("#bot-delay", Input).value.strip(),
+            "hall_of_fame_name": self.query_one("#hall-of-fame-name", Checkbox).value,
         }
         self._shown_names: dict[str, list[str]] = {}
         self._typed_names: dict[str, list[str]] = {}
@@ -180,6 +187,9 @@ class SettingsScreen(Screen):
         names = self._changed_names()
         if names is None:
             return
+        shown = self.query_one("#hall-of-fame-name", Checkbox).value
+        if shown != self._shown["hall_of_fame_name"]:
+            config.set_general("hall_of_fame_name", shown)
         if language != self._shown["language"]:
             config.set_general("language", language)
         if theme != self._shown["theme"]:
@@ -198,10 +208,14 @@ class SettingsScreen(Screen):
             return
         if delay is not None:
             self.app.bot_delay = delay
+        if shown != self._shown["hall_of_fame_name"] and getattr(self.app, "tables", None) is not None:
+            from gamenight.tables.protocol import HallName
+
+            self.run_worker(self.app.tables.send(HallName(shown)), exit_on_error=False)
         text = _("Settings saved to {path}.", path=config.path)
         if language != self._shown["language"]:
             text += " " + _("A new language applies from the next start.")
-        self._shown.update(language=language, theme=theme, bot_delay=delay_text)
+        self._shown.update(language=language, theme=theme, bot_delay=delay_text, hall_of_fame_name=shown)
         for (game_id, seat), name in names.items():
             self._shown_names[game_id][seat] = name
         self._say(text)

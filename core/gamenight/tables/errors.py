@@ -26,5 +26,10 @@ def refusal_text(code: str, message: str) -> str:
         "chat-flood": _("You are chatting too fast."),
         "not-over": _("The game is not over yet."),
         "protocol": _("The table service refused the connection: {reason}", reason=safe_text(message, limit=200)),
+        "not-recorded": _("The server did not record your game: {reason}", reason=safe_text(message, limit=200)),
+        "no-records": _("This server keeps no records."),
+        "record-flood": _("Too many games sent to the server's records at once."),
+        "record-busy": _("The server's records are busy; this game was not recorded there."),
+        "hall-flood": _("Too many hall of fame requests."),
     }
     return texts.get(code) or _("The table service refused: {reason}", reason=safe_text(message, limit=200))

@@ -34,6 +34,12 @@ __all__ = [
     "Error",
     "Event",
     "Finished",
+    "HallGame",
+    "HallName",
+    "HallOfFame",
+    "HallQuery",
+    "HallScore",
+    "HallSeat",
     "Hello",
     "InterludeInfo",
     "Join",
@@ -43,10 +49,12 @@ __all__ = [
     "OpenTable",
     "ProtocolError",
     "RateLimiter",
+    "Recorded",
     "SeatInfo",
     "SeatSpec",
     "ServiceMessage",
     "Snapshot",
+    "SoloGame",
     "Start",
     "TableInfo",
     "TableList",
@@ -161,7 +169,59 @@ class Ack(msgspec.Struct, tag="ack", forbid_unknown_fields=True):
     key: Short
 
 
-ClientMessage = Hello | ListTables | OpenTable | Join | Watch | Leave | Start | Move | Chat | Ack | Again
+MAX_SOLO_LOG = 4000
+"""Most actions a finished solo game sent for the server's records may hold (a Yatzy game takes ~100)."""
+
+Action = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+LogSeat = Annotated[int, msgspec.Meta(ge=-1, le=15)]
+
+
+class SoloGame(msgspec.Struct, tag="solo", forbid_unknown_fields=True):
+    """A game the room played on its own, finished, for the server's records.
+
+    It carries what decides the game, never its scores: the service replays the
+    log with the game's rules and records only what the replay proves, the
+    person's seat under the connection's own name.  ``bots[i]`` is seat i's bot,
+    ``""`` for the person's (one) seat.
+    """
+
+    game: GameId
+    plugin_version: Short
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+    game_number: Annotated[int, msgspec.Meta(ge=0, le=100_000)]
+    bots: Annotated[list[Short], msgspec.Meta(min_length=1, max_length=16)]
+    log: Annotated[list[tuple[LogSeat, Action]], msgspec.Meta(max_length=MAX_SOLO_LOG)]
+    options: Annotated[dict[Short, OptionValue], msgspec.Meta(max_length=32)] = {}
+
+
+class HallQuery(msgspec.Struct, tag="hall", forbid_unknown_fields=True):
+    """Ask for the hall of fame: ``game``'s best scores and the latest finished games."""
+
+    game: GameId = "yatzy"
+
+
+class HallName(msgspec.Struct, tag="hall-name", forbid_unknown_fields=True):
+    """Whether this person's name shows in the hall of fame (else "anonymous"); their setting."""
+
+    shown: bool
+
+
+ClientMessage = (
+    Hello
+    | ListTables
+    | OpenTable
+    | Join
+    | Watch
+    | Leave
+    | Start
+    | Move
+    | Chat
+    | Ack
+    | Again
+    | SoloGame
+    | HallQuery
+    | HallName
+)
 
 
 # -- service -> client -------------------------------------------------------------
@@ -271,7 +331,52 @@ class Error(msgspec.Struct, tag="error"):
     message: str
 
 
-ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Finished | Error
+class Recorded(msgspec.Struct, tag="recorded"):
+    """A :class:`SoloGame` was proven by its replay and is in the server's records."""
+
+    game: str
+    scores: list[float]
+    """The scores the replay gave (the room's own claim is never asked for)."""
+
+
+HALL_SIZE = 10
+"""Entries in each list of the hall of fame."""
+
+
+class HallScore(msgspec.Struct):
+    rank: int
+    score: float
+    name: str
+    """The player's name, or ``""`` for one who stays anonymous."""
+    finished: float
+
+
+class HallSeat(msgspec.Struct):
+    name: str
+    """A person's name (``""``: anonymous), or a bot's seat name."""
+    bot: str
+    """The bot's id, ``""`` for a person."""
+    score: float
+    won: bool
+
+
+class HallGame(msgspec.Struct):
+    game: str
+    finished: float
+    seats: list[HallSeat]
+
+
+class HallOfFame(msgspec.Struct, tag="hall-of-fame"):
+    """The answer to :class:`HallQuery` (at most :data:`HALL_SIZE` entries in each list)."""
+
+    game: str
+    available: bool
+    """False when the server keeps no records (the lists are then empty)."""
+    top: list[HallScore]
+    recent: list[HallGame]
+
+
+ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Finished | Error | Recorded | HallOfFame
 
 _encoder = msgspec.msgpack.Encoder()
 _client_decoder = msgspec.msgpack.Decoder(ClientMessage)

@@ -12,6 +12,14 @@ threads from their seat's view only, and sends each connection only its own
 seat's view (watchers :func:`~gamenight.sdk.observer_view`).  Every move is
 saved (the ordinary save format, plus the table's seats) under the data dir,
 and a new service restores the running tables from there.
+
+The service also keeps the server-wide records (``DATA_DIR/records.sqlite3``,
+:mod:`gamenight.records.store`), which no sandboxed room can reach: every
+finished shared table's game, and each room's finished solo game once its log
+has been replayed with the game's rules (:mod:`gamenight.records.verify`, in a
+worker thread, bounded in time, size and rate).  The database is used from one
+thread of its own, never from the event loop.  Rooms ask for the hall of fame
+(the best scores and the latest games) with :class:`~gamenight.tables.protocol.HallQuery`.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import logging
 import secrets
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +53,11 @@ CHAT_LIMIT = 200
 MAX_TABLES = 200
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
+MAX_VERIFYING = 2
+"""Solo games replayed at once (each in a worker thread); a game sent while they are busy is refused."""
+VERIFY_BUDGET = 5.0
+"""Seconds one solo game's replay may take before it is refused (a Yatzy game takes milliseconds)."""
+RECORDS_FILE = "records.sqlite3"
 
 
 @dataclass
@@ -64,6 +78,12 @@ class Connection:
     """How many of its table's move descriptions this connection has been sent in snapshots."""
     listing: bool = False
     """It asked for the table list: it is sent again whenever a table changes."""
+    solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
+    """Solo games sent for the records: one every few seconds (a game takes minutes to play)."""
+    halls: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=5))
+    """Hall of fame queries and name settings."""
+    verifying: bool = False
+    """One of its solo games is being replayed: another one sent meanwhile is refused."""
 
     def send(self, message: msgspec.Struct) -> None:
         if self.closed:
@@ -142,9 +162,23 @@ class TableService:
         bot_time_budget: float = 2.0,
         seed: int | None = None,
         message_rate: tuple[float, float] = (20.0, 40.0),
+        records: bool = True,
+        verify_budget: float = VERIFY_BUDGET,
     ) -> None:
         self.registry = registry
         self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.keep_records = records and self.data_dir is not None
+        """Keep the server-wide records under the data dir (opened by :meth:`start`)."""
+        self.records: Any = None
+        """The open :class:`~gamenight.records.store.RecordsStore`, used only in :attr:`_db`'s thread."""
+        self._db: ThreadPoolExecutor | None = None
+        self._db_tasks: set[asyncio.Future[Any]] = set()
+        self._verifying = 0
+        self.verify_budget = verify_budget
+        self._halls: dict[str, p.HallOfFame] = {}
+        """The hall of fame's answer per game, until the next record is written."""
+        self._shown: dict[str, bool] = {}
+        """Each identity's hall of fame name setting as last written (so a repeat writes nothing)."""
         self.away_timeout = away_timeout
         self.message_rate = message_rate
         """``(per second, burst)`` of messages a connection may send (simulated clients need more)."""
@@ -160,9 +194,11 @@ class TableService:
     # -- life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Restore the running tables saved under the data dir."""
+        """Open the server-wide records and restore the running tables saved under the data dir."""
         if self.data_dir is None:
             return
+        if self.keep_records:
+            await self._open_records(self.data_dir / RECORDS_FILE)
         folder = self.data_dir / "tables"
         for path in sorted(folder.glob("*.table.toml")) if folder.exists() else ():
             try:
@@ -189,6 +225,7 @@ class TableService:
             self._save_now(table)
         for connection in list(self.connections):
             connection.close()
+        await self._close_records()
 
     def _launch(self, table: Table) -> None:
         table.driver = asyncio.create_task(self._drive(table), name=f"table-{table.id}")
@@ -293,6 +330,12 @@ class TableService:
                 self._ack(connection, message)
             case p.Again():
                 self._again(connection)
+            case p.SoloGame():
+                self._solo(connection, message)
+            case p.HallQuery():
+                self._hall(connection, message)
+            case p.HallName():
+                self._hall_name(connection, message)
 
     # -- tables ------------------------------------------------------------------------------
 
@@ -551,6 +594,7 @@ class TableService:
             if not table.match.recorded:
                 table.match.record_result()
                 self._send_saves(table)
+                self._record_table(table)
             table.match.start_game()
             table.again.clear()
             table.acks.clear()
@@ -617,6 +661,7 @@ class TableService:
             elif match.over and not match.recorded:
                 match.record_result()
                 self._send_saves(table)
+                self._record_table(table)
                 self._changed(table)
             timeouts = [table.deadline - time.monotonic()] if table.deadline else []
             timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
@@ -696,6 +741,151 @@ class TableService:
         message = p.Finished(table.id, text)
         for connection in seated:
             connection.send(message)
+
+    # -- the server-wide records -----------------------------------------------------------
+
+    async def _in_db(self, function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` in the records' own thread (SQLite's connection lives there)."""
+        assert self._db is not None
+        return await asyncio.get_running_loop().run_in_executor(self._db, function, *args)
+
+    async def _open_records(self, path: Path) -> None:
+        from gamenight.records.store import RecordsStore, RecordsUnavailable
+
+        self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
+        try:
+            self.records = await self._in_db(RecordsStore.open, path)
+        except RecordsUnavailable as error:
+            log.warning("no server-wide records: %s", safe_text(error, limit=300))
+            self.records = None
+
+    async def _close_records(self) -> None:
+        """Wait for the writes under way (a few seconds at most), then close the database."""
+        if self._db is None:
+            return
+        pending = [task for task in self._db_tasks if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=10)
+        if self.records is not None:
+            store, self.records = self.records, None
+            with contextlib.suppress(Exception):
+                await self._in_db(store.close)
+        self._db.shutdown(wait=False)
+        self._db = None
+
+    def _background(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._db_tasks.add(task)
+        task.add_done_callback(self._db_tasks.discard)
+
+    def _record_table(self, table: Table) -> None:
+        """Keep a shared table's finished game in the server-wide records (written off the loop)."""
+        if self.records is None:
+            return
+        from gamenight.records.store import record_from_match
+        from gamenight.records.verify import with_identities
+
+        try:
+            record = record_from_match(table.match)
+        except Exception as error:  # a plugin's outcome failing: the table goes on unrecorded
+            log.warning("table %s: not recorded: %s", table.id, safe_text(error, limit=200))
+            return
+        identities = [
+            owner if owner is not None and not table.bot_plays(seat) else None
+            for seat, owner in enumerate(table.owners)
+        ]
+        self._background(self._write(with_identities(record, identities), f"table {table.id}"))
+
+    async def _write(self, record: Any, what: str) -> bool:
+        try:
+            await self._in_db(self.records.add, record)
+        except Exception as error:  # busy past the timeout, disk full: logged, nothing else stops
+            log.warning("%s: not recorded: %s", what, safe_text(error, limit=200))
+            return False
+        self._halls.clear()
+        log.info("%s: %s recorded", what, record.game)
+        return True
+
+    def _solo(self, connection: Connection, message: p.SoloGame) -> None:
+        """A room's finished solo game: replayed in a worker thread, recorded if the replay proves it."""
+        if self.records is None:
+            return self._refuse(connection, "no-records", "this server keeps no records", fatal=False)
+        if connection.verifying or not connection.solos.allow():
+            return self._refuse(connection, "record-flood", "too many games sent for the records", fatal=False)
+        if self._verifying >= MAX_VERIFYING:
+            return self._refuse(connection, "record-busy", "the records are busy; not recorded", fatal=False)
+        connection.verifying = True
+        self._verifying += 1
+        self._background(self._verify_solo(connection, message))
+
+    async def _verify_solo(self, connection: Connection, message: p.SoloGame) -> None:
+        from gamenight.records.verify import NotProven, verify_game
+
+        try:
+            try:
+                record = await asyncio.wait_for(
+                    asyncio.to_thread(
+                        verify_game,
+                        self.registry,
+                        message.game,
+                        message.plugin_version,
+                        dict(message.options),
+                        message.seed,
+                        message.game_number,
+                        list(message.bots),
+                        list(message.log),
+                        connection.name,
+                        connection.identity,
+                        self.verify_budget,
+                    ),
+                    self.verify_budget + 5,
+                )
+            except (NotProven, TimeoutError) as error:
+                reason = str(error) or "the replay took too long"
+                return self._refuse(connection, "not-recorded", safe_text(reason, limit=200), fatal=False)
+            if self.records is not None and await self._write(record, f"solo game of {connection.identity}"):
+                connection.send(p.Recorded(record.game, [seat.score for seat in record.seats]))
+        finally:
+            connection.verifying = False
+            self._verifying -= 1
+
+    def _hall_name(self, connection: Connection, message: p.HallName) -> None:
+        if not connection.halls.allow():
+            return self._refuse(connection, "hall-flood", "too many hall of fame requests", fatal=False)
+        if self.records is None or self._shown.get(connection.identity) == message.shown:
+            return
+        self._shown[connection.identity] = message.shown
+        self._background(self._write_shown(connection.identity, message.shown))
+
+    async def _write_shown(self, identity: str, shown: bool) -> None:
+        try:
+            await self._in_db(self.records.set_shown, identity, shown)
+        except Exception as error:
+            log.warning("hall of fame setting of %s not kept: %s", identity, safe_text(error, limit=200))
+            self._shown.pop(identity, None)
+            return
+        self._halls.clear()
+
+    def _hall(self, connection: Connection, message: p.HallQuery) -> None:
+        if not connection.halls.allow():
+            return self._refuse(connection, "hall-flood", "too many hall of fame requests", fatal=False)
+        if self.records is None:
+            return connection.send(p.HallOfFame(message.game, False, [], []))
+        cached = self._halls.get(message.game)
+        if cached is not None:
+            return connection.send(cached)
+        self._background(self._answer_hall(connection, message.game))
+
+    async def _answer_hall(self, connection: Connection, game: str) -> None:
+        try:
+            answer = await self._in_db(_read_hall, self.records, game)
+        except Exception as error:
+            log.warning("hall of fame not read: %s", safe_text(error, limit=200))
+            answer = p.HallOfFame(game, False, [], [])
+        else:
+            if game in self.registry.games:  # a made-up game id is answered, never kept
+                self._halls[game] = answer
+        connection.send(answer)
 
     # -- what each connection sees ---------------------------------------------------------
 
@@ -895,6 +1085,26 @@ def _describe(match: Match) -> list[tuple[int, str]]:
             (entry.seat, fill_seat_names(match.rules.describe_action(before, entry.action, entry.seat), names))
         )
     return lines
+
+
+def _read_hall(store: Any, game: str) -> p.HallOfFame:
+    """The hall of fame of ``game`` from the records (in the records' thread), bounded and plain."""
+    top = [
+        p.HallScore(rank, float(score), safe_text(name or "", limit=32), float(finished))
+        for rank, (score, name, finished) in enumerate(store.hall_high_scores(game, p.HALL_SIZE), start=1)
+    ]
+    recent = [
+        p.HallGame(
+            record.game,
+            record.finished,
+            [
+                p.HallSeat(safe_text(seat.name or "", limit=32), seat.bot or "", seat.score, seat.place == 1)
+                for seat in record.seats[:16]
+            ],
+        )
+        for record in store.hall_recent(p.HALL_SIZE)
+    ]
+    return p.HallOfFame(game, True, top, recent)
 
 
 def _usable_name(name: str, identity: str) -> str:

@@ -129,6 +129,11 @@ def test_a_file_written_at_schema_1_keeps_its_games(tmp_path: Path) -> None:
     record = store.get(7)
     assert record is not None and record.seats[0].score == 254.0 and record.log == ((0, "keep 11111"),)
     assert store.games_played() == ["yatzy"] and store.person_totals("yatzy", "You") == (1, 1.0, 254.0, 254.0)
+    # schema 2: who held a seat on a server, and whether they show their name; a game of before has no owner
+    assert store.version == SCHEMA_VERSION >= 2
+    assert store.hall_high_scores("yatzy") == [(254.0, "You", 2.0)]
+    store.set_shown("k-you", False)
+    assert [seat.name for seat in store.hall_recent()[0].seats] == ["You"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,135 @@
+"""The hall of fame of a hosted room's server: its best Yatzy scores and its latest finished games.
+
+The room asks the table service (:class:`~gamenight.tables.protocol.HallQuery`)
+and shows the bounded answer; the server keeps the records, the room never
+reads them.  A player who chose not to show their name is "anonymous".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+
+from gamenight.i18n import _, translator
+from gamenight.records.text import top_ten_text
+from gamenight.tables import protocol as p
+from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
+
+__all__ = ["HallScreen", "hall_text"]
+
+HALL_GAME = "yatzy"
+"""The game whose best scores the hall shows."""
+
+
+class HallScreen(Screen):
+    """The server's top ten and its latest games, asked for when the screen opens."""
+
+    BINDINGS = [
+        Binding("r", "refresh_hall", _("Refresh")),
+        Binding("escape,q", "app.pop_screen", _("Back")),
+    ]
+
+    DEFAULT_CSS = """
+    HallScreen #hall-title {
+        dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+    }
+    HallScreen #hall-body { height: 1fr; padding: 0 1; border: round $panel; }
+    HallScreen #hall-text { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, game: str = HALL_GAME) -> None:
+        super().__init__()
+        translate_bindings(self, _)
+        self.game = game
+        self.answer: p.HallOfFame | None = None
+        """The service's last answer (tests read it)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(_("Hall of fame — this server"), id="hall-title")
+        with VerticalScroll(id="hall-body"):
+            yield Static(_("Asking the server…"), id="hall-text")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.action_refresh_hall()
+
+    def action_refresh_hall(self) -> None:
+        client = getattr(self.app, "tables", None)
+        if client is None:
+            self.query_one("#hall-text", Static).update(_("The server cannot be asked now."))
+            return
+        self.run_worker(client.send(p.HallQuery(self.game)), exit_on_error=False)
+
+    def table_message(self, message: Any) -> None:
+        """A message from the table service (the app hands every one to the screens)."""
+        if isinstance(message, p.HallOfFame) and message.game == self.game:
+            self.answer = message
+            self.query_one("#hall-text", Static).update(hall_text(message, self.app.registry))
+
+    def tables_changed(self) -> None:
+        if getattr(self.app, "tables", None) is None and self.app.screen is self:
+            self.app.pop_screen()
+
+
+def _game_labels(registry: Any, game_id: str) -> tuple[str, dict[str, str]]:
+    game = registry.games.get(game_id)
+    if game is None:
+        return safe_text(game_id, 32), {}
+    t = translator(game_id)
+    return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
+
+
+def hall_text(answer: p.HallOfFame, registry: Any) -> Text:
+    """The answer as text: the top ten as BSD's games print it, then the latest games, newest first."""
+    if not answer.available:
+        return Text(_("This server keeps no records."))
+    title, _bots = _game_labels(registry, answer.game)
+    text = Text()
+    text.append(_("{game}: the best scores on this server", game=safe_text(title, 40)) + "\n", style="bold")
+    if answer.top:
+        anonymous = _("anonymous")
+        entries = [
+            _Score(entry.rank, entry.score, safe_text(entry.name, 32) or anonymous, entry.finished)
+            for entry in answer.top[: p.HALL_SIZE]
+        ]
+        text.append(top_ten_text(entries) + "\n")
+    else:
+        text.append(_("No games yet.") + "\n")
+    text.append("\n" + _("Latest games") + "\n", style="bold")
+    if not answer.recent:
+        text.append(_("No games yet."))
+    for game in answer.recent[: p.HALL_SIZE]:
+        game_title, bots = _game_labels(registry, game.game)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(datetime.fromtimestamp(game.finished).strftime("%Y-%m-%d %H:%M"))
+        line.append(f"  {safe_text(game_title, 20)}:", style="bold")
+        for seat in game.seats[:16]:
+            if seat.bot:
+                name = safe_text(bots.get(seat.bot, seat.bot), 20)
+            else:
+                name = safe_text(seat.name, 32) or _("anonymous")
+            line.append(" ")
+            line.append(f"{name} {_score(seat.score)}", style="bold" if seat.won else "")
+        text.append(line)
+        text.append("\n")
+    return text
+
+
+def _score(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+class _Score:
+    """One line of the top ten, as :func:`~gamenight.records.text.top_ten_text` reads it."""
+
+    def __init__(self, rank: int, score: float, name: str, finished: float) -> None:
+        self.rank, self.score, self.name, self.finished = rank, score, name, finished

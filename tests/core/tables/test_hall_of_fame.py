@@ -1,0 +1,130 @@
+"""The hosted lobby's hall of fame, by keys at 80x24 in both languages: the server's best Yatzy scores
+and latest games, each player named as they chose; the setting that hides one's name; nothing locally."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from gamenight.i18n import get_language, set_language
+from gamenight.sdk.testing import make_room
+from gamenight.tables import protocol as p
+from gamenight.widgets.key_bar import KeyBar
+from rich.cells import cell_len
+from rich.console import Console
+from textual.widgets import Checkbox, Static
+
+from tests.core.tables.conftest import REGISTRY, connect
+from tests.core.tables.test_server_records import recorded_or_refused, solo_game, stored
+from tests.core.tables.test_tables_lobby import room_for, until
+
+
+async def a_played_server(service) -> dict[str, float]:
+    """Ann (who hides her name) and Ben each send a finished solo Yatzy game; their scores."""
+    scores = {}
+    for number, (identity, name, shown) in enumerate((("k-ann", "ann", False), ("k-ben", "ben", True))):
+        client = await connect(service, identity, name)
+        await client.send(p.HallName(shown))
+        message, game_scores = solo_game(seed=20 + number, rng_seed=number)
+        await client.send(message)
+        assert isinstance(await recorded_or_refused(client), p.Recorded)
+        scores[name] = game_scores[0]
+        await client.close()
+    return scores
+
+
+def plain(renderable) -> str:
+    console = Console(width=60, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def hall_lines(app) -> list[str]:
+    return str(app.screen.query_one("#hall-text", Static).render()).splitlines()
+
+
+async def open_hall(pilot, app) -> None:
+    await until(pilot, lambda: "f" in app.screen.active_bindings, what="the Hall of fame key")
+    hint = "f: このサーバーの殿堂" if get_language() == "ja" else "f: this server’s hall of fame"
+    await until(pilot, lambda: hint in plain(app.screen.query_one("#about", Static).content), what="the key's hint")
+    await pilot.press("f")
+    await until(pilot, lambda: type(app.screen).__name__ == "HallScreen", what="the hall")
+    await until(pilot, lambda: app.screen.answer is not None, what="the server's answer")
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_lobby_shows_the_servers_best_scores_and_latest_games(service, tmp_path, language):
+    scores = await a_played_server(service)
+    set_language(language)
+    cat = await room_for(service, "cat", tmp_path, REGISTRY)
+    async with cat.run_test(size=(80, 24)) as pilot:
+        await open_hall(pilot, cat)
+        lines = hall_lines(cat)
+        anonymous = "匿名" if language == "ja" else "anonymous"
+        best = sorted(scores.items(), key=lambda item: -item[1])
+        top = [line for line in lines if line.strip()[:1].isdigit() and line.lstrip().split()[0] in ("1", "2")]
+        assert len(top) == 2
+        for line, (name, score) in zip(top, best, strict=True):
+            assert f"{score:g}" in line and (name if name == "ben" else anonymous) in line
+        assert "ann" not in "\n".join(lines)  # her name never reaches another room
+        heading = "最近のゲーム" if language == "ja" else "Latest games"
+        recent = lines[lines.index(heading) + 1 :]
+        assert len([line for line in recent if line.strip()]) == 2
+        assert "ben" in recent[0] and anonymous in recent[1]  # newest first
+        assert all(cell_len(line) <= 76 for line in lines)  # inside the 80-column frame
+        bar = str(cat.screen.query_one(KeyBar).render())
+        assert ("戻る" if language == "ja" else "Back") in bar
+        await pilot.press("escape")
+        await until(pilot, lambda: type(cat.screen).__name__ == "LobbyScreen", what="back in the lobby")
+
+
+async def test_an_empty_hall_says_so(service, tmp_path):
+    cat = await room_for(service, "cat", tmp_path, REGISTRY)
+    async with cat.run_test(size=(80, 24)) as pilot:
+        await open_hall(pilot, cat)
+        assert hall_lines(cat).count("No games yet.") == 2
+
+
+async def test_a_local_room_has_no_hall_of_fame_key(tmp_path):
+    room = make_room(REGISTRY, tmp_path)
+    async with room.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: type(room.screen).__name__ == "LobbyScreen" and room.registry_loaded)
+        assert "f" not in room.screen.active_bindings
+        await pilot.press("f")
+        await pilot.pause()
+        assert type(room.screen).__name__ == "LobbyScreen"
+
+
+async def test_turning_the_setting_off_makes_past_games_anonymous(service, tmp_path):
+    message, _scores = solo_game(seed=31)
+    dan = await room_for(service, "dan", tmp_path, REGISTRY)
+    async with dan.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: dan.tables is not None and dan.tables.name, what="connected")
+        dan.tables.keep_all = True
+        await dan.tables.send(message)  # a game Dan finished earlier, while his name showed
+        assert isinstance(await recorded_or_refused(dan.tables), p.Recorded)
+        await open_hall(pilot, dan)
+        assert any("Dan" in line for line in hall_lines(dan))
+        await pilot.press("escape")
+        await until(pilot, lambda: type(dan.screen).__name__ == "LobbyScreen")
+        await pilot.press("s")
+        await until(pilot, lambda: type(dan.screen).__name__ == "SettingsScreen")
+        box = dan.screen.query_one("#hall-of-fame-name", Checkbox)
+        assert box.value is True  # on by default
+        box.focus()
+        await pilot.press("space", "ctrl+s")
+        await until(pilot, lambda: dan.config.hall_of_fame_name is False, what="the setting saved")
+        assert "hall_of_fame_name = false" in (tmp_path / "dan" / "config.toml").read_text()
+        await until(
+            pilot,
+            lambda: (
+                stored(service).connection.execute("SELECT shown FROM players WHERE identity = 'dan'").fetchall()
+                == [(0,)]
+            ),
+            what="the server told",
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: type(dan.screen).__name__ == "LobbyScreen")
+        await open_hall(pilot, dan)
+        text = "\n".join(hall_lines(dan))
+        assert "Dan" not in text and "anonymous" in text

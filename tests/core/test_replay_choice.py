@@ -1,0 +1,95 @@
+"""``gamenight replay FILE`` of a save holding several games: ``--game N``, or the room asks which."""
+
+from __future__ import annotations
+
+import pytest
+from gamenight.cli import main
+from gamenight.i18n import set_language
+from gamenight.match import Match, SeatConfig
+from gamenight.saves import save_match
+from gamenight.screens.replay_screen import ReplayBehaviour, ReplayGameChooser
+from gamenight.sdk import CHANCE
+from gamenight.sdk.testing import make_room
+from textual.widgets import OptionList
+
+from tests.core.tour import screen_text
+
+
+def play(match: Match, moves: int | None = None) -> None:
+    """Play ``match``'s current game on (to its end, or ``moves`` more actions)."""
+    done = 0
+    while not match.over and (moves is None or done < moves):
+        if match.to_move() == CHANCE:
+            match.apply_chance()
+        elif match.bot_to_move():
+            match.apply(match.bot_choice())
+        else:
+            match.apply(match.legal_actions()[-1])
+        done += 1
+
+
+def a_save_of_three_games(registry, tmp_path):
+    """Two finished games of Nim and a third one move in; the save's path and each game's length."""
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 7}, seed=5)
+    lengths = []
+    for _ in range(2):
+        play(match)
+        lengths.append(len(match.log))
+        match.record_result()
+        match.start_game()
+    play(match, moves=1)
+    lengths.append(1)
+    return save_match(match, tmp_path / "three.toml"), lengths
+
+
+async def until_screen(pilot, kind) -> None:
+    for _ in range(200):
+        await pilot.pause(0.01)
+        if isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted:
+            return
+    raise AssertionError(f"{kind.__name__} never came")
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_save_of_several_games_asks_which_to_replay(nim_registry, tmp_path, language):
+    set_language(language)
+    path, lengths = a_save_of_three_games(nim_registry, tmp_path)
+    app = make_room(nim_registry, tmp_path, start_replay=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayGameChooser)
+        chooser = app.screen.query_one(OptionList)
+        assert chooser.option_count == 3 and chooser.highlighted == 2  # the latest, as without a choice
+        text = "\n".join(screen_text(app))
+        if language == "ja":
+            assert "このセーブには 3 ゲームあります" in text and "ゲーム 3: 途中（1 手）" in text
+        else:
+            assert "This save holds 3 games: which one?" in text and "Game 3: unfinished, 1 moves" in text
+        await pilot.press("up", "enter")
+        await until_screen(pilot, ReplayBehaviour)
+        assert app.screen.replay.game_number == 1 and app.screen.replay.steps == lengths[1]
+        assert all(len(line) <= 80 for line in screen_text(app))
+
+
+async def test_a_save_of_one_game_replays_it_without_asking(nim_registry, tmp_path):
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 7}, seed=5)
+    play(match, moves=2)
+    path = save_match(match, tmp_path / "one.toml")
+    app = make_room(nim_registry, tmp_path, start_replay=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayBehaviour)
+        assert app.screen.replay.steps == 2
+
+
+async def test_game_n_replays_that_game_and_a_missing_one_is_refused(nim_registry, tmp_path, capsys, monkeypatch):
+    path, lengths = a_save_of_three_games(nim_registry, tmp_path)
+    app = make_room(nim_registry, tmp_path, start_replay=path, start_replay_game=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayBehaviour)
+        assert app.screen.replay.game_number == 0 and app.screen.replay.steps == lengths[0]
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    assert main(["replay", str(path), "--game", "4"]) == 1
+    assert "The save holds 3 games; there is no game 4." in capsys.readouterr().err
+    ran = []
+    monkeypatch.setattr("gamenight.app.GameNightApp.run", lambda self: ran.append(self.start_replay_game))
+    assert main(["replay", str(path), "--game", "2"]) == 0
+    assert ran == [1]

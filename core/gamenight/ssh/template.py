@@ -438,6 +438,62 @@ def preload() -> None:
     from gamenight.plugins import load_registry
 
     load_registry()  # imports every game (the room loads its registry again, from these modules)
+    warm_up()
+
+
+def warm_up() -> None:
+    """Open the lobby once, headless, in a throwaway folder (default config, no user's data), in
+    both kinds of theme a session gets: what is imported, parsed and cached on the way (lazy
+    imports, Textual's selector and scalar caches, Rich's styles) is then shared by every room.
+    Ends with every thread it started ended (the template must be single-threaded)."""
+    import asyncio
+    import shutil
+    import tempfile
+
+    from gamenight.app import GameNightApp
+    from gamenight.config import Config
+    from gamenight.themes import SIXTEEN_COLOUR_THEME
+
+    folder = tempfile.mkdtemp(prefix="gamenight-template-")
+    saved = dict(os.environ)
+    os.environ.update(
+        {
+            "HOME": folder,
+            "XDG_CONFIG_HOME": folder,
+            "XDG_DATA_HOME": folder,
+            "XDG_STATE_HOME": folder,
+            "XDG_CACHE_HOME": folder,
+            "GAMENIGHT_DATA": folder,
+            "GAMENIGHT_CONFIG": os.path.join(folder, "config.toml"),
+            "GAMENIGHT_CRASH_LOG": os.path.join(folder, "crash.log"),
+            "GAMENIGHT_HOSTED": "1",
+        }
+    )
+
+    async def lobby(theme: str | None) -> None:
+        from pathlib import Path
+
+        home = Path(folder)
+        app = GameNightApp(
+            config=Config.load(home / "config.toml"),
+            saves_dir=home / "saves",
+            theme_name=theme,
+            records_path=home / "records.sqlite3",
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):  # the games arrive from a worker thread: wait for it (10 s at most)
+                if app.registry_loaded:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+
+    try:
+        for theme in (None, SIXTEEN_COLOUR_THEME):
+            asyncio.run(lobby(theme))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def serve(control: socket.socket) -> int:

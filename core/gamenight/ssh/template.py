@@ -278,10 +278,11 @@ def _room(settings: SessionSettings) -> int:
     if settings.execute:
         os.execvpe(settings.argv[0], settings.argv, settings.env)
     sys.argv = ["gamenight", *settings.argv]
-    from gamenight.cli import main
+    import runpy
 
-    try:
-        code = main(settings.argv)
+    try:  # exactly what ``python -m gamenight ARGV`` runs (gamenight/__main__.py), in this process
+        runpy.run_module("gamenight", run_name="__main__", alter_sys=True)
+        code = 0
     except SystemExit as exit:
         code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
     for stream in (sys.stdout, sys.stderr):
@@ -642,6 +643,8 @@ class RoomTemplate:
         self.plugin_paths: list[str] = []
         self.stamp: tuple[tuple[str, float], ...] = ()
         self.alive = False
+        self.retired = False
+        """Replaced by a newer template: it ends when the last of its rooms has."""
         self.on_death: Any = None
         """Called (no arguments) when the template has gone."""
         self._control: socket.socket | None = None
@@ -749,6 +752,8 @@ class RoomTemplate:
             exit = self._exits.pop(message["exited"], None)
             if exit is not None and not exit.done():
                 exit.set_result(int(message["status"]))
+            if self.retired and not self._exits:
+                self.close()  # replaced, and the last of its rooms has ended
 
     def _gone(self) -> None:
         """The template has ended (or the socket broke): nothing more will come from it."""
@@ -918,6 +923,7 @@ class TemplateKeeper:
             self.log("template", action="plugins_changed", pid=template.pid)
             self.current = None
             template.on_death = None
+            template.retired = True
             self.retired.append(template)
             self._sweep()
             template = None

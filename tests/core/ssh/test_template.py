@@ -135,7 +135,7 @@ def test_rooms_are_spawned_when_the_template_is_off_or_cannot_be_used(start_serv
 
     # A template with a thread could not enter a user namespace: auto says why and spawns.
     env = threaded_template(tmp_path)
-    auto = start_server("--guest", "--command", FAKE_COMMAND, env=env)
+    auto = start_server("--guest", "--template", "auto", "--command", FAKE_COMMAND, env=env)
     listening = auto.of_kind("listening")[0]
     assert listening["rooms"] == "spawn"
     assert "2 threads" in listening["rooms_why"]

@@ -94,7 +94,11 @@ class Server:
             env=env,
         )
         threading.Thread(target=self._read_log, daemon=True).start()
-        listening = self.wait_event(lambda e: e["event"] == "listening", 20)
+        try:  # the server imports the room's modules in its template first (a few seconds on a busy machine)
+            listening = self.wait_event(lambda e: e["event"] == "listening", 60)
+        except BaseException:
+            self.stop()
+            raise
         self.port: int = listening["port"]
 
     def _read_log(self) -> None:

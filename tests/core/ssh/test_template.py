@@ -166,7 +166,7 @@ def test_a_dead_template_is_replaced_and_its_rooms_still_end_cleanly(start_serve
     assert bob_start["forked"] is bool(replaced_before)  # spawned while there is no template
 
     # A new template comes (at most RESTART_INTERVAL after the last start) and forks rooms again.
-    second = wait_until(lambda: server.of_kind("template", action="ready")[1:], 40, "a new template")[0]["pid"]
+    second = wait_until(lambda: server.of_kind("template", action="ready")[1:], 60, "a new template")[0]["pid"]
     assert second != first and process_alive(second)
     carol = terminals(ssh_argv(server.port, "carol", None, "-tt"))
     carol.wait_for("saves:")
@@ -196,7 +196,7 @@ def test_the_template_is_replaced_when_plugins_change_on_disk(start_server, term
     terminals(ssh_argv(server.port, "bob", None, "-tt")).wait_for("saves:")
     server.expect("template", mark, action="plugins_changed", pid=first)
     assert server.expect("session_start", mark)[0]["forked"] is False  # the old template is not used
-    second = server.expect("template", mark, action="ready")[0]["pid"]
+    second = wait_until(lambda: server.of_kind("template", mark, action="ready"), 60, "a new template")[0]["pid"]
     assert second != first
     carol = terminals(ssh_argv(server.port, "carol", None, "-tt"))
     carol.wait_for("saves:")

@@ -348,7 +348,8 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         "# serve-ssh bench",
         "",
         f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()} cores "
-        f"(shared with other work: load average {load[0]:.1f} at the start), Python {platform.python_version()}, "
+        f"(shared with other work: load average {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end), "
+        f"Python {platform.python_version()}, "
         f"asyncssh {asyncssh.__version__}. Run took {seconds:.0f} s.",
         "",
         f"Command: `{command}`",

@@ -425,9 +425,16 @@ def probe(data_dir: str) -> str | None:
     return reason.decode(errors="replace") or "the namespaces did not hide the data dir"
 
 
-PRELOAD = ("gamenight.cli", "gamenight.app", "gamenight.tables.client", "gamenight.tables.protocol")
+PRELOAD = (
+    "gamenight.cli",
+    "gamenight.app",
+    "gamenight.tables.client",
+    "gamenight.tables.protocol",
+    "gamenight.records.store",
+    "textual.scrollbar",
+)
 """What a room's first frame needs (Textual, the lobby, the screens; a hosted room connects to the
-table service at once)."""
+table service and opens its records at once)."""
 
 
 def preload() -> None:

@@ -14,7 +14,12 @@ client in this process:
    screen has gone quiet) and times keystroke-to-screen: from writing the key
    to the last byte of the redraw it causes (and to its first byte).
 
-Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--out bench/results/ssh.md]
+``--template on|off|auto`` is passed to the server: rooms forked from the room template or
+spawned (issue 18).  Issue 18's load shapes: ``--sessions 50`` (50 sessions opened one after
+another while the earlier ones stay: connect to first frame, median and p95; idle room USS) and
+``--sessions 200`` (200 idle sessions held, keystroke to screen with them held).
+
+Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--template on] [--out bench/results/ssh.md]
 """
 
 from __future__ import annotations

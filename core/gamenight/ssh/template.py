@@ -446,39 +446,10 @@ def preload() -> None:
     from gamenight.plugins import load_registry
 
     load_registry()  # imports every game (the room loads its registry again, from these modules)
+    from gamenight.ui.shared_css import share_parsed_css
+
     share_parsed_css()
     warm_up()
-
-
-def share_parsed_css() -> None:
-    """Let every Textual stylesheet in this process (the template's warm-up lobby, then each forked
-    room) reuse CSS already parsed with the same theme variables: a forked room with the default
-    theme then parses none of it again (re-parsing was about a quarter of a forked room's first
-    frame).  Textual already reuses a stylesheet's parsed rules between its own parses; this
-    only widens that cache from one stylesheet to the process.  Skipped if Textual changed."""
-    from textual.cache import LRUCache
-    from textual.css.stylesheet import Stylesheet
-
-    parse = getattr(Stylesheet, "_parse_rules", None)
-    if parse is None or getattr(parse, "shared", False):
-        return
-    shared: LRUCache[tuple, list[Any]] = LRUCache(1024)
-
-    def _parse_rules(
-        self: Any, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0, scope: str = ""
-    ) -> list[Any]:
-        variables = getattr(self, "_variables", None)
-        if not isinstance(variables, dict):
-            return parse(self, css, read_from, is_default_rules, tie_breaker, scope)
-        key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(variables.items())))
-        rules = shared.get(key)
-        if rules is None:
-            rules = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
-            shared[key] = rules
-        return rules
-
-    _parse_rules.shared = True  # type: ignore[attr-defined]
-    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
 
 
 def warm_up() -> None:

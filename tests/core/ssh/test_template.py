@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,27 @@ def test_a_template_keeps_none_of_the_servers_environment(monkeypatch: pytest.Mo
     monkeypatch.setenv("PATH", "/p")
     assert set(template_environment()) <= {"PATH", "PYTHONPATH", "LANG", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}
     assert template_environment()["PATH"] == "/p"
+
+
+def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
+    """In a process of its own: the cache changes Textual's Stylesheet class for the whole process."""
+    import subprocess
+
+    check = (
+        "from textual.css.stylesheet import Stylesheet\n"
+        "from gamenight.ui.shared_css import share_parsed_css\n"
+        "share_parsed_css()\n"
+        "share_parsed_css()  # twice: still one layer\n"
+        "css = 'Label { color: $accent; }'\n"
+        "def rules(accent):\n"
+        "    sheet = Stylesheet(variables={'accent': accent})\n"
+        "    sheet.add_source(css, ('x', 'Label'))\n"
+        "    sheet.parse()\n"
+        "    return sheet.rules\n"
+        "red, red_again, blue = rules('red'), rules('red'), rules('blue')\n"
+        "assert red[0] is red_again[0], 'same CSS and variables: parsed once'\n"
+        "assert red[0] is not blue[0] and str(red[0].styles.color) != str(blue[0].styles.color)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr

@@ -677,7 +677,10 @@ class RoomTemplate:
         import subprocess
 
         loop = asyncio.get_running_loop()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except OSError as error:
+            raise TemplateUnavailable(f"cannot start the template: {error}") from error
         argv = [sys.executable, "-m", "gamenight.ssh.template", str(theirs.fileno())]
         if self.probe_dir is not None:
             argv += ["--probe", self.probe_dir]
@@ -798,8 +801,14 @@ class RoomTemplate:
 
         if not self.alive or self._control is None:
             raise TemplateUnavailable("the template has ended")
-        data = settings.encode()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            data = settings.encode()
+        except TemplateError as error:
+            raise TemplateUnavailable(str(error)) from error
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except OSError as error:
+            raise TemplateUnavailable(f"cannot reach the template: {error}") from error
         try:
             # Queued for the forked child, which is the only one to read it.
             socket.send_fds(ours, [data], [pty] if tables is None else [pty, tables])
@@ -981,7 +990,7 @@ class TemplateKeeper:
         template = RoomTemplate(self.probe_dir)
         try:
             await template.start()
-        except TemplateUnavailable as error:
+        except Exception as error:  # TemplateUnavailable, or the machine out of something: spawn meanwhile
             self.log("template", action="failed", detail=str(error))
             return
         finally:

@@ -14,7 +14,12 @@ client in this process:
    screen has gone quiet) and times keystroke-to-screen: from writing the key
    to the last byte of the redraw it causes (and to its first byte).
 
-Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--out bench/results/ssh.md]
+``--template on|off|auto`` is passed to the server: rooms forked from the room template or
+spawned (issue 18).  Issue 18's load shapes: ``--sessions 50`` (50 sessions opened one after
+another while the earlier ones stay: connect to first frame, median and p95; idle room USS) and
+``--sessions 200`` (200 idle sessions held, keystroke to screen with them held).
+
+Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--template on] [--out bench/results/ssh.md]
 """
 
 from __future__ import annotations
@@ -155,7 +160,16 @@ class ServerProcess:
 
 def many_sessions(sessions: int) -> tuple[str, ...]:
     """Options for a server that admits ``sessions`` at once from one address (the bench's)."""
-    return ("--max-sessions", str(sessions + 5), "--max-new-per-minute", "100000")
+    return (
+        "--max-sessions",
+        str(sessions + 5),
+        "--max-new-per-minute",
+        "100000",
+        "--max-per-address",
+        str(sessions + 5),
+        "--max-pending",
+        str(max(32, sessions + 5)),
+    )
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -264,7 +278,7 @@ async def open_session(port: int, number: int) -> tuple[Session, float]:
 
 async def run(args: argparse.Namespace) -> dict:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-ssh-"))
-    server = ServerProcess(data_dir, *many_sessions(args.sessions))
+    server = ServerProcess(data_dir, *many_sessions(args.sessions), "--template", args.template)
     sessions: list[Session] = []
     first_frame: list[float] = []
     latencies: list[float] = []
@@ -272,7 +286,12 @@ async def run(args: argparse.Namespace) -> dict:
     result: dict = {"sessions_target": args.sessions}
     result["direct_first_frame_s"] = direct_first_frame(data_dir, args.direct_runs)
     trivial = ServerProcess(
-        data_dir / "trivial", *many_sessions(5), "--command", "sh -c 'echo choose a game; exec sleep 600'"
+        data_dir / "trivial",
+        *many_sessions(5),
+        "--template",
+        args.template,
+        "--command",
+        "sh -c 'echo choose a game; exec sleep 600'",
     )
     overhead = []
     try:
@@ -314,7 +333,8 @@ async def run(args: argparse.Namespace) -> dict:
                 first_bytes.append(first - began)
                 latencies.append(session.last_output - began)
         result["still_held_after_keys"] = sum(not s.process.is_closing() for s in sessions)
-        result["isolated"] = next(e["isolated"] for e in server.events if e["event"] == "listening")
+        result["isolated"] = server.listening["isolated"]
+        result["rooms"] = f"{server.listening.get('rooms', 'spawn')} ({server.listening.get('rooms_why', '')})"
     finally:
         for session in sessions:
             session.conn.close()
@@ -333,14 +353,15 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         "# serve-ssh bench",
         "",
         f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()} cores "
-        f"(shared with other work: load average {load[0]:.1f} at the start), Python {platform.python_version()}, "
+        f"(shared with other work: load average {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end), "
+        f"Python {platform.python_version()}, "
         f"asyncssh {asyncssh.__version__}. Run took {seconds:.0f} s.",
         "",
         f"Command: `{command}`",
         "",
         "Client: asyncssh in one process, 80x24 pty, TERM=xterm-256color; the real game room "
         f"(`python -m gamenight`), guest mode, server on 127.0.0.1, rooms sandboxed: "
-        f"{'yes' if result['isolated'] else 'no'}.",
+        f"{'yes' if result['isolated'] else 'no'}; rooms started by: {result.get('rooms', 'spawn')}.",
         "",
         "| measure | result |",
         "| --- | --- |",
@@ -386,6 +407,12 @@ def main() -> int:
         "--direct-runs", type=int, default=5, help="runs of the baseline: the room started in a local pty, without SSH"
     )
     parser.add_argument("--idle-window", type=float, default=10.0, help="seconds over which idle CPU is measured")
+    parser.add_argument(
+        "--template",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="serve-ssh's --template (rooms forked or spawned)",
+    )
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()
     command = ".venv/bin/python bench/bench_ssh.py " + " ".join(sys.argv[1:])

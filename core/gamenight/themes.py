@@ -16,7 +16,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,6 +209,18 @@ def _name_of(source: Path | str | Mapping[str, Any], data: Any) -> str:
     return Path(source).stem
 
 
+_SHIPPED: dict[tuple[str, int, int], Theme] = {}
+"""Built-in themes already read and checked, by (path, mtime in ns, size): a room loads the themes
+two or three times (at start, for another config folder, when the games arrive), and a room forked
+from ``serve-ssh``'s template (:mod:`gamenight.ssh.template`) finds them loaded.  Only themes that
+loaded are kept; a file that changes is read again."""
+
+
+def _shipped_key(path: Path) -> tuple[str, int, int]:
+    stat = path.stat()
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
 def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Path | None = None) -> ThemeSet:
     """Load the built-in themes, then ``sources`` (from plugins), then ``user_dir``."""
     result = ThemeSet()
@@ -221,12 +233,20 @@ def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Pat
                 _("{folder}: only the first {count} theme files are read", folder=user_dir, count=MAX_THEME_FILES)
             )
         ordered.extend(user_files[:MAX_THEME_FILES])
+    shipped_dir = builtin_theme_dir()
     for source in ordered:
         origin = safe_text(source.get("name", "<plugin theme>"), 64) if isinstance(source, Mapping) else str(source)
         data: Any = None
         try:
-            data = source if isinstance(source, Mapping) else _read(Path(source))
-            theme = theme_from_mapping(data, origin)
+            key = _shipped_key(source) if isinstance(source, Path) and source.parent == shipped_dir else None
+            theme = _SHIPPED.get(key) if key is not None else None
+            if theme is None:
+                data = source if isinstance(source, Mapping) else _read(Path(source))
+                theme = theme_from_mapping(data, origin)
+                if key is not None:
+                    _SHIPPED[key] = theme
+            if key is not None:  # a copy: the room may rename its variables (resolve_game_variables)
+                theme = replace(theme, variables=dict(theme.variables))
         except (OSError, ValueError) as error:
             message = safe_text(error) if isinstance(error, ValueError) else f"{origin}: {safe_text(error)}"
             result.errors.append(message)
@@ -234,7 +254,7 @@ def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Pat
             continue
         result.themes[theme.name] = theme
         result.broken.pop(theme.name, None)
-        if isinstance(source, Path) and source.parent == builtin_theme_dir():
+        if isinstance(source, Path) and source.parent == shipped_dir:
             result.shipped.add(theme.name)
         else:
             result.shipped.discard(theme.name)

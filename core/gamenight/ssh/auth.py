@@ -26,6 +26,7 @@ from gamenight.ssh.sessions import GameChannel, GameSession
 from gamenight.ssh.settings import Settings
 
 if TYPE_CHECKING:
+    from gamenight.ssh.template import TemplateKeeper
     from gamenight.tables.service import TableService
 
 __all__ = ["MAX_AUTH_TRIES", "MAX_REFUSED", "NOISY_LINES", "Connection", "Hub", "last_used"]
@@ -60,6 +61,8 @@ class Hub:
         self._next_id = 0
         self._keys: tuple[float, asyncssh.SSHAuthorizedKeys] | None = None
         self.sweeper: asyncio.TimerHandle | None = None
+        self.templates: TemplateKeeper | None = None
+        """The room template rooms are forked from (``None``: every room is spawned)."""
 
     def new_id(self) -> int:
         self._next_id += 1

@@ -86,6 +86,7 @@ class RoomProcess:
         self._loop = asyncio.get_running_loop()
         self._master = -1
         self._process: asyncio.subprocess.Process | None = None
+        self._pid: int | None = None
         self._pending = bytearray()
         self._writer_on = False
         self._reading = False
@@ -98,24 +99,14 @@ class RoomProcess:
     @property
     def pid(self) -> int | None:
         """The child's pid (also its process group and session id)."""
-        return self._process.pid if self._process else None
+        return self._pid
 
     async def start(self) -> None:
         """Open the pty and start the child on it."""
         master, slave = os.openpty()
         try:
             _set_size(slave, *self._size)
-            self._process = await asyncio.create_subprocess_exec(
-                *self._argv,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                env=self._env,
-                cwd=self._cwd,
-                start_new_session=self._new_session,
-                preexec_fn=_ignore_hangup if self._hangup_ignored else None,
-                pass_fds=self._pass_fds,
-            )
+            self._pid = await self._spawn(slave)
         except BaseException:
             os.close(master)
             raise
@@ -126,9 +117,28 @@ class RoomProcess:
         self.resume_output()
         self._waiter = self._loop.create_task(self._wait())  # keep a reference: tasks are weakly held
 
-    async def _wait(self) -> None:
+    async def _spawn(self, slave: int) -> int:
+        """Start the child with ``slave`` as its stdin, stdout and stderr; its pid."""
+        self._process = await asyncio.create_subprocess_exec(
+            *self._argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=self._env,
+            cwd=self._cwd,
+            start_new_session=self._new_session,
+            preexec_fn=_ignore_hangup if self._hangup_ignored else None,
+            pass_fds=self._pass_fds,
+        )
+        return self._process.pid
+
+    async def _exited(self) -> int:
+        """Wait for the child to end; its exit status."""
         assert self._process is not None
-        returncode = await self._process.wait()
+        return await self._process.wait()
+
+    async def _wait(self) -> None:
+        returncode = await self._exited()
         # The pty reports EOF (EIO) once every holder of the slave has gone; a
         # grandchild could keep it open, so do not wait for it forever.
         with contextlib.suppress(TimeoutError):
@@ -208,28 +218,29 @@ class RoomProcess:
         self._signal(signal.SIGWINCH)
 
     def _signal(self, signum: int) -> bool:
-        if self._process is None or self.returncode is not None:
+        if self._pid is None or self.returncode is not None:
             return False
         try:
-            os.killpg(self._process.pid, signum)
+            os.killpg(self._pid, signum)
         except (ProcessLookupError, PermissionError):
             return False
         return True
 
     async def terminate(self, grace: float) -> None:
         """SIGHUP then SIGTERM to the process group; SIGKILL what is left after ``grace`` seconds."""
-        if self._process is None:
+        if self._pid is None:
             return
         self._signal(signal.SIGHUP)
         self._signal(signal.SIGTERM)
+        exited = asyncio.ensure_future(self._exited())
         try:
-            await asyncio.wait_for(asyncio.shield(self._process.wait()), grace)
+            await asyncio.wait_for(asyncio.shield(exited), grace)
         except TimeoutError:
             pass
         # The group may outlive its leader (a helper the room started): end it all.
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._process.pid, signal.SIGKILL)
-        await self._process.wait()
+            os.killpg(self._pid, signal.SIGKILL)
+        await exited
 
     def _close_master(self) -> None:
         if self._master < 0:

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 from gamenight.ssh.settings import Settings
+from gamenight.ssh.template import SessionSettings
 from gamenight.themes import SIXTEEN_COLOUR_THEME
 
-__all__ = ["LAUNCH", "SANDBOX_PREFIX", "UNSHARE", "build_command", "sandbox_works"]
+__all__ = ["LAUNCH", "SANDBOX_PREFIX", "UNSHARE", "build_command", "room_arguments", "room_settings", "sandbox_works"]
 
 LAUNCH = Path(__file__).with_name("launch.py")
 UNSHARE = [
@@ -40,27 +41,48 @@ def first_stage(*options: str) -> list[str]:
     return [sys.executable, "-I", "-S", str(LAUNCH), *options, "--"]
 
 
-def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
-    """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
-    ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
+def room_arguments(settings: Settings, home: Path, depth: str) -> list[str]:
+    """The room's own arguments (after ``python -m gamenight``), or the ``--command`` argv with
+    ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
     saves, config = home / "saves", home / "config.toml"
-    memory = ["--memory", str(settings.room_memory * 1024 * 1024)] if settings.room_memory > 0 else []
-    if settings.isolated:
-        launcher = [*SANDBOX_PREFIX, *first_stage(*memory, "--hide", str(settings.data_dir), str(home))]
-    else:
-        launcher = first_stage("--ctty", *memory)
     if settings.command is None:
-        argv = [sys.executable, "-m", "gamenight", "--saves", str(saves), "--config", str(config)]
+        argv = ["--saves", str(saves), "--config", str(config)]
         if depth == "16":
             argv += ["--theme", SIXTEEN_COLOUR_THEME]
-        return launcher + argv
+        return argv
     values = {"{user_dir}": str(home), "{saves}": str(saves), "{config}": str(config), "{colours}": depth}
     argv = []
     for part in settings.command:
         for placeholder, value in values.items():
             part = part.replace(placeholder, value)
         argv.append(part)
-    return launcher + argv
+    return argv
+
+
+def build_command(settings: Settings, home: Path, depth: str) -> list[str]:
+    """The room's argv: the first stage (:mod:`gamenight.ssh.launch`), then the real room or
+    ``--command`` with ``{user_dir}``, ``{saves}``, ``{config}`` and ``{colours}`` filled in."""
+    memory = ["--memory", str(settings.room_memory * 1024 * 1024)] if settings.room_memory > 0 else []
+    if settings.isolated:
+        launcher = [*SANDBOX_PREFIX, *first_stage(*memory, "--hide", str(settings.data_dir), str(home))]
+    else:
+        launcher = first_stage("--ctty", *memory)
+    if settings.command is None:
+        return [*launcher, sys.executable, "-m", "gamenight", *room_arguments(settings, home, depth)]
+    return launcher + room_arguments(settings, home, depth)
+
+
+def room_settings(settings: Settings, home: Path, depth: str, env: dict[str, str]) -> SessionSettings:
+    """What a room forked by the template needs (:mod:`gamenight.ssh.template`): the same room,
+    memory cap and isolation as :func:`build_command` gives a spawned one."""
+    return SessionSettings(
+        room_arguments(settings, home, depth),
+        env,
+        str(home),
+        memory=settings.room_memory * 1024 * 1024 if settings.room_memory > 0 else 0,
+        hide=(str(settings.data_dir), str(home)) if settings.isolated else None,
+        execute=settings.command is not None,
+    )
 
 
 def sandbox_works(data_dir: Path) -> bool:

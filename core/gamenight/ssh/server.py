@@ -1,5 +1,8 @@
 """``gamenight serve-ssh``: the game room over SSH, one process per connection.
 
+Rooms are forked from a pre-loaded room template (:mod:`gamenight.ssh.template`) when it works
+here, else each is a fresh ``python -m gamenight`` (``--template``).
+
 Each connection that authenticates (public key, or ``--guest``) and asks for
 an interactive session with a pty gets its own game room process in its own
 pseudo-terminal (see :mod:`gamenight.ssh.child`).  Nothing else is reachable:
@@ -19,7 +22,9 @@ line); this module starts and stops the server and is its command line.
 Log lines are JSON objects on stderr, one per event: ``listening``,
 ``connect``, ``auth_ok``, ``auth_rejected_key``, ``auth_failed``, ``refused``,
 ``limit``, ``session_start``, ``session_end``, ``disconnect``, ``error``,
-``stopping``.
+``template`` (the room template ready, ended, restarted, replaced when plugins changed),
+``stopping``.  ``listening`` says how rooms start (``rooms``: ``template`` or ``spawn``) and why
+(``rooms_why``).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from gamenight.ssh.messages import _, client_language, client_text
 from gamenight.ssh.sandbox import LAUNCH, build_command, sandbox_works
 from gamenight.ssh.sessions import CRASH_LOG_NAME, _safe_term, build_environment, colour_depth, last_line
 from gamenight.ssh.settings import Settings, UsageError, parser, settings_from_args
+from gamenight.ssh.template import TemplateKeeper, TemplateUnavailable
 
 if TYPE_CHECKING:
     from gamenight.tables.service import TableService
@@ -101,6 +107,8 @@ async def serve(
     hub = Hub(settings, log)
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
+    templates, template_reason = await _start_template(settings, log)
+    hub.templates = templates
     loop = asyncio.get_running_loop()
     own_tables = settings.tables and tables is None
     service_log = logging.getLogger("gamenight.tables")
@@ -121,6 +129,8 @@ async def serve(
         acceptor = await _listen(hub, host_key)
     except BaseException:
         await _stop_tables(tables if own_tables else None, service_log, handler)
+        if templates is not None:
+            await templates.stop()
         raise
 
     def sweep() -> None:
@@ -138,6 +148,8 @@ async def serve(
         host_key=host_key.get_fingerprint(),
         host_key_created=created,
         isolated=settings.isolated,
+        rooms="template" if templates is not None else "spawn",
+        rooms_why=template_reason,
         tables=hub.tables is not None,
         max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute,
@@ -176,7 +188,24 @@ async def serve(
             else:
                 await asyncio.sleep(0.05)
         await acceptor.wait_closed()
+        if templates is not None:
+            await templates.stop()
         await _stop_tables(tables if own_tables else None, service_log, handler)
+
+
+async def _start_template(settings: Settings, log: EventLog) -> tuple[TemplateKeeper | None, str]:
+    """The room template (:mod:`gamenight.ssh.template`) if it is wanted and works here, and why
+    rooms are forked from it or spawned; ``--template on`` where it cannot be used is an error."""
+    if settings.template == "off":
+        return None, "--template off"
+    keeper = TemplateKeeper(str(settings.data_dir) if settings.isolated else None, log)
+    try:
+        template = await keeper.start()
+    except TemplateUnavailable as error:
+        if settings.template == "on":
+            raise ValueError(_("--template on: {reason}", reason=str(error))) from None
+        return None, str(error)
+    return keeper, f"template ready in {template.ready_info.get('seconds')} s"
 
 
 async def _listen(hub: Hub, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:

@@ -23,7 +23,8 @@ from gamenight.ssh.child import RoomProcess, clamp_size
 from gamenight.ssh.identity import user_dir
 from gamenight.ssh.limits import TokenBucket
 from gamenight.ssh.messages import client_language, client_text
-from gamenight.ssh.sandbox import build_command
+from gamenight.ssh.sandbox import build_command, room_settings
+from gamenight.ssh.template import TemplateRoom, TemplateUnavailable
 
 if TYPE_CHECKING:
     from gamenight.ssh.auth import Connection
@@ -212,26 +213,49 @@ class GameSession(asyncssh.SSHServerSession):
         with contextlib.suppress(OSError):
             os.utime(home)  # in use: guest expiry counts from here
         depth = colour_depth(self.term, client_env)
-        argv = build_command(settings, home, depth)
         # The room's end of its connection to the table service; the server's end is served as
         # this connection's authenticated identity (never anything the room or client says).
         ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
         tables_fd = theirs.fileno() if theirs is not None else None
         env = build_environment(home, self.term, depth, client_language(client_env), tables_fd)
-        room = RoomProcess(
-            argv,
-            env,
-            str(home),
-            self.size,
-            self._output,
-            self._room_exited,
-            self._input_blocked,
-            new_session=not settings.isolated,  # setsid starts the session when isolated
-            hangup_ignored=settings.isolated,
-            pass_fds=() if tables_fd is None else (tables_fd,),
-        )  # see gamenight.ssh.launch.run_as_init
+        template = self.hub.templates.get() if self.hub.templates is not None else None
+        room: RoomProcess | None = None
+        if template is not None:
+            room = TemplateRoom(
+                template,
+                room_settings(settings, home, depth, env),
+                tables_fd,
+                self.size,
+                self._output,
+                self._room_exited,
+                self._input_blocked,
+            )
+            try:
+                await room.start()
+            except TemplateUnavailable as error:  # spawned instead
+                self.hub.log("error", what="template", conn=owner.id, detail=str(error))
+                room = None
+            except BaseException:
+                if ours is not None:
+                    ours.close()
+                if theirs is not None:
+                    theirs.close()
+                raise
         try:
-            await room.start()
+            if room is None:
+                room = RoomProcess(
+                    build_command(settings, home, depth),
+                    env,
+                    str(home),
+                    self.size,
+                    self._output,
+                    self._room_exited,
+                    self._input_blocked,
+                    new_session=not settings.isolated,  # setsid starts the session when isolated
+                    hangup_ignored=settings.isolated,
+                    pass_fds=() if tables_fd is None else (tables_fd,),
+                )  # see gamenight.ssh.launch.run_as_init
+                await room.start()
         except OSError as error:
             self.hub.log("error", what="spawn", conn=owner.id, detail=str(error))
             if not self._ended:
@@ -257,6 +281,7 @@ class GameSession(asyncssh.SSHServerSession):
             peer=owner.peer,
             user_id=owner.user_id,
             pid=room.pid,
+            forked=isinstance(room, TemplateRoom),
             term=self.term,
             colours=depth,
             cols=cols,

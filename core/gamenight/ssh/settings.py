@@ -48,6 +48,8 @@ class Settings:
     """Whether rooms are isolated in this run (decided at start-up)."""
     tables: bool = True
     """Whether the server runs the shared tables' service and connects every room to it."""
+    template: str = "auto"
+    """``auto`` (fork rooms from a pre-loaded template if it works here), ``on`` (required) or ``off``."""
 
 
 class UsageError(Exception):
@@ -156,6 +158,15 @@ def parser() -> argparse.ArgumentParser:
         default="on",
         help=_("shared tables: rooms on this server can sit at one table together (default %(default)s)"),
     )
+    parser.add_argument(
+        "--template",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help=_(
+            "fork each room from one pre-loaded room process (a first frame in a blink, memory shared); "
+            "off = start a fresh Python for each room; auto = when it works here (default)"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -200,5 +211,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         sandbox=args.sandbox,
         room_memory=args.room_memory,
         tables=args.tables == "on",
+        template=args.template,
         command=shlex.split(args.command) if args.command else None,
     )

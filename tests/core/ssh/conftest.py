@@ -47,6 +47,9 @@ SSH_OPTIONS = [
 ]
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
+TEMPLATE = os.environ.get("GAMENIGHT_TEST_TEMPLATE", "auto")
+"""``serve-ssh --template`` for every server the tests start (a test's own ``--template`` wins):
+``GAMENIGHT_TEST_TEMPLATE=off`` runs them all with spawned rooms, ``on`` with forked ones."""
 
 
 def wait_until(check: Callable[[], object], timeout: float, what: str, interval: float = 0.05) -> object:
@@ -64,7 +67,7 @@ def wait_until(check: Callable[[], object], timeout: float, what: str, interval:
 class Server:
     """``gamenight.ssh`` in a subprocess, with its log lines parsed."""
 
-    def __init__(self, data_dir: Path, args: list[str]) -> None:
+    def __init__(self, data_dir: Path, args: list[str], env: dict[str, str] | None = None) -> None:
         self.data_dir = data_dir
         self.events: list[dict] = []
         self.raw: list[str] = []
@@ -80,15 +83,22 @@ class Server:
                 "0",
                 "--data-dir",
                 str(data_dir),
+                "--template",
+                TEMPLATE,
                 *args,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            env=env,
         )
         threading.Thread(target=self._read_log, daemon=True).start()
-        listening = self.wait_event(lambda e: e["event"] == "listening", 20)
+        try:  # the server imports the room's modules in its template first (a few seconds on a busy machine)
+            listening = self.wait_event(lambda e: e["event"] == "listening", 60)
+        except BaseException:
+            self.stop()
+            raise
         self.port: int = listening["port"]
 
     def _read_log(self) -> None:
@@ -146,11 +156,11 @@ class Server:
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """``start_server(*args, data_dir=...)`` starts a server; all are stopped afterwards."""
+    """``start_server(*args, data_dir=..., env=...)`` starts a server; all are stopped afterwards."""
     servers: list[Server] = []
 
-    def start(*args: str, data_dir: Path | None = None) -> Server:
-        server = Server(data_dir or tmp_path / f"data{len(servers)}", list(args))
+    def start(*args: str, data_dir: Path | None = None, env: dict[str, str] | None = None) -> Server:
+        server = Server(data_dir or tmp_path / f"data{len(servers)}", list(args), env)
         servers.append(server)
         return server
 

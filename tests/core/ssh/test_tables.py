@@ -24,6 +24,8 @@ from gamenight.ssh.server import serve
 from gamenight.ssh.settings import Settings
 from gamenight.tables.service import TableService
 
+from tests.core.ssh.conftest import TEMPLATE
+
 ROOM = Path(__file__).with_name("tables_room.py")
 
 
@@ -41,7 +43,7 @@ class Running:
 async def running(tmp_path: Path, service: TableService | None = None, **options: object) -> AsyncIterator[Running]:
     """``serve`` in this loop with ``tables_room.py`` as the room; stopped (and awaited) afterwards."""
     data_dir = tmp_path / "data"
-    settings = Settings("127.0.0.1", 0, data_dir, None, True, command=[sys.executable, str(ROOM)])
+    settings = Settings("127.0.0.1", 0, data_dir, None, True, command=[sys.executable, str(ROOM)], template=TEMPLATE)
     for name, value in options.items():
         setattr(settings, name, value)
     stream = io.StringIO()

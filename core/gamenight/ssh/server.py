@@ -198,6 +198,8 @@ async def _start_template(settings: Settings, log: EventLog) -> tuple[TemplateKe
     rooms are forked from it or spawned; ``--template on`` where it cannot be used is an error."""
     if settings.template == "off":
         return None, "--template off"
+    if settings.template == "auto" and settings.command is not None:
+        return None, "--command runs a program of its own: the template would pre-load nothing it uses"
     keeper = TemplateKeeper(str(settings.data_dir) if settings.isolated else None, log)
     try:
         template = await keeper.start()

@@ -134,13 +134,21 @@ def test_rooms_are_spawned_when_the_template_is_off_or_cannot_be_used(start_serv
     assert off.expect("session_start")[0]["forked"] is False
     assert not off.of_kind("template")
 
+    # auto with --command: the rooms are another program, nothing to pre-load; no template starts.
+    command = start_server("--guest", "--template", "auto", "--command", FAKE_COMMAND)
+    listening = command.of_kind("listening")[0]
+    assert (listening["rooms"], listening["rooms_why"].split(" runs")[0]) == ("spawn", "--command")
+    terminals(ssh_argv(command.port, "alice", None, "-tt")).wait_for("saves:")
+    assert command.expect("session_start")[0]["forked"] is False
+    assert not command.of_kind("template")
+
     # A template with a thread could not enter a user namespace: auto says why and spawns.
     env = threaded_template(tmp_path)
-    auto = start_server("--guest", "--template", "auto", "--command", FAKE_COMMAND, env=env)
+    auto = start_server("--guest", "--template", "auto", env=env)
     listening = auto.of_kind("listening")[0]
     assert listening["rooms"] == "spawn"
     assert "2 threads" in listening["rooms_why"]
-    terminals(ssh_argv(auto.port, "alice", None, "-tt")).wait_for("saves:")
+    terminals(ssh_argv(auto.port, "alice", None, "-tt")).wait_for(LOBBY, 40)
     assert auto.expect("session_start")[0]["forked"] is False
 
     # --template on where it cannot be used: no server.

@@ -191,6 +191,9 @@ class GameScreen(Screen):
             away = [self.match.seats[s].name for s in self.match.away]
             if away:
                 title += " · " + _("away: {names}", names=", ".join(away))
+            stand_ins = [info.name for info in self.match.client.snapshot.table.seats if info.taken and info.bot]
+            if stand_ins:  # a person's seat the table's bot plays (they left, or stayed away too long)
+                title += " · " + _("bot plays for: {names}", names=", ".join(stand_ins))
             if self.match.watching:
                 title += " · " + _("watching")
             elif self.match.code:

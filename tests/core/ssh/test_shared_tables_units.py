@@ -55,3 +55,19 @@ def test_a_remote_tables_events_are_the_moves_own_or_none() -> None:
     assert table.last_events() == [play] and table.events_of(1, "ann played Go.") == [play]
     assert table.events_of(1, "ben drew a card.") == []  # another game's first move
     assert table.events_of(2, "ann played Go.") == []
+
+
+def test_away_timeout_is_a_server_option_and_cannot_be_negative(tmp_path) -> None:
+    from gamenight.ssh.settings import parser, settings_from_args
+
+    command = parser()
+    args = command.parse_args(["--guest", "--data-dir", str(tmp_path), "--away-timeout", "3"])
+    assert settings_from_args(command, args).away_timeout == 3.0
+    assert settings_from_args(command, command.parse_args(["--guest"])).away_timeout == 300.0
+    bad = command.parse_args(["--guest", "--away-timeout", "-1"])
+    try:
+        settings_from_args(command, bad)
+    except SystemExit as stop:
+        assert stop.code == 2
+    else:
+        raise AssertionError("a negative --away-timeout was taken")

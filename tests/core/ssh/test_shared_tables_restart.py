@@ -10,10 +10,13 @@ with their keys, land at their seats with their own hands, and play on.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 from pathlib import Path
 
 from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.processes import process_group
 from tests.core.ssh.test_shared_tables import LOBBY, Table, open_and_join, saved_match, title_bar
 
 
@@ -48,6 +51,12 @@ def test_a_server_restart_mid_game_loses_nothing_and_both_players_play_on(
         else:
             server.process.kill()
             server.process.wait(15)
+            # A killed server's rooms outlive it today (each spinning at ~20% of a core, seen here):
+            # this test ends the ones it made -- each room is its own process group.
+            for event in server.find(lambda e: e["event"] == "session_start"):
+                if process_group(event["pid"]):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(event["pid"], signal.SIGKILL)
         for terminal in (ann, ben):
             terminal.wait_exit(30)  # the connection went with the server
 

@@ -229,8 +229,10 @@ def main() -> int:
             for terminal in terminals:
                 terminal.close()
             os.kill(server_pid, signal.SIGTERM)
-            os.waitpid(server_pid, 0)
-            os.waitpid(clients_pid, 0)
+            server_usage = os.wait4(server_pid, 0)[2]  # the server and the rooms it reaped
+            clients_usage = os.wait4(clients_pid, 0)[2]
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            ssh_clients = resource.getrusage(resource.RUSAGE_CHILDREN)  # ssh, ssh-keygen (waited for)
     simulated = [x * 1000 for x in summary["latencies"]]
     ssh = [v * 1000 for values in latencies.values() for v in values]
     cpu = summary["cpu"]
@@ -263,6 +265,16 @@ def main() -> int:
         f"{cpu / max(1, summary['all_moves']) * 1e6:.0f} us per SEVEN move; "
         f"RSS {summary['rss_before'] / 1024:.1f} -> {summary['rss_peak'] / 1024:.1f} MiB "
         f"(+{rss:.1f} MiB, {rss * 1024 / every_table:.0f} KiB per table)"
+    )
+
+    def seconds(usage) -> float:
+        return usage.ru_utime + usage.ru_stime
+
+    print(
+        f"CPU of the whole run, by process: server and its {2 * args.pairs} rooms {seconds(server_usage):.0f} s, "
+        f"simulated clients {seconds(clients_usage):.0f} s, OpenSSH clients "
+        f"{seconds(ssh_clients) - seconds(server_usage) - seconds(clients_usage):.0f} s, "
+        f"this bench (pyte screens, polling) {seconds(own):.0f} s"
     )
     print(
         f"lost: {len(summary['lost'])} of {summary['clients']} simulated clients differ from the service "

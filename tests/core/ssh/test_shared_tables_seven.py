@@ -287,7 +287,7 @@ def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_t
     # seat's panel with the cards it was left holding (laid open at the end of the deal).
     assert "Play again" not in dan.text() and "Keep watching (k)" in dan.text()
     dan.send("k")
-    wait_until(lambda: "End of the deal" not in dan.text(), 10, "the watcher's dialog to close")
+    wait_gone(dan, "End of the deal", 20)
     board = dan.text()
     for seat, hand in enumerate(final.state.hands):
         assert final.seats[seat].name in board, board
@@ -306,6 +306,14 @@ def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_t
     wait_until(lambda: "to move" in title_bar(dan) and "End of the deal" not in dan.text(), 20, "deal 2 for Dan")
     for _ in range(3):
         assert table.move() is not None
+
+
+def wait_gone(terminal: Terminal, text: str, timeout: float) -> None:
+    """Wait (bounded) until ``text`` is off the screen; the failure shows the screen."""
+    try:
+        wait_until(lambda: text not in terminal.text(), timeout, f"{text!r} to go")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n--- screen ---\n{terminal.text()}") from None
 
 
 def score_row(terminal: Terminal) -> str:

@@ -62,9 +62,10 @@ class SevenScreen(GameScreen):
     def refresh_view(self) -> None:
         view: SevenView = self.view
         over = self.match.over
+        watching = self.watching  # a watcher holds no hand: every seat gets a panel, there is no hand menu
         for panel in self.query(SeatPanel):
             seat = panel.seat
-            panel.display = seat != self.view_seat
+            panel.display = watching or seat != self.view_seat
             lines = [self._count_text(view.hand_sizes[seat])]
             if over:  # every card shown, over as many lines as it takes
                 lines.append(" ".join(card_label(c) for c in view.shown_hands[seat]) or self.t("out!"))
@@ -80,6 +81,7 @@ class SevenScreen(GameScreen):
             )
         even_rows(self.query(SeatPanel))
         self.query_one(TablePanel).show(self._table_lines(view))
+        self.query_one("#hand", HandView).display = not watching
         self._fill_hand(view)
         self.query_one("#log", Static).update(Text("\n").join(self._log_lines(view.events)[-15:]))
 

@@ -120,7 +120,7 @@ async def serve(
 
         service_log.addHandler(handler)
         service_log.propagate = False  # only JSON lines on stderr
-        tables = TableService(load_registry(), settings.data_dir)
+        tables = TableService(load_registry(), settings.data_dir, away_timeout=settings.away_timeout)
     hub.tables = tables if settings.tables else None
     try:
         if own_tables:

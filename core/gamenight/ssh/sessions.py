@@ -25,6 +25,7 @@ from gamenight.ssh.limits import TokenBucket
 from gamenight.ssh.messages import client_language, client_text
 from gamenight.ssh.sandbox import build_command, room_settings
 from gamenight.ssh.template import TemplateRoom, TemplateUnavailable
+from gamenight.ssh.terminal_input import TerminalStrings
 
 if TYPE_CHECKING:
     from gamenight.ssh.auth import Connection
@@ -136,6 +137,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._pending_size: tuple[int, int] | None = None
         self._early = bytearray()
         self._utf8 = codecs.getincrementaldecoder("utf-8")("ignore")
+        self._strings = TerminalStrings()
         self._input = TokenBucket(INPUT_RATE, INPUT_BURST)
         self.input_dropped = 0
         self._in_paste = False
@@ -354,8 +356,9 @@ class GameSession(asyncssh.SSHServerSession):
             if start != end:
                 self._in_paste = start > end
         # The room reads UTF-8 (and Textual's input thread dies on anything else): drop invalid
-        # bytes; a character split across two packets is kept until it is complete.
-        data = self._utf8.decode(data).encode("utf-8")
+        # bytes; a character split across two packets is kept until it is complete.  Control strings
+        # (OSC, DCS, APC...) are no keys: dropped whole, not read by Textual as Alt+] and typed text.
+        data = self._strings.feed(self._utf8.decode(data)).encode("utf-8")
         if self.room is not None:
             self.room.write(data)
         elif len(self._early) < EARLY_INPUT_LIMIT:  # typed while the room is being started

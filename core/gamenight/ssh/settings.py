@@ -50,6 +50,8 @@ class Settings:
     """Whether the server runs the shared tables' service and connects every room to it."""
     template: str = "auto"
     """``auto`` (fork rooms from a pre-loaded template if it works here), ``on`` (required) or ``off``."""
+    away_timeout: float = 300.0
+    """Seconds a shared table's seat waits for a player whose connection dropped, then the bot plays it."""
 
 
 class UsageError(Exception):
@@ -85,6 +87,15 @@ def _number_options() -> list[tuple[str, type, str, str]]:
             float,
             "SECONDS",
             _("disconnect after this many seconds without input (default %(default)s; 0 = never)"),
+        ),
+        (
+            "away_timeout",
+            float,
+            "SECONDS",
+            _(
+                "a shared table's seat waits this many seconds for a player whose connection dropped, "
+                "then the table's bot plays it until the player returns (default %(default)s)"
+            ),
         ),
         (
             "guest_expiry_days",
@@ -192,6 +203,8 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
             parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
     if args.login_timeout <= 0:
         parser.error(_("--{option} must be at least 1", option="login-timeout"))
+    if args.away_timeout < 0:
+        parser.error(_("--{option} must be at least 0", option="away-timeout"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     return Settings(
         host=args.host,
@@ -212,5 +225,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         room_memory=args.room_memory,
         tables=args.tables == "on",
         template=args.template,
+        away_timeout=args.away_timeout,
         command=shlex.split(args.command) if args.command else None,
     )

@@ -555,7 +555,12 @@ class TableService:
         for connection in table.connections:
             connection.send(event)
         table.deadline = 0.0
+        ended = match.over and not match.recorded
+        if ended:  # counted before the snapshots go out: every end view shows the totals with this game
+            match.record_result()
         self._changed(table)
+        if ended:
+            self._send_saves(table)
 
     def _ack(self, connection: Connection, message: p.Ack) -> None:
         table = connection.table

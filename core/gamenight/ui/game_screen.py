@@ -142,6 +142,8 @@ class GameScreen(Screen):
         self._waiting_note = ""
         """The "Waiting for others" line a shared table's pause put on the status line (cleared after it)."""
         self._end_shown = False
+        self._end_dialog: ResultDialog | None = None
+        """The end dialog while it is open (a watcher's goes when the players start the next game)."""
         self._left = False
         self._deadline = 0.0
         """When the move timer runs out (monotonic), from the latest snapshot; 0: no timer running."""
@@ -189,6 +191,9 @@ class GameScreen(Screen):
             away = [self.match.seats[s].name for s in self.match.away]
             if away:
                 title += " · " + _("away: {names}", names=", ".join(away))
+            stand_ins = [info.name for info in self.match.client.snapshot.table.seats if info.taken and info.bot]
+            if stand_ins:  # a person's seat the table's bot plays (they left, or stayed away too long)
+                title += " · " + _("bot plays for: {names}", names=", ".join(stand_ins))
             if self.match.watching:
                 title += " · " + _("watching")
             elif self.match.code:
@@ -220,6 +225,11 @@ class GameScreen(Screen):
 
     def _initial_view_seat(self) -> int:
         return self.humans[0] if self.humans else 0
+
+    @property
+    def watching(self) -> bool:
+        """True for a watcher of a shared table: no seat, no hand, only what is public."""
+        return getattr(self, "remote", False) and self.match.watching
 
     @property
     def humans(self) -> list[int]:
@@ -499,6 +509,10 @@ class GameScreen(Screen):
             return
         if self._end_shown:  # a new game began ("play again" at the table)
             self._end_shown = False
+            self.message("")  # the last game's last move is no news in the next one
+            dialog, self._end_dialog = self._end_dialog, None
+            if dialog is not None and dialog.is_attached and dialog in self.app.screen_stack:
+                dialog.dismiss("watch")  # a watcher's end dialog: the next game is on the table now
             self.recent.clear()
             self.on_new_game()
             self.redraw()
@@ -507,6 +521,8 @@ class GameScreen(Screen):
         """A message from the table service (the app hands every one to the screens)."""
         if not self.remote or not self.is_attached or not self.is_mounted or self._left:
             return  # not composed yet: on_mount draws the latest snapshot
+        if self not in self.app.screen_stack:
+            return  # popped, its widgets going (a crash on a missing #title-bar was seen under load)
         from gamenight.tables import protocol as p
         from gamenight.tables.errors import refusal_text
 
@@ -680,22 +696,28 @@ class GameScreen(Screen):
 
         def chosen(choice: str | None) -> None:
             self.paused = False
-            if choice == "again":
+            self._end_dialog = None
+            if choice == "watch":
+                self.redraw()  # a watcher stays at the table: the final position, then the next game
+            elif choice == "again":
                 self.play_again()
             elif self.remote:
                 self.leave_table()
             else:
                 self.app.pop_screen()
 
-        self.app.push_screen(
-            ResultDialog(
-                self.end_title(),
-                headline,
-                self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
-                [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")],
-            ),
-            chosen,
+        if self.watching:  # a watcher cannot ask for another game: only the players can
+            choices = [("watch", _("Keep watching"), "k"), ("leave", _("Leave"), "l")]
+        else:
+            choices = [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")]
+        dialog = ResultDialog(
+            self.end_title(),
+            headline,
+            self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
+            choices,
         )
+        self._end_dialog = dialog
+        self.app.push_screen(dialog, chosen)
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""

@@ -55,3 +55,38 @@ def test_a_remote_tables_events_are_the_moves_own_or_none() -> None:
     assert table.last_events() == [play] and table.events_of(1, "ann played Go.") == [play]
     assert table.events_of(1, "ben drew a card.") == []  # another game's first move
     assert table.events_of(2, "ann played Go.") == []
+
+
+def test_away_timeout_is_a_server_option_and_cannot_be_negative(tmp_path) -> None:
+    from gamenight.ssh.settings import parser, settings_from_args
+
+    command = parser()
+    args = command.parse_args(["--guest", "--data-dir", str(tmp_path), "--away-timeout", "3"])
+    assert settings_from_args(command, args).away_timeout == 3.0
+    assert settings_from_args(command, command.parse_args(["--guest"])).away_timeout == 300.0
+    bad = command.parse_args(["--guest", "--away-timeout", "-1"])
+    try:
+        settings_from_args(command, bad)
+    except SystemExit as stop:
+        assert stop.code == 2
+    else:
+        raise AssertionError("a negative --away-timeout was taken")
+
+
+def test_control_strings_a_client_types_are_dropped_whole_keys_are_kept() -> None:
+    from gamenight.ssh.terminal_input import LONGEST, TerminalStrings
+
+    strings = TerminalStrings()
+    assert strings.feed("plain keys, é, ✓") == "plain keys, é, ✓"
+    assert strings.feed("\x1b[A\x1b[1;5C\x1b") == "\x1b[A\x1b[1;5C\x1b"  # arrows, Ctrl+Right, Escape
+    assert strings.feed("a\x1b]0;title\x07b") == "ab"  # OSC ended by BEL
+    assert strings.feed("\x1bPq#0;2dcs\x1b\\c") == "c"  # DCS ended by ST
+    assert strings.feed("\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\d") == "d"  # APC, PM, SOS
+    assert strings.feed("\x1b]52;c;cGFzdGU=") == ""  # a string over two packets ...
+    assert strings.feed("more\x07e") == "e"  # ... is dropped whole
+    assert strings.feed("\x9d0;c1\x9cf\x9b31m\x85") == "f31m"  # 8-bit forms; C1 controls dropped
+    assert strings.feed("\x1b]cut\x1b[Bg") == "\x1b[Bg"  # an ESC that is no ST cuts the string off
+    assert strings.feed("\x1b]one\x1b]two\x07k") == "k"  # ... and may start the next string
+    assert strings.feed("\x1b]alt+]\rh") == "\rh"  # Alt+] then typing: Return still arrives
+    assert strings.feed("\x1b]" + "x" * (LONGEST + 1) + "i") == "i"  # never held without end
+    assert strings.feed("j") == "j"

@@ -1,0 +1,79 @@
+"""A server restart in the middle of a shared game, over real SSH (issue 16).
+
+Ann and Ben (real OpenSSH clients, pyte screens, 80x24) play a Mille hand by
+keys on ``python -m gamenight.ssh``.  The server process is stopped mid-hand
+(SIGTERM, as systemd stops it; then, the second time, SIGKILL: no chance to
+save anything more) and started again on the same data dir.  Each time the
+table comes back with every move made before, both players connect again
+with their keys, land at their seats with their own hands, and play on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.processes import process_group
+from tests.core.ssh.test_shared_tables import LOBBY, Table, open_and_join, saved_match, title_bar
+
+
+@needs_ssh
+def test_a_server_restart_mid_game_loses_nothing_and_both_players_play_on(
+    start_server, terminals, tmp_path: Path
+) -> None:
+    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben")}
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+    data_dir = tmp_path / "data"
+    server = start_server("--authorized-keys", str(authorized), data_dir=data_dir)
+
+    def connect(name: str) -> Terminal:
+        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
+        terminal.wait_for(LOBBY, 40)
+        return terminal
+
+    ann, ben = connect("ann"), connect("ben")
+    open_and_join(ann, ben)
+    table = Table(data_dir, [ann, ben])
+    for _ in range(6):
+        table.move()
+
+    for how in (signal.SIGTERM, signal.SIGKILL):
+        before = saved_match(data_dir)
+        assert before is not None
+        moves = [entry.action for entry in before.log]
+        hands = [list(seat.hand) for seat in before.state.seats]
+        if how == signal.SIGTERM:
+            assert server.stop() == 0
+        else:
+            server.process.kill()
+            server.process.wait(15)
+            # A killed server's rooms outlive it today (each spinning at ~20% of a core, seen here):
+            # this test ends the ones it made -- each room is its own process group.
+            for event in server.find(lambda e: e["event"] == "session_start"):
+                if process_group(event["pid"]):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(event["pid"], signal.SIGKILL)
+        for terminal in (ann, ben):
+            terminal.wait_exit(30)  # the connection went with the server
+
+        server = start_server("--authorized-keys", str(authorized), data_dir=data_dir)
+        server.wait_event(lambda e: e["event"] == "listening", 20)
+        after = saved_match(data_dir)
+        assert after is not None and [entry.action for entry in after.log] == moves, f"lost moves ({how.name})"
+        assert [list(seat.hand) for seat in after.state.seats] == hands
+
+        # Both connect again: straight back at their seats (no lobby step), their own hands shown.
+        ann = terminals(ssh_argv(server.port, "ann", keys["ann"], "-tt"), 80, 24)
+        ben = terminals(ssh_argv(server.port, "ben", keys["ben"], "-tt"), 80, 24)
+        table.seats = [ann, ben]
+        table.check(f"both back at their seats after the restart ({how.name})", 40)
+        wait_until(lambda: all("away" not in title_bar(t) for t in table.seats), 20, "nobody away")
+        played = [table.move() for _ in range(4)]
+        now = saved_match(data_dir)
+        assert now is not None
+        assert [entry.action for entry in now.log][: len(moves)] == moves
+        assert len(now.log) > len(moves) or "end of hand" in played

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import signal
 import socket
 import sys
 import time
@@ -375,8 +376,41 @@ class GameNightApp(App):
         elif self.start_replay is not None:
             self.open_replay_file(self.start_replay, self.start_replay_game, choose=True)
         self.call_after_refresh(self._check_size)
+        self._watch_terminal()
         if self._tables_fd is not None or self._tables_socket is not None or self._tables_streams is not None:
             self.run_worker(self._connect_tables(), name="tables", exit_on_error=False)
+
+    HANGUP_CHECK_SECONDS = 2.0
+
+    def _watch_terminal(self) -> None:
+        """End the room when its terminal hangs up and no SIGHUP says so.
+
+        A terminal whose other side is gone (an SSH server killed outright, which cannot hang
+        up its rooms; a pty whose session leader ignores SIGHUP) reads as end of file for ever:
+        Textual's input thread then spins on it, a whole core for a room nobody can reach.
+        Every few seconds the room asks the terminal for its settings, which a hung-up terminal
+        refuses, and then ends as the hangup would have ended it (each move is saved already).
+        """
+        if self.is_headless or not hasattr(self._driver, "exit_event"):  # tests, the browser's driver
+            return
+        stdin = sys.__stdin__
+        try:
+            fd = stdin.fileno() if stdin is not None else -1
+            if fd < 0 or not os.isatty(fd):
+                return
+        except (OSError, ValueError):
+            return
+
+        def check() -> None:
+            import termios
+
+            try:
+                termios.tcgetattr(fd)
+            except (termios.error, OSError):
+                signal.signal(signal.SIGHUP, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGHUP)
+
+        self.set_interval(self.HANGUP_CHECK_SECONDS, check, name="hangup")
 
     # -- shared tables ----------------------------------------------------------
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import signal
 import time
 
 import asyncssh
@@ -142,3 +145,21 @@ async def test_stopping_the_server_ends_every_room_and_a_restart_keeps_the_host_
     before, after = server.of_kind("listening")[0], again.of_kind("listening")[0]
     assert before["host_key_created"] and not after["host_key_created"]
     assert before["host_key"] == after["host_key"]
+
+
+@pytest.mark.parametrize("rooms", ["spawn", "template"])
+async def test_a_killed_servers_rooms_end_too(start_server, rooms) -> None:
+    """SIGKILL leaves the server no time to hang up: its rooms must see their terminal go and end."""
+    server = start_server("--guest", "--template", "off" if rooms == "spawn" else "on")
+    async with connect(server, "one") as first:
+        process = await first.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+        await asyncio.wait_for(process.stdout.readuntil(b"choose a game"), 40)
+        room = server.expect("session_start")[0]["pid"]
+        server.process.kill()
+        server.process.wait(15)
+    try:
+        await asyncio.to_thread(wait_until, lambda: not process_group(room), 20, "the rooms to end")
+    finally:
+        for pid in process_group(room):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -10,8 +10,6 @@ with their keys, land at their seats with their own hands, and play on.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 from pathlib import Path
 
@@ -51,12 +49,9 @@ def test_a_server_restart_mid_game_loses_nothing_and_both_players_play_on(
         else:
             server.process.kill()
             server.process.wait(15)
-            # A killed server's rooms outlive it today (each spinning at ~20% of a core, seen here):
-            # this test ends the ones it made -- each room is its own process group.
+            # A killed server cannot hang up its rooms: they see their terminal go and end.
             for event in server.find(lambda e: e["event"] == "session_start"):
-                if process_group(event["pid"]):
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(event["pid"], signal.SIGKILL)
+                wait_until(lambda pid=event["pid"]: not process_group(pid), 30, "a killed server's rooms to end")
         for terminal in (ann, ben):
             terminal.wait_exit(30)  # the connection went with the server
 

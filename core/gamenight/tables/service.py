@@ -561,6 +561,7 @@ class TableService:
         self._changed(table)
         if ended:
             self._send_saves(table)
+            self._record_table(table)
 
     def _ack(self, connection: Connection, message: p.Ack) -> None:
         table = connection.table

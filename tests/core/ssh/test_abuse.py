@@ -222,7 +222,11 @@ async def test_a_connection_gets_six_login_attempts(start_server, tmp_path) -> N
     with pytest.raises((asyncssh.Error, ConnectionError)) as refused:
         async with connect(server, "guesser", client_keys=wrong):
             pass
-    assert "Too many authentication failures" in str(refused.value)
+    # The client reads the server's reason -- or, when its next attempt races the close (seen on a
+    # loaded machine), a broken pipe; the server's log says why either way.
+    assert isinstance(refused.value, ConnectionError) or "Too many authentication failures" in str(refused.value)
+    (limit,) = server.expect("limit", since=mark)
+    assert limit["kind"] == "auth_tries"
     (gone,) = server.expect("disconnect", since=mark)
     assert gone["auth_failures"] <= 8
     assert len(server.of_kind("auth_rejected_key", since=mark)) <= 8

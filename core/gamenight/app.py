@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from gamenight import linebreak
-from gamenight.config import Config
+from gamenight.config import Config, hosted
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
@@ -98,11 +98,6 @@ def crash_log_path() -> Path:
     if override:
         return Path(override)
     return Path(platformdirs.user_log_dir("gamenight")) / "crash.log"
-
-
-def hosted() -> bool:
-    """True in a room of ``gamenight serve-ssh`` (the person at the keys is not on this machine)."""
-    return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
 TABLES_FD_VARIABLE = "GAMENIGHT_TABLES_FD"

@@ -54,6 +54,12 @@ __all__ = [
     "validate_name",
 ]
 
+
+def hosted() -> bool:
+    """True in a room of ``gamenight serve-ssh`` (the person at the keys is not on this machine)."""
+    return os.environ.get("GAMENIGHT_HOSTED") == "1"
+
+
 MAX_CONFIG_BYTES = 64 * 1024
 """A larger config file is refused (a hand-written one is a few hundred bytes)."""
 

@@ -210,3 +210,22 @@ async def test_settings_leave_an_untouched_name_with_spaces_as_it_is(nim_registr
         await pilot.press("s")
         await _retype_and_save(pilot, app, "#player-1", "Urd")
     assert path.read_text(encoding="utf-8") == '[nim]\nplayer.1 = " Kei "\nplayer.2 = "Urd"\n'
+
+
+async def test_a_hosted_rooms_settings_name_the_file_but_not_the_servers_folders(nim_registry, tmp_path, monkeypatch):
+    path = tmp_path / "users" / "g-ann-0123" / "config.toml"
+    path.parent.mkdir(parents=True)
+    shown = {}
+    for hosted in ("0", "1"):
+        monkeypatch.setenv("GAMENIGHT_HOSTED", hosted)
+        app = make_app(nim_registry, Config.load(path), tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("s")
+            app.screen.query_one("#player-1").value = f"Ann {hosted}"  # a change each time: "saved to ..."
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            shown[hosted] = [
+                str(app.screen.query_one(selector).render()) for selector in ("#settings-title", "#settings-message")
+            ]
+    assert all(str(path) in text for text in shown["0"]), shown  # at home: where the file is
+    assert all("config.toml" in text and "users" not in text and "g-ann" not in text for text in shown["1"]), shown

@@ -26,12 +26,12 @@ from textual.message import Message
 from textual.screen import Screen
 
 from gamenight import linebreak
-from gamenight.config import Config, hosted
+from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
-from gamenight.text import safe_text
+from gamenight.text import hosted, safe_text, shown_path
 from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, resolve_game_variables
 
 if TYPE_CHECKING:
@@ -617,7 +617,7 @@ class GameNightApp(App):
                 markup=False,
             )
             return
-        self.notify(_("The game was saved to {path}", path=str(path)), markup=False)
+        self.notify(_("The game was saved to {path}", path=shown_path(path)), markup=False)
 
     def open_help(self, game: GameInfo, extra: str = "") -> None:
         """Show ``game``'s rules and keys (and ``extra`` Markdown after them)."""

@@ -41,7 +41,7 @@ import platformdirs
 
 from gamenight.atomic import write_atomic
 from gamenight.i18n import LANGUAGES, _
-from gamenight.text import MAX_NAME_CELLS, safe_text, validate_name
+from gamenight.text import MAX_NAME_CELLS, safe_text, shown_path, validate_name
 from gamenight.tomlfile import TomlFileError, parse_toml, read_toml
 
 __all__ = [
@@ -53,11 +53,6 @@ __all__ = [
     "default_config_path",
     "validate_name",
 ]
-
-
-def hosted() -> bool:
-    """True in a room of ``gamenight serve-ssh`` (the person at the keys is not on this machine)."""
-    return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
 MAX_CONFIG_BYTES = 64 * 1024
@@ -178,7 +173,9 @@ class Config:
             self._unshown += 1
 
     def _problem(self, where: str, problem: str) -> None:
-        self._warn(_("{path}: {where}: {problem} Using the default.", path=self.path, where=where, problem=problem))
+        self._warn(
+            _("{path}: {where}: {problem} Using the default.", path=shown_path(self.path), where=where, problem=problem)
+        )
 
     def _check(self) -> None:
         """Hold ``data`` to the schema: every value that fails is dropped with a warning naming its key."""
@@ -193,7 +190,9 @@ class Config:
             else:
                 self._check_names(name, section)
         if self._unshown:
-            self.warnings.append(_("{path}: {count} more problems not shown.", path=self.path, count=self._unshown))
+            self.warnings.append(
+                _("{path}: {count} more problems not shown.", path=shown_path(self.path), count=self._unshown)
+            )
 
     def _check_general(self, general: dict[str, Any]) -> None:
         for key in list(general):

@@ -32,7 +32,7 @@ from gamenight.atomic import write_atomic
 from gamenight.i18n import _, gettext
 from gamenight.match import LogEntry, Match, SeatConfig
 from gamenight.sdk import GameInfo, IllegalAction
-from gamenight.text import safe_text, seat_count, validate_name
+from gamenight.text import safe_text, seat_count, shown_path, validate_name
 
 __all__ = ["FORMAT_VERSION", "MAX_SAVE_BYTES", "SaveError", "default_save_name", "load_match", "save_match"]
 
@@ -157,7 +157,7 @@ def read_document(path: Path) -> dict[str, Any]:
 
 def shown(path: Path | str) -> str:
     """A file path as it may be shown on screen (a file name can hold terminal controls)."""
-    return safe_text(str(path), limit=200)
+    return shown_path(path)
 
 
 # -- the schema -----------------------------------------------------------------

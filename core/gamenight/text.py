@@ -19,6 +19,7 @@ means to print, so every widget that shows outside text gets it through here.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 
 from rich.cells import cell_len
@@ -125,3 +126,16 @@ def seat_count(low: int, high: int) -> str:
     if low == high:
         return _("1 seat") if low == 1 else _("{count} seats", count=low)
     return _("{low}–{high} seats", low=low, high=high)
+
+
+def hosted() -> bool:
+    """True in a room of ``gamenight serve-ssh`` (the person at the keys is not on this machine)."""
+    return os.environ.get("GAMENIGHT_HOSTED") == "1"
+
+
+def shown_path(path: object) -> str:
+    """A file path as it may be shown on screen: safe text (a file name can hold terminal
+    controls) and, in a hosted room, only the file's name -- the server's folders are no
+    business of a visitor's."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    return safe_text(os.path.basename(text) if hosted() else text, limit=200)

@@ -229,3 +229,15 @@ async def test_a_hosted_rooms_settings_name_the_file_but_not_the_servers_folders
             ]
     assert all(str(path) in text for text in shown["0"]), shown  # at home: where the file is
     assert all("config.toml" in text and "users" not in text and "g-ann" not in text for text in shown["1"]), shown
+
+
+def test_every_path_shown_in_a_hosted_room_is_the_file_name_alone(monkeypatch):
+    from gamenight.saves import shown
+    from gamenight.text import shown_path
+
+    path = "/srv/gamenight/users/g-ann-0123/saves/yatzy-1.toml"
+    monkeypatch.setenv("GAMENIGHT_HOSTED", "1")
+    assert shown_path(path) == shown(path) == "yatzy-1.toml"
+    assert shown_path("/srv/x/evil\x1b]0;title\x07.toml") == "evil]0;title.toml"  # still safe text
+    monkeypatch.delenv("GAMENIGHT_HOSTED")
+    assert shown_path(path) == path

@@ -33,6 +33,7 @@ import platformdirs
 
 from gamenight.i18n import _, gettext
 from gamenight.records import ratings as rating_math
+from gamenight.text import shown_path
 
 __all__ = [
     "MIGRATIONS",
@@ -329,7 +330,7 @@ class RecordsStore:
             connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
             raise RecordsUnavailable(
-                _("The records at {path} cannot be opened: {error}", path=path, error=error)
+                _("The records at {path} cannot be opened: {error}", path=shown_path(path), error=error)
             ) from None
         try:
             version = connection.execute("PRAGMA user_version").fetchone()[0]
@@ -354,7 +355,7 @@ class RecordsStore:
             if not isinstance(error, _Damaged) and getattr(error, "sqlite_errorcode", None) not in DAMAGED_CODES:
                 # busy past the timeout, read-only, out of space: the file is fine, leave it be
                 raise RecordsUnavailable(
-                    _("The records at {path} cannot be used now: {error}", path=path, error=error)
+                    _("The records at {path} cannot be used now: {error}", path=shown_path(path), error=error)
                 ) from None
             raise RecordsUnavailable(
                 _("The records file is damaged ({error}).", error=error) + " " + _aside_text(path)

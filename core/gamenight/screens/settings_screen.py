@@ -8,17 +8,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from gamenight.config import ConfigError, hosted, validate_name
+from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
-from gamenight.text import safe_text
+from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
-
-
-def shown_path(config) -> str:
-    """Where the settings live, as the person at the keys may see it: in a hosted room only the
-    file's name (the server's folders are no business of a visitor's)."""
-    return config.path.name if hosted() else str(config.path)
 
 
 class SettingsScreen(Screen):
@@ -50,7 +44,7 @@ class SettingsScreen(Screen):
     def compose(self) -> ComposeResult:
         config = self.app.config
         games = sorted(self.app.registry.games.values(), key=lambda g: g.id)
-        yield Static(_("Settings — {path}", path=shown_path(config)), id="settings-title", markup=False)
+        yield Static(_("Settings — {path}", path=shown_path(config.path)), id="settings-title", markup=False)
         with VerticalScroll():
             with Horizontal(classes="row"):
                 yield Label(_("Language"))
@@ -218,7 +212,7 @@ class SettingsScreen(Screen):
             from gamenight.tables.protocol import HallName
 
             self.run_worker(self.app.tables.send(HallName(shown)), exit_on_error=False)
-        text = _("Settings saved to {path}.", path=shown_path(config))
+        text = _("Settings saved to {path}.", path=shown_path(config.path))
         if language != self._shown["language"]:
             text += " " + _("A new language applies from the next start.")
         self._shown.update(language=language, theme=theme, bot_delay=delay_text, hall_of_fame_name=shown)

@@ -36,7 +36,7 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import safe_text
+from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -798,7 +798,7 @@ class GameScreen(Screen):
                 self.message(_("Could not save: {reason}", reason=error.strerror or error), error=True)
                 return
             self.save_path = path
-            self.message(_("Saved to {path}", path=path))
+            self.message(_("Saved to {path}", path=shown_path(path)))
             if then_leave:
                 self.app.pop_screen()
 

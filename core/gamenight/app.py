@@ -618,6 +618,20 @@ class GameNightApp(App):
             )
             return
         self.notify(_("The game was saved to {path}", path=shown_path(path)), markup=False)
+        self._record_shared(path)
+
+    def _record_shared(self, path: Path) -> None:
+        """Keep a finished shared game in this person's own records too (the server keeps its own;
+        nothing is sent back to it).  Never raises: a failure is told once, as for a local game."""
+        try:
+            store = self.records_store()
+            if store is not None:
+                from gamenight.records.store import record_from_match
+                from gamenight.saves import load_match
+
+                store.add(record_from_match(load_match(self.registry, path)))
+        except Exception as error:
+            self._records_notice(_("This game could not be recorded: {error}", error=safe_text(error)), error)
 
     def open_help(self, game: GameInfo, extra: str = "") -> None:
         """Show ``game``'s rules and keys (and ``extra`` Markdown after them)."""

@@ -25,7 +25,13 @@ async def room_for(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> G
     asyncio.get_running_loop().create_task(service.serve(reader, writer, identity, identity.title()))
     folder = tmp_path / identity
     folder.mkdir(exist_ok=True)
-    return make_room(registry, folder, bot_delay=0, tables_streams=await asyncio.open_connection(sock=ours))
+    return make_room(
+        registry,
+        folder,
+        bot_delay=0,
+        records_path=folder / "records.sqlite3",
+        tables_streams=await asyncio.open_connection(sock=ours),
+    )
 
 
 async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:
@@ -120,6 +126,8 @@ async def test_a_private_table_by_its_code_to_the_end_saved_by_each_player_then_
             assert len(saves) == 1
             kept = load_match(NIM_REGISTRY, saves[0])  # every move replayed by the rules
             assert kept.over and len(kept.log) == len(private.match.log)
+            (record,) = app.records_store().recent("nim")  # in each person's own records too
+            assert [seat.name for seat in record.seats] == [seat.name for seat in private.match.seats]
 
         # Play again with the same seats: it starts once both asked.
         await a.press("a")

@@ -98,18 +98,18 @@ def main(argv: list[str]) -> int:
     return 127  # not reached
 
 
-def run_as_init(command: list[str]) -> int:
-    """Start ``command`` as the only child of this PID 1, reap whatever ends, and exit with its status."""
-    room = os.fork()
-    if room == 0:
-        try:
-            for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
-                signal.signal(signum, signal.SIG_DFL)
-            os.execvp(command[0], command)
-        finally:
-            os._exit(127)
-    for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
-        signal.signal(signum, signal.SIG_IGN)
+HANDLED = (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+"""The signals a room's first stages ignore and the room itself gets (at their defaults)."""
+
+
+def exit_code(status: int) -> int:
+    """A wait status as a shell reports it (128 + N for a death by signal N)."""
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
+def wait_for(child: int) -> int:
+    """Reap every child until ``child`` ends (as PID 1 must); its exit status."""
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -117,9 +117,23 @@ def run_as_init(command: list[str]) -> int:
             return 1
         except InterruptedError:
             continue
-        if pid == room:
-            code = os.waitstatus_to_exitcode(status)
-            return code if code >= 0 else 128 - code
+        if pid == child:
+            return exit_code(status)
+
+
+def run_as_init(command: list[str]) -> int:
+    """Start ``command`` as the only child of this PID 1, reap whatever ends, and exit with its status."""
+    room = os.fork()
+    if room == 0:
+        try:
+            for signum in HANDLED:
+                signal.signal(signum, signal.SIG_DFL)
+            os.execvp(command[0], command)
+        finally:
+            os._exit(127)
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_IGN)
+    return wait_for(room)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.ssh.child import RoomProcess
+from gamenight.ssh.launch import HANDLED, exit_code, hide, wait_for
 
 __all__ = [
     "CLONE_NEWNS",
@@ -148,7 +149,7 @@ def parse_settings(data: bytes) -> SessionSettings:
         raise TemplateError("settings are not JSON") from error
     if not isinstance(raw, dict) or set(raw) != {"argv", "env", "cwd", "memory", "hide", "exec"}:
         raise TemplateError("settings have the wrong fields")
-    argv, env, memory, hide, execute = raw["argv"], raw["env"], raw["memory"], raw["hide"], raw["exec"]
+    argv, env, memory, hidden, execute = raw["argv"], raw["env"], raw["memory"], raw["hide"], raw["exec"]
     if not isinstance(argv, list) or len(argv) > MAX_ARGS or not all(isinstance(a, str) for a in argv):
         raise TemplateError("bad argv")
     argv = [_text(part, "argument") for part in argv]
@@ -160,13 +161,13 @@ def parse_settings(data: bytes) -> SessionSettings:
         _text(value, "variable")
     if not isinstance(memory, int) or isinstance(memory, bool) or not 0 <= memory <= 1 << 48:
         raise TemplateError("bad memory cap")
-    if hide is not None:
-        if not isinstance(hide, list) or len(hide) != 2:
+    if hidden is not None:
+        if not isinstance(hidden, list) or len(hidden) != 2:
             raise TemplateError("bad data dir and home")
-        hide = (_path(hide[0], "data dir"), _path(hide[1], "home"))
+        hidden = (_path(hidden[0], "data dir"), _path(hidden[1], "home"))
     if not isinstance(execute, bool) or (execute and not argv):
         raise TemplateError("bad command")
-    return SessionSettings(argv, env, _path(raw["cwd"], "cwd"), memory, hide, execute)
+    return SessionSettings(argv, env, _path(raw["cwd"], "cwd"), memory, hidden, execute)
 
 
 # -- plugins on disk ---------------------------------------------------------------------------------
@@ -244,27 +245,6 @@ def _as_init() -> None:
     """In PID 1 of a fresh namespace: die with the outer process, and see only this namespace's /proc."""
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mount /proc")
-
-
-def _exit_code(status: int) -> int:
-    code = os.waitstatus_to_exitcode(status)
-    return code if code >= 0 else 128 - code
-
-
-def _wait_for(child: int) -> int:
-    """Reap every child until ``child`` ends (as PID 1 must); its exit status."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            return 1
-        except InterruptedError:
-            continue
-        if pid == child:
-            return _exit_code(status)
-
-
-HANDLED = (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
 
 
 def _room(settings: SessionSettings) -> int:
@@ -354,12 +334,10 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         return 1
     init = os.fork()
     if init:
-        return _wait_for(init)
+        return wait_for(init)
     # PID 1 of the new namespace (see gamenight.ssh.launch.run_as_init).
     code = 1
     try:
-        from gamenight.ssh.launch import hide
-
         try:
             _as_init()
             hide(*settings.hide)
@@ -369,7 +347,7 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         room = os.fork()
         if room == 0:
             os._exit(_run(_room, settings))
-        code = _wait_for(room)
+        code = wait_for(room)
     finally:
         os._exit(code)
 
@@ -401,9 +379,7 @@ def probe(data_dir: str) -> str | None:
             enter_namespaces()
             init = os.fork()
             if init:
-                return _wait_for(init)
-            from gamenight.ssh.launch import hide
-
+                return wait_for(init)
             _as_init()
             hide(data_dir, users)
             ok = os.listdir(data_dir) == ["users"] and os.getpid() == 1
@@ -530,7 +506,7 @@ def serve(control: socket.socket) -> int:
             if pid == 0:
                 return
             rooms -= 1
-            send({"exited": pid, "status": _exit_code(status)})
+            send({"exited": pid, "status": exit_code(status)})
 
     while True:
         try:

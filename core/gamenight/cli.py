@@ -234,11 +234,11 @@ def _arena_command(argv: Sequence[str]) -> int:
             f"{seat.win_rate:.1%}",
         )
     Console().print(table)
+    from gamenight.records.text import rating_text
+
     for bot, mu, sigma, games in ratings or ():
         Console().print(
-            _plain(
-                _("{bot}: rated {rating} after {games} games", bot=bot, rating=f"{mu:.1f} ± {sigma:.1f}", games=games)
-            )
+            _plain(_("{bot}: rated {rating} after {games} games", bot=bot, rating=rating_text(mu, sigma), games=games))
         )
     return 0
 

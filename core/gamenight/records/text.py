@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from gamenight.i18n import _
+from gamenight.i18n import _, translator
 from gamenight.records.stats import GameStats
 from gamenight.text import safe_text
 
@@ -25,8 +25,24 @@ def _percent(value: float) -> str:
     return f"{value:.0%}"
 
 
-def _score(value: float | None) -> str:
+def score_text(value: float | None) -> str:
+    """A score as the records show it: whole numbers bare, others to one decimal, none as a dash."""
     return "–" if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+def rating_text(mu: float, sigma: float) -> str:
+    """A rating with its uncertainty (openskill's μ ± σ)."""
+    return f"{mu:.1f} ± {sigma:.1f}"
+
+
+def game_labels(registry: Any, game_id: str) -> tuple[str, dict[str, str]]:
+    """``game_id``'s title and its bots' labels in today's language (the id itself for a game not
+    installed, made safe to print: it was read from a records file)."""
+    game = registry.games.get(game_id)
+    if game is None:
+        return safe_text(game_id, 32), {}
+    t = translator(game_id)
+    return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
 
 
 def records_text(
@@ -50,9 +66,9 @@ def records_text(
             ),
             _(
                 "Scores: best {best}, mean {mean}, recent {recent}",
-                best=_score(entry.best),
-                mean=_score(entry.mean),
-                recent=" ".join(_score(score) for score in entry.recent) or "–",
+                best=score_text(entry.best),
+                mean=score_text(entry.mean),
+                recent=" ".join(score_text(score) for score in entry.recent) or "–",
             ),
         ]
         if entry.streak[1]:
@@ -62,17 +78,10 @@ def records_text(
                 else _("Streak: lost {count} in a row", count=entry.streak[1])
             )
         if entry.rating is not None:
-            lines.append(_("Rating: {rating}", rating=f"{entry.rating[0]:.1f} ± {entry.rating[1]:.1f}"))
+            lines.append(_("Rating: {rating}", rating=rating_text(*entry.rating)))
         blocks.append(Text("\n".join(lines)))
     if entry.versus:
-        table = Table(
-            title=_("Against each bot"),
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-            pad_edge=False,
-            padding=(0, 1),
-        )
+        table = _table(_("Against each bot"))
         _headed_column(table, _("Bot"))
         for header in (_("Won/played"), _("Win rate (95%)"), _("Bot rating")):
             _headed_column(table, header, justify="right")
@@ -82,28 +91,28 @@ def records_text(
                 Text(safe_text(bot_labels.get(versus.bot, versus.bot), 40)),
                 f"{versus.won:g}/{versus.games}",
                 f"{_percent(versus.win_rate)} ({low:.0%}–{high:.0%})".replace("%–", "–"),
-                "–" if versus.rating is None else f"{versus.rating[0]:.1f} ± {versus.rating[1]:.1f}",
+                "–" if versus.rating is None else rating_text(*versus.rating),
             )
         blocks.append(table)
     rated_bots = [(name, mu, sigma, games) for kind, name, mu, sigma, games in entry.ratings if kind == "bot"]
     if rated_bots:
-        table = Table(
-            title=_("Bots' ratings"),
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-            pad_edge=False,
-            padding=(0, 1),
-        )
+        table = _table(_("Bots' ratings"))
         _headed_column(table, _("Bot"))
         _headed_column(table, _("Rating (± 1σ)"), justify="right")
         _headed_column(table, _("Games rated"), justify="right")
         for bot, mu, sigma, games in rated_bots:
-            table.add_row(Text(safe_text(bot_labels.get(bot, bot), 40)), f"{mu:.1f} ± {sigma:.1f}", str(games))
+            table.add_row(Text(safe_text(bot_labels.get(bot, bot), 40)), rating_text(mu, sigma), str(games))
         blocks.append(table)
     if entry.high_scores:
         blocks.append(Text(top_ten_text(entry.high_scores, names)))
     return blocks
+
+
+def _table(title: str) -> Table:
+    """A titled table of the records screen's figures (one look for all of them)."""
+    return Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1)
+    )
 
 
 def top_ten_text(high_scores: Sequence[Any], names: dict[str, str] | None = None) -> str:
@@ -113,7 +122,7 @@ def top_ten_text(high_scores: Sequence[Any], names: dict[str, str] | None = None
         name = safe_text((names or {}).get(high.name, high.name), 16)
         name += " " * max(0, 16 - cell_len(name))
         when = datetime.fromtimestamp(high.finished).strftime("%Y-%m-%d")
-        lines.append(f"{high.rank:>4}  {_score(high.score):>5}  {name}  {when}")
+        lines.append(f"{high.rank:>4}  {score_text(high.score):>5}  {name}  {when}")
     return "\n".join(lines)
 
 
@@ -130,5 +139,5 @@ def past_game_text(record: Any, bot_labels: dict[str, str], names: dict[str, str
         if seat.bot is not None:
             name = f"{name} ({safe_text(bot_labels.get(seat.bot, seat.bot), 16)})"
         text.append("  ")
-        text.append(f"{name} {_score(seat.score)}", style="bold" if seat.place == 1 else "")
+        text.append(f"{name} {score_text(seat.score)}", style="bold" if seat.place == 1 else "")
     return text

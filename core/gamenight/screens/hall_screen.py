@@ -17,8 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from gamenight.i18n import _, translator
-from gamenight.records.text import top_ten_text
+from gamenight.i18n import _
+from gamenight.records.text import game_labels, score_text, top_ten_text
 from gamenight.tables import protocol as p
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
@@ -80,19 +80,11 @@ class HallScreen(Screen):
             self.app.pop_screen()
 
 
-def _game_labels(registry: Any, game_id: str) -> tuple[str, dict[str, str]]:
-    game = registry.games.get(game_id)
-    if game is None:
-        return safe_text(game_id, 32), {}
-    t = translator(game_id)
-    return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
-
-
 def hall_text(answer: p.HallOfFame, registry: Any) -> Text:
     """The answer as text: the top ten as BSD's games print it, then the latest games, newest first."""
     if not answer.available:
         return Text(_("This server keeps no records."))
-    title, _bots = _game_labels(registry, answer.game)
+    title, _bots = game_labels(registry, answer.game)
     text = Text()
     text.append(_("{game}: the best scores on this server", game=safe_text(title, 40)) + "\n", style="bold")
     if answer.top:
@@ -108,7 +100,7 @@ def hall_text(answer: p.HallOfFame, registry: Any) -> Text:
     if not answer.recent:
         text.append(_("No games yet."))
     for game in answer.recent[: p.HALL_SIZE]:
-        game_title, bots = _game_labels(registry, game.game)
+        game_title, bots = game_labels(registry, game.game)
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(datetime.fromtimestamp(game.finished).strftime("%Y-%m-%d %H:%M"))
         line.append(f"  {safe_text(game_title, 20)}:", style="bold")
@@ -118,14 +110,10 @@ def hall_text(answer: p.HallOfFame, registry: Any) -> Text:
             else:
                 name = safe_text(seat.name, 32) or _("anonymous")
             line.append(" ")
-            line.append(f"{name} {_score(seat.score)}", style="bold" if seat.won else "")
+            line.append(f"{name} {score_text(seat.score)}", style="bold" if seat.won else "")
         text.append(line)
         text.append("\n")
     return text
-
-
-def _score(value: float) -> str:
-    return f"{value:g}" if value == int(value) else f"{value:.1f}"
 
 
 class _Score:

@@ -125,11 +125,9 @@ class RecordsScreen(Screen):
 
     def _labels(self, game_id: str) -> tuple[str, dict[str, str]]:
         """``game_id``'s title and its bots' labels (the id itself for a game not installed)."""
-        game = self.app.registry.games.get(game_id)
-        if game is None:
-            return game_id, {}
-        t = translator(game_id)
-        return t(game.title), {bot.id: t(bot.label) for bot in game.bots}
+        from gamenight.records.text import game_labels
+
+        return game_labels(self.app.registry, game_id)
 
     def _names(self, game_id: str) -> dict[str, str]:
         """``game_id``'s default seat names (English ids, as recorded) in today's language."""
@@ -378,6 +376,8 @@ class RecordsScreen(Screen):
         if player is None or not self.rating_history:
             legend.update(Text(_("No rating of a person to plot yet.")))
             return
+        from gamenight.records.text import rating_text
+
         plot.display = True
         plt = plot.plt
         games = list(range(1, len(self.rating_history) + 1))
@@ -392,7 +392,7 @@ class RecordsScreen(Screen):
                 "{player}: rating, latest {count} games; now {rating}",
                 player=safe_text(player, 24),
                 count=len(games),
-                rating=f"{mu:.1f} ± {sigma:.1f}",
+                rating=rating_text(mu, sigma),
             )
         )
         text.append("\n")

@@ -1,4 +1,4 @@
-"""The hall of fame of a hosted room's server: its best Yatzy scores and its latest finished games.
+"""The hall of fame of a hosted room's server: a game's best scores and its latest finished games.
 
 The room asks the table service (:class:`~gamenight.tables.protocol.HallQuery`)
 and shows the bounded answer; the server keeps the records, the room never
@@ -26,12 +26,10 @@ from gamenight.widgets.key_bar import KeyBar
 
 __all__ = ["HallScreen", "hall_text"]
 
-HALL_GAME = "yatzy"
-"""The game whose best scores the hall shows."""
-
 
 class HallScreen(Screen):
-    """The server's top ten and its latest games, asked for when the screen opens."""
+    """The server's top ten of ``game`` (the game highlighted in the lobby) and its latest games,
+    asked for when the screen opens."""
 
     BINDINGS = [
         Binding("r", "refresh_hall", _("Refresh")),
@@ -46,7 +44,7 @@ class HallScreen(Screen):
     HallScreen #hall-text { text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, game: str = HALL_GAME) -> None:
+    def __init__(self, game: str) -> None:
         super().__init__()
         translate_bindings(self, _)
         self.game = game

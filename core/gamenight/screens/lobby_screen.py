@@ -269,11 +269,12 @@ class LobbyScreen(Screen):
         self.app.push_screen(TablesScreen())
 
     def action_hall(self) -> None:
-        if getattr(self.app, "tables", None) is None:
+        game_id = self._highlighted_game()
+        if getattr(self.app, "tables", None) is None or game_id is None:
             return
         from gamenight.screens.hall_screen import HallScreen
 
-        self.app.push_screen(HallScreen())
+        self.app.push_screen(HallScreen(game_id))
 
     def action_records(self) -> None:
         self.app.open_records(self._highlighted_game() if self.app.registry_loaded else None)

@@ -197,7 +197,7 @@ class SoloGame(msgspec.Struct, tag="solo", forbid_unknown_fields=True):
 class HallQuery(msgspec.Struct, tag="hall", forbid_unknown_fields=True):
     """Ask for the hall of fame: ``game``'s best scores and the latest finished games."""
 
-    game: GameId = "yatzy"
+    game: GameId
 
 
 class HallName(msgspec.Struct, tag="hall-name", forbid_unknown_fields=True):

@@ -47,8 +47,13 @@ async def open_hall(pilot, app) -> None:
     await until(pilot, lambda: "f" in app.screen.active_bindings, what="the Hall of fame key")
     hint = "f: このサーバーの殿堂" if get_language() == "ja" else "f: this server’s hall of fame"
     await until(pilot, lambda: hint in plain(app.screen.query_one("#about", Static).content), what="the key's hint")
+    for _ in range(len(REGISTRY.games)):  # the hall shows the highlighted game's best scores
+        if app.screen._highlighted_game() == "yatzy":
+            break
+        await pilot.press("down")
     await pilot.press("f")
     await until(pilot, lambda: type(app.screen).__name__ == "HallScreen", what="the hall")
+    assert app.screen.game == "yatzy"
     await until(pilot, lambda: app.screen.answer is not None, what="the server's answer")
 
 
@@ -128,3 +133,18 @@ async def test_turning_the_setting_off_makes_past_games_anonymous(service, tmp_p
         await open_hall(pilot, dan)
         text = "\n".join(hall_lines(dan))
         assert "Dan" not in text and "anonymous" in text
+
+
+async def test_the_hall_shows_the_best_scores_of_the_game_highlighted_in_the_lobby(service, tmp_path):
+    await a_played_server(service)  # Yatzy games only
+    cat = await room_for(service, "cat", tmp_path, REGISTRY)
+    async with cat.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "f" in cat.screen.active_bindings and cat.registry_loaded, what="the lobby")
+        first = cat.screen._highlighted_game()
+        assert first != "yatzy"
+        await pilot.press("f")
+        await until(pilot, lambda: getattr(cat.screen, "answer", None) is not None, what="the server's answer")
+        assert cat.screen.game == first and cat.screen.answer.game == first
+        lines = hall_lines(cat)
+        assert lines[0].startswith(REGISTRY.game(first).title) and lines[1] == "No games yet."
+        assert len([line for line in lines[lines.index("Latest games") + 1 :] if line.strip()]) == 2  # every game

@@ -203,7 +203,7 @@ async def test_without_a_data_dir_there_are_no_records_and_a_solo_game_is_refuse
         await ann.send(p.SoloGame("nim", "1.0", 1, 0, [""], []))
         answer = await recorded_or_refused(ann)
         assert isinstance(answer, p.Error) and answer.code == "no-records"
-        await ann.send(p.HallQuery())
+        await ann.send(p.HallQuery("yatzy"))
         hall = await ann.wait_for(lambda c: next((m for m in c.received if isinstance(m, p.HallOfFame)), None))
         assert hall.available is False and hall.top == [] and not ann.closed.is_set()
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,14 +282,20 @@ class Match:
         legal = self.rules.legal_actions(self.state)
         return self.bot(seat).choose(view, legal, self.bot_context(seat, should_stop))
 
-    def replay(self, entries: Sequence[LogEntry | tuple[int, str]], check_chance: bool = False) -> None:
+    def replay(
+        self,
+        entries: Sequence[LogEntry | tuple[int, str]],
+        check_chance: bool = False,
+        after_each: Callable[[int], None] | None = None,
+    ) -> None:
         """Restart the current game and apply a logged one; stops at the first bad entry.
 
         With ``check_chance`` every chance outcome must be the one the seed
         draws at that point (as :meth:`apply_chance` would): a save cannot
         stack a deck or force the dice.  Without it a test may script chance.
         Raises :class:`IllegalAction` naming the move number and the reason;
-        the match is then left at the state before that entry.
+        the match is then left at the state before that entry.  ``after_each(number)``
+        runs after each entry is applied (a replay keeping every state, a time budget).
         """
         self._restart_game()
         for number, entry in enumerate(entries, start=1):
@@ -314,6 +320,8 @@ class Match:
                 raise IllegalAction(
                     _("move {number} ({action!r}): {error}", number=number, action=action, error=reason)
                 ) from None
+            if after_each is not None:
+                after_each(number)
 
 
 def play_headless(

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gamenight.i18n import _, gettext, translator
+from gamenight.i18n import _, gettext
 from gamenight.match import LogEntry, Match, SeatConfig
-from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, Action, GameInfo, IllegalAction, Interlude, Outcome, PublicEvent
+from gamenight.sdk import OBSERVER, TERMINAL, Action, GameInfo, IllegalAction, Interlude, Outcome, PublicEvent
 from gamenight.text import safe_text
 
 __all__ = ["Replay", "ReplayError", "ReplayTable", "version_problem"]
@@ -242,28 +242,7 @@ def _rebuild(
     try:
         match = Match(game, list(seats), dict(options), seed=seed, games_played=game_number)
         states = [match.state]
-        for number, entry in enumerate(entries, start=1):
-            if match.to_move() != entry.seat:
-                raise IllegalAction(
-                    _(
-                        "move {number}: the log says seat {seat} acts, but it is {turn}'s turn",
-                        number=number,
-                        seat=entry.seat,
-                        turn=match.to_move(),
-                    )
-                )
-            if entry.seat == CHANCE and entry.action != match.rules.sample_chance(match.state, match._chance_rng()):
-                raise IllegalAction(
-                    _("move {number}: this chance outcome is not the one the seed draws", number=number)
-                )
-            try:
-                match.apply(entry.action)
-            except IllegalAction as error:
-                reason = error.say(translator(game.id))
-                raise IllegalAction(
-                    _("move {number} ({action!r}): {error}", number=number, action=entry.action, error=reason)
-                ) from None
-            states.append(match.state)
+        match.replay(entries, check_chance=True, after_each=lambda _number: states.append(match.state))
     except (ValueError, IllegalAction) as error:
         raise ReplayError(_("This game cannot be replayed: {reason}", reason=safe_text(error, limit=300))) from None
     except Exception as error:  # a plugin's rules failing on a strange log must not end the room

@@ -23,7 +23,7 @@ from typing import Any
 
 from gamenight.match import Match, SeatConfig
 from gamenight.records.store import GameRecord, SeatRecord, record_from_match
-from gamenight.sdk import CHANCE, IllegalAction
+from gamenight.sdk import IllegalAction
 
 __all__ = ["NotProven", "verify_game", "with_identities"]
 
@@ -77,18 +77,16 @@ def verify_game(
         seats.append(SeatConfig(f"{spec.label} {number + 1}", spec.id))
     try:
         match = Match(game, seats, dict(options), seed=seed, games_played=game_number)
-        for number, (seat, action) in enumerate(log, start=1):
+
+        def in_time(number: int) -> None:
             if clock() > deadline:
                 raise NotProven(f"the replay took over {budget:g} s (at move {number})")
-            if match.to_move() != seat:
-                raise NotProven(f"move {number}: seat {seat} acts out of turn")
-            if seat == CHANCE and action != match.rules.sample_chance(match.state, match._chance_rng()):
-                raise NotProven(f"move {number}: not the chance outcome the seed draws")
-            match.apply(action)
+
+        match.replay(log, check_chance=True, after_each=in_time)
     except NotProven:
         raise
-    except IllegalAction as error:
-        raise NotProven(f"an illegal move: {str(error)[:120]}") from None
+    except IllegalAction as error:  # out of turn, a chance outcome the seed does not draw, an illegal move
+        raise NotProven(f"not proven: {str(error)[:160]}") from None
     except (ValueError, KeyError, TypeError) as error:
         raise NotProven(f"not a game: {str(error)[:120]}") from None
     except Exception as error:  # a plugin's rules failing on a strange log: refused, the service goes on

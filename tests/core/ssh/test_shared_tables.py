@@ -75,13 +75,13 @@ class People:
         return terminal
 
 
-def mille_position() -> int:
-    """Mille's row in the Tables' game picker (the order ``TablesScreen.action_new`` lists)."""
+def game_position(game_id: str) -> int:
+    """The game's row in the Tables' game picker (the order ``TablesScreen.action_new`` lists)."""
     games = sorted(
         (game for game in REGISTRY.games.values() if game.bots and game.screen is not None),
         key=lambda game: translator(game.id)(game.title).lower(),
     )
-    return [game.id for game in games].index("mille")
+    return [game.id for game in games].index(game_id)
 
 
 def hand_on_screen(terminal: Terminal) -> tuple[str, ...] | None:
@@ -244,7 +244,7 @@ def open_table(ann: Terminal) -> None:
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
-    ann.send("\x1b[B" * mille_position() + "\r")
+    ann.send("\x1b[B" * game_position("mille") + "\r")
     ann.wait_for("New shared table: Mille", 20)
     wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen's seats")
 

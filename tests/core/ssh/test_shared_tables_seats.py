@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
 from tests.core.ssh.test_shared_tables import (
     LOBBY,
@@ -88,8 +90,8 @@ def test_the_bot_takes_a_dropped_or_left_seat_and_its_player_takes_it_back_over_
     wait_until(lambda: "bot plays for" not in title_bar(ann), 20, "the bot gone from Ann's title bar")
     assert "bot plays for" not in title_bar(ben)
     moves = [table.move() for _ in range(4)]
-    if "end of hand" in moves:
-        return  # (rare: the hand ended before Ben could leave; the rest needs a hand in progress)
+    if "end of hand" in moves:  # (rare: the rest needs a hand in progress; say so, never pass silently)
+        pytest.skip("the hand ended before Ben could leave: his leaving and taking the seat back went unchecked")
 
     # Ben leaves by keys: the bot takes his seat at once (no wait) ...
     ben.send("q")  # (Mille's quit key works whoever is to move)

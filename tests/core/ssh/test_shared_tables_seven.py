@@ -24,14 +24,13 @@ import re
 import time
 from pathlib import Path
 
-from gamenight.i18n import translator
 from gamenight.match import Match
 from gamenight.saves import SaveError, load_match
 from gamenight.sdk import CHANCE
 from gamenight_seven.cards import card_label
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, People, title_bar
+from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, People, game_position, title_bar
 
 HOME = "\x1b[H"
 DOWN = "\x1b[B"
@@ -39,14 +38,6 @@ CARD = re.compile(r"(10|[A2-9JQK])([♠♥♣♦])")
 CARD_OF_LABEL = {card_label(card): card for card in range(52)}
 MAX_MOVES = 400
 BOT = "Random"
-
-
-def seven_position() -> int:
-    games = sorted(
-        (game for game in REGISTRY.games.values() if game.bots and game.screen is not None),
-        key=lambda game: translator(game.id)(game.title).lower(),
-    )
-    return [game.id for game in games].index("seven")
 
 
 _LOADED: dict[Path, tuple[tuple[int, int, int], Match]] = {}
@@ -204,7 +195,7 @@ def open_seven(ann: Terminal) -> None:
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
-    ann.send(DOWN * seven_position() + "\r")
+    ann.send(DOWN * game_position("seven") + "\r")
     ann.wait_for("New shared table: SEVEN", 20)
     wait_until(lambda: "Seat 5" in ann.text(), 20, "the setup screen's seats")
 

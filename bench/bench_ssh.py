@@ -43,6 +43,8 @@ from pathlib import Path
 import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from timing import percentile  # bench/timing.py (this script's own folder is on sys.path)
+
 from tests.core.ssh.processes import group_stats
 
 LOBBY = b"choose a game"
@@ -238,14 +240,6 @@ def room_first_frame(home: Path, python_options: tuple[str, ...] = ()) -> tuple[
 def direct_first_frame(data_dir: Path, runs: int) -> list[float]:
     """Baseline without SSH: seconds from starting the room in a local 80x24 pty to its lobby title."""
     return [room_first_frame(data_dir / "direct" / str(run))[0] for run in range(runs)]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def median_ci(values: list[float], rounds: int = 2000, seed: int = 1) -> tuple[float, float]:

@@ -163,6 +163,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def lost_clients(service: TableService, finals: list[dict]) -> list[tuple[int, int, int, int, int]]:
+    """The clients whose last view, move count, Event count or log differ from the service's table:
+    (table, seat, client's turn, table's moves, client's Events) for each."""
+    lost = []
+    for final in finals:
+        table = service.tables[final["table"]]
+        view = msgspec.msgpack.decode(msgspec.msgpack.encode(table.match.view(final["seat"])))
+        moves = len(table.match.log)
+        log = msgspec.msgpack.decode(msgspec.msgpack.encode(table.descriptions))
+        if final["view"] != view or final["turn"] != moves or final["events"] != moves or final["log"] != log:
+            lost.append((final["table"], final["seat"], final["turn"], moves, final["events"]))
+    return lost
+
+
 async def main_async(args: argparse.Namespace, pairs, report_parent, pid: int) -> int:
     registry = load_registry()
     rss_before = rss_kib()
@@ -174,14 +188,7 @@ async def main_async(args: argparse.Namespace, pairs, report_parent, pid: int) -
         report = await asyncio.to_thread(receive_report, report_parent)
         rss_peak = rss_kib()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
-        lost = []
-        for final in report["finals"]:
-            table = service.tables[final["table"]]
-            view = msgspec.msgpack.decode(msgspec.msgpack.encode(table.match.view(final["seat"])))
-            moves = len(table.match.log)
-            log = msgspec.msgpack.decode(msgspec.msgpack.encode(table.descriptions))
-            if final["view"] != view or final["turn"] != moves or final["events"] != moves or final["log"] != log:
-                lost.append((final["table"], final["seat"], final["turn"], moves, final["events"]))
+        lost = lost_clients(service, report["finals"])
         total_moves = sum(len(t.match.log) for t in service.tables.values())
         await service.close()
         for task in tasks:

@@ -43,22 +43,20 @@ import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-
-import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_tables import SEATS, receive_report, rss_kib, run_clients  # noqa: E402
-from bench_tables_ssh import join_waiting, load, percentile, play, table_save  # noqa: E402
+from bench_tables import SEATS, lost_clients, receive_report, rss_kib, run_clients  # noqa: E402
+from bench_tables_ssh import load, play_tables, seat_pairs  # noqa: E402
 from gamenight.plugins import load_registry  # noqa: E402
+from timing import percentile  # noqa: E402
 
-from tests.core.ssh.conftest import Terminal, make_key, ssh_argv, wait_until  # noqa: E402
-from tests.core.ssh.test_shared_tables import LOBBY, hand_on_screen, names, open_table  # noqa: E402
+from tests.core.ssh.conftest import Terminal, wait_until  # noqa: E402
+from tests.core.ssh.test_shared_tables import authorize, hand_on_screen, names  # noqa: E402
 
 # -- the server process ---------------------------------------------------------------------------
 
@@ -95,14 +93,7 @@ async def run_server(args: argparse.Namespace, data: Path, authorized: Path, soc
         result = await asyncio.to_thread(receive_report, report)
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         rss_peak = rss_kib()
-        lost = []
-        for final in result["finals"]:
-            table = service.tables[final["table"]]
-            view = msgspec.msgpack.decode(msgspec.msgpack.encode(table.match.view(final["seat"])))
-            moves = len(table.match.log)
-            log = msgspec.msgpack.decode(msgspec.msgpack.encode(table.descriptions))
-            if final["view"] != view or final["turn"] != moves or final["events"] != moves or final["log"] != log:
-                lost.append([final["table"], final["seat"], final["turn"], moves, final["events"]])
+        lost = lost_clients(service, result["finals"])
         summary = {
             "latencies": result["latencies"],
             "moves": result["moves"],
@@ -161,9 +152,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         people = [(f"ann{n}", f"ben{n}") for n in range(args.pairs)]
-        keys = {name: make_key(tmp, name) for pair in people for name in pair}
-        authorized = tmp / "authorized_keys"
-        authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+        keys, authorized = authorize(tmp, [name for pair in people for name in pair])
         pairs = [socket.socketpair() for _ in range(args.tables * SEATS)]
         report_server, report_clients = socket.socketpair()
         from_server, to_parent = os.pipe()
@@ -191,26 +180,10 @@ def main() -> int:
         latencies: dict[str, list[float]] = {"draw": [], "use": [], "discard": []}
         lost_ssh: list[str] = []
         try:
-            tables = []
-            for pair in people:
-                seats = []
-                for name in pair:
-                    terminals.append(Terminal(ssh_argv(port, name, keys[name], "-tt"), 80, 24))
-                    terminals[-1].wait_for(LOBBY, 90)
-                    seats.append(terminals[-1])
-                open_table(seats[0])
-                join_waiting(seats[1])
-                tables.append((table_save(data_dir, pair), seats))
+            tables = seat_pairs(port, data_dir, keys, people, terminals, 90)
             load_before = os.getloadavg()[0]
             os.write(go_write, b"g")  # the simulated clients start now, and so do the SSH players
-            threads = [
-                threading.Thread(target=play, args=(path, seats, args.moves, args.quiet, latencies))
-                for path, seats in tables
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            play_tables(tables, args.moves, args.quiet, latencies)
             load_ssh_done = os.getloadavg()[0]
             for path, seats in tables:  # each SSH screen ends with the save's hand: nothing lost
                 match = load(path)

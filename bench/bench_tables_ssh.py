@@ -34,9 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gamenight.match import Match
 from gamenight.saves import SaveError, load_match
+from timing import percentile  # bench/timing.py (this script's own folder is on sys.path)
 
-from tests.core.ssh.conftest import Server, Terminal, make_key, ssh_argv, wait_until
-from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, covered, move_keys, open_table
+from tests.core.ssh.conftest import Server, Terminal, ssh_argv, wait_until
+from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, authorize, covered, open_table, start_move
 
 
 def body(terminal: Terminal) -> str:
@@ -56,14 +57,6 @@ def quiet(terminals: list[Terminal], seconds: float) -> None:
             last, since = now, time.monotonic()
         if time.monotonic() > deadline:
             raise AssertionError("the screens never went quiet")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def table_save(data_dir: Path, names: tuple[str, str]) -> Path:
@@ -120,13 +113,7 @@ def play(path: Path, seats: list[Terminal], moves: int, pause: float, latencies:
             continue
         mover, other = seats[seat], seats[1 - seat]
         turn = len(match.log)
-        prefix, wait, final, action = move_keys(match)
-        if not covered(match):  # (the "Extension?" dialog covers the prompt)
-            mover.wait_for(">>:Move:", 20)
-        if prefix:
-            mover.send(prefix)
-        if wait:
-            mover.wait_for(wait, 20)
+        final, action = start_move(mover, match)
         quiet(seats, pause)
         before = body(other)
         began = time.perf_counter()
@@ -136,6 +123,40 @@ def play(path: Path, seats: list[Terminal], moves: int, pause: float, latencies:
             latencies[action.split(":")[0]].append(time.perf_counter() - began)
             done += 1
         wait_until(lambda t=turn: (m := load(path)) is not None and len(m.log) > t, 20, "the move in the save")
+
+
+def seat_pairs(
+    port: int,
+    data_dir: Path,
+    keys: dict[str, Path],
+    people: list[tuple[str, str]],
+    terminals: list[Terminal],
+    wait: float,
+) -> list[tuple[Path, list[Terminal]]]:
+    """Each pair connects (lobby within ``wait`` s), the first opens a Mille table, the second takes
+    its seat; returns each table's save and its two screens (every terminal is added to ``terminals``)."""
+    tables = []
+    for pair in people:
+        seats = []
+        for name in pair:
+            terminals.append(Terminal(ssh_argv(port, name, keys[name], "-tt"), 80, 24))
+            terminals[-1].wait_for(LOBBY, wait)
+            seats.append(terminals[-1])
+        open_table(seats[0])
+        join_waiting(seats[1])  # the one waiting table (the others are playing)
+        tables.append((table_save(data_dir, pair), seats))
+    return tables
+
+
+def play_tables(
+    tables: list[tuple[Path, list[Terminal]]], moves: int, pause: float, latencies: dict[str, list[float]]
+) -> None:
+    """:func:`play` every table at once, one thread each; returns when all are done."""
+    threads = [threading.Thread(target=play, args=(path, seats, moves, pause, latencies)) for path, seats in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def main() -> None:
@@ -148,33 +169,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         people = [(f"ann{n}", f"ben{n}") for n in range(args.pairs)]
-        keys = {name: make_key(tmp, name) for pair in people for name in pair}
-        authorized = tmp / "authorized_keys"
-        authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+        keys, authorized = authorize(tmp, [name for pair in people for name in pair])
         server = Server(
             tmp / "data",
             ["--authorized-keys", str(authorized), "--max-per-address", "100", "--max-new-per-minute", "100"],
         )
         terminals: list[Terminal] = []
         try:
-            tables = []
-            for pair in people:
-                seats = []
-                for name in pair:
-                    terminals.append(Terminal(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24))
-                    terminals[-1].wait_for(LOBBY, 60)
-                    seats.append(terminals[-1])
-                open_table(seats[0])
-                join_waiting(seats[1])  # the one waiting table (the others are playing)
-                tables.append((table_save(server.data_dir, pair), seats))
-            threads = [
-                threading.Thread(target=play, args=(path, seats, args.moves, args.quiet, latencies))
-                for path, seats in tables
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            tables = seat_pairs(server.port, server.data_dir, keys, people, terminals, 60)
+            play_tables(tables, args.moves, args.quiet, latencies)
         finally:
             for terminal in terminals:
                 terminal.close()

@@ -18,6 +18,7 @@ never has a card in the hand column.  They play on to the end of the hand
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import asyncssh
@@ -27,8 +28,9 @@ from gamenight.plugins import load_registry
 from gamenight.saves import SaveError, load_match
 from gamenight.sdk import CHANCE
 from gamenight.ssh.identity import key_user_id
+from gamenight_mille.texts import CARD_NAMES
 
-from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.conftest import Server, Terminal, make_key, needs_ssh, ssh_argv, wait_until
 
 LOBBY = "choose a game"
 HOME = "\x1b[H"
@@ -36,22 +38,50 @@ MOVES = 16
 MAX_MOVES = 600
 HAND_HEADER = "--HAND--"
 SLOT_LABELS = SLOT_NAMES = ("P", "1", "2", "3", "4", "5", "6")
-CARD_NAMES = (
-    "25", "50", "75", "100", "200",
-    "Out of Gas", "Flat Tire", "Accident", "Stop", "Speed Limit",
-    "Gasoline", "Spare Tire", "Repairs", "Go", "End of Limit",
-    "Extra Tank", "Puncture Proof", "Driving Ace", "Right of Way",
-)  # fmt: skip
 REGISTRY = load_registry()
 
 
-def mille_position() -> int:
-    """Mille's row in the Tables' game picker (the order ``TablesScreen.action_new`` lists)."""
+def authorize(directory: Path, people: Iterable[str]) -> tuple[dict[str, Path], Path]:
+    """A fresh key pair for each person and one authorized_keys file with all their public keys:
+    returns (each person's private key, that file)."""
+    keys = {name: make_key(directory, name) for name in people}
+    authorized = directory / "authorized_keys"
+    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+    return keys, authorized
+
+
+class People:
+    """People with their own keys, a ``serve-ssh`` that lets them in, and their OpenSSH clients (80x24)."""
+
+    def __init__(self, tmp_path: Path, terminals: Callable[..., Terminal], people: Iterable[str]) -> None:
+        self.keys, self.authorized = authorize(tmp_path, people)
+        self.terminals = terminals
+        self.server: Server | None = None
+
+    def start(self, start_server: Callable[..., Server], *args: str, **options: object) -> Server:
+        """Start a server (again: a restart) that takes these people's keys; later connections go to it."""
+        self.server = start_server("--authorized-keys", str(self.authorized), *args, **options)
+        return self.server
+
+    def client(self, name: str) -> Terminal:
+        """``name``'s OpenSSH client, connecting with their key (without waiting for any screen)."""
+        assert self.server is not None, "start the server first"
+        return self.terminals(ssh_argv(self.server.port, name, self.keys[name], "-tt"), 80, 24)
+
+    def connect(self, name: str) -> Terminal:
+        """``name``'s OpenSSH client, once it shows the lobby."""
+        terminal = self.client(name)
+        terminal.wait_for(LOBBY, 40)
+        return terminal
+
+
+def game_position(game_id: str) -> int:
+    """The game's row in the Tables' game picker (the order ``TablesScreen.action_new`` lists)."""
     games = sorted(
         (game for game in REGISTRY.games.values() if game.bots and game.screen is not None),
         key=lambda game: translator(game.id)(game.title).lower(),
     )
-    return [game.id for game in games].index("mille")
+    return [game.id for game in games].index(game_id)
 
 
 def hand_on_screen(terminal: Terminal) -> tuple[str, ...] | None:
@@ -115,6 +145,19 @@ def move_keys(match: Match) -> tuple[str, str, str, str]:
     return ("u" if verb == "use" else "d") + slot.lower(), f": {slot}_", "\r", action
 
 
+def start_move(terminal: Terminal, match: Match) -> tuple[str, str]:
+    """Type all but the last key of the first legal move (:func:`move_keys`) on the mover's screen,
+    waiting for each step to show; returns (the last key, the action)."""
+    prefix, wait, final, action = move_keys(match)
+    if not covered(match):  # (the "Extension?" dialog covers the prompt)
+        terminal.wait_for(">>:Move:", 20)
+    if prefix:
+        terminal.send(prefix)
+    if wait:
+        terminal.wait_for(wait, 20)
+    return final, action
+
+
 class Table:
     """The test's two players and the service's truth about their table."""
 
@@ -157,11 +200,8 @@ class Table:
         if covered(match):
             return match
         for number, terminal in enumerate(self.seats):
-            other = names(match.state.seats[1 - number].hand)
-            shown = hand_on_screen(terminal)
-            assert shown == names(match.state.seats[number].hand)
-            if any(other) and shown != other:
-                assert shown != other  # the other seat's hand is not what this screen shows
+            # Its own hand, so never the other seat's (unless the two hold the very same card names).
+            assert hand_on_screen(terminal) == names(match.state.seats[number].hand)
         return match  # type: ignore[return-value]
 
     def move(self) -> str:
@@ -172,13 +212,7 @@ class Table:
         seat = match.to_move()
         terminal = self.seats[seat]
         turn = len(match.log)
-        prefix, wait, final, action = move_keys(match)
-        if not covered(match):  # (the "Extension?" dialog covers the prompt)
-            terminal.wait_for(">>:Move:", 20)
-        if prefix:
-            terminal.send(prefix)
-        if wait:
-            terminal.wait_for(wait, 20)
+        final, action = start_move(terminal, match)
         terminal.send(final)
         wait_until(
             lambda: (m := saved_match(self.data_dir)) is not None and len(m.log) > turn,
@@ -210,7 +244,7 @@ def open_table(ann: Terminal) -> None:
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
-    ann.send("\x1b[B" * mille_position() + "\r")
+    ann.send("\x1b[B" * game_position("mille") + "\r")
     ann.wait_for("New shared table: Mille", 20)
     wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen's seats")
 
@@ -236,18 +270,10 @@ def title_bar(terminal: Terminal) -> str:
 def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watches(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben", "cat")}
-    authorized = tmp_path / "authorized_keys"
-    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
-    server = start_server("--authorized-keys", str(authorized))
-    ben_id = key_user_id(asyncssh.read_public_key(str(keys["ben"].with_suffix(".pub"))))
-
-    def connect(name: str) -> Terminal:
-        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
-        terminal.wait_for(LOBBY, 40)
-        return terminal
-
-    ann, ben = connect("ann"), connect("ben")
+    people = People(tmp_path, terminals, ("ann", "ben", "cat"))
+    server = people.start(start_server)
+    ben_id = key_user_id(asyncssh.read_public_key(str(people.keys["ben"].with_suffix(".pub"))))
+    ann, ben = people.connect("ann"), people.connect("ben")
 
     open_and_join(ann, ben)
     table = Table(server.data_dir, [ann, ben])
@@ -260,15 +286,14 @@ def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watch
     wait_until(lambda: "away: ben" in title_bar(ann), 20, "Ann's title bar to say Ben is away")
 
     # Cat watches mid-game: no hand, ever.
-    cat = connect("cat")
+    cat = people.connect("cat")
     cat.send("t")
     cat.wait_for("playing", 30)
     cat.send("w")
     table.watchers.append(cat)
 
     # Ben connects again with the same key and lands back at his seat with his hand.
-    ben = connect_again = terminals(ssh_argv(server.port, "ben", keys["ben"], "-tt"), 80, 24)
-    table.seats[1] = connect_again
+    ben = table.seats[1] = people.client("ben")
     table.check("Ben back at his seat with his hand", 40)
     wait_until(lambda: "away" not in title_bar(ann), 20, "Ann's title bar without 'away'")
     assert "away" not in title_bar(ben)

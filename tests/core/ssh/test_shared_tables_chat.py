@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
-from tests.core.ssh.test_shared_tables import LOBBY, Table, open_and_join
+from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
+from tests.core.ssh.test_shared_tables import People, Table, open_and_join
 
 OSC_TITLE = "\x1b]0;pwned-title\x07"
 OSC_ST = "\x1b]2;stolen-title\x1b\\"
@@ -47,17 +47,9 @@ def status_line(terminal: Terminal) -> str:
 
 @needs_ssh
 def test_chat_over_real_ssh_carries_words_never_escape_sequences(start_server, terminals, tmp_path: Path) -> None:
-    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben")}
-    authorized = tmp_path / "authorized_keys"
-    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
-    server = start_server("--authorized-keys", str(authorized))
-
-    def connect(name: str) -> Terminal:
-        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
-        terminal.wait_for(LOBBY, 40)
-        return terminal
-
-    ann, ben = connect("ann"), connect("ben")
+    people = People(tmp_path, terminals, ("ann", "ben"))
+    server = people.start(start_server)
+    ann, ben = people.connect("ann"), people.connect("ben")
     open_and_join(ann, ben)
     Table(server.data_dir, [ann, ben]).check("the first deal on both screens")
     title_before = ben.screen.title

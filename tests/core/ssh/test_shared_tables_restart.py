@@ -13,27 +13,19 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.conftest import needs_ssh, wait_until
 from tests.core.ssh.processes import process_group
-from tests.core.ssh.test_shared_tables import LOBBY, Table, open_and_join, saved_match, title_bar
+from tests.core.ssh.test_shared_tables import People, Table, open_and_join, saved_match, title_bar
 
 
 @needs_ssh
 def test_a_server_restart_mid_game_loses_nothing_and_both_players_play_on(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    keys = {name: make_key(tmp_path, name) for name in ("ann", "ben")}
-    authorized = tmp_path / "authorized_keys"
-    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
+    people = People(tmp_path, terminals, ("ann", "ben"))
     data_dir = tmp_path / "data"
-    server = start_server("--authorized-keys", str(authorized), data_dir=data_dir)
-
-    def connect(name: str) -> Terminal:
-        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
-        terminal.wait_for(LOBBY, 40)
-        return terminal
-
-    ann, ben = connect("ann"), connect("ben")
+    server = people.start(start_server, data_dir=data_dir)
+    ann, ben = people.connect("ann"), people.connect("ben")
     open_and_join(ann, ben)
     table = Table(data_dir, [ann, ben])
     for _ in range(6):
@@ -55,15 +47,14 @@ def test_a_server_restart_mid_game_loses_nothing_and_both_players_play_on(
         for terminal in (ann, ben):
             terminal.wait_exit(30)  # the connection went with the server
 
-        server = start_server("--authorized-keys", str(authorized), data_dir=data_dir)
+        server = people.start(start_server, data_dir=data_dir)
         server.wait_event(lambda e: e["event"] == "listening", 20)
         after = saved_match(data_dir)
         assert after is not None and [entry.action for entry in after.log] == moves, f"lost moves ({how.name})"
         assert [list(seat.hand) for seat in after.state.seats] == hands
 
         # Both connect again: straight back at their seats (no lobby step), their own hands shown.
-        ann = terminals(ssh_argv(server.port, "ann", keys["ann"], "-tt"), 80, 24)
-        ben = terminals(ssh_argv(server.port, "ben", keys["ben"], "-tt"), 80, 24)
+        ann, ben = people.client("ann"), people.client("ben")
         table.seats = [ann, ben]
         table.check(f"both back at their seats after the restart ({how.name})", 40)
         wait_until(lambda: all("away" not in title_bar(t) for t in table.seats), 20, "nobody away")

@@ -24,14 +24,13 @@ import re
 import time
 from pathlib import Path
 
-from gamenight.i18n import translator
 from gamenight.match import Match
 from gamenight.saves import SaveError, load_match
 from gamenight.sdk import CHANCE
 from gamenight_seven.cards import card_label
 
-from tests.core.ssh.conftest import Terminal, make_key, needs_ssh, ssh_argv, wait_until
-from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, title_bar
+from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
+from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, People, game_position, title_bar
 
 HOME = "\x1b[H"
 DOWN = "\x1b[B"
@@ -39,14 +38,6 @@ CARD = re.compile(r"(10|[A2-9JQK])([♠♥♣♦])")
 CARD_OF_LABEL = {card_label(card): card for card in range(52)}
 MAX_MOVES = 400
 BOT = "Random"
-
-
-def seven_position() -> int:
-    games = sorted(
-        (game for game in REGISTRY.games.values() if game.bots and game.screen is not None),
-        key=lambda game: translator(game.id)(game.title).lower(),
-    )
-    return [game.id for game in games].index("seven")
 
 
 _LOADED: dict[Path, tuple[tuple[int, int, int], Match]] = {}
@@ -204,7 +195,7 @@ def open_seven(ann: Terminal) -> None:
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
-    ann.send(DOWN * seven_position() + "\r")
+    ann.send(DOWN * game_position("seven") + "\r")
     ann.wait_for("New shared table: SEVEN", 20)
     wait_until(lambda: "Seat 5" in ann.text(), 20, "the setup screen's seats")
 
@@ -238,18 +229,9 @@ def take_seat(terminal: Terminal) -> None:
 def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_their_own_hands(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    people = ("ann", "ben", "cat", "dan")
-    keys = {name: make_key(tmp_path, name) for name in people}
-    authorized = tmp_path / "authorized_keys"
-    authorized.write_text("".join(key.with_suffix(".pub").read_text() for key in keys.values()))
-    server = start_server("--authorized-keys", str(authorized))
-
-    def connect(name: str) -> Terminal:
-        terminal = terminals(ssh_argv(server.port, name, keys[name], "-tt"), 80, 24)
-        terminal.wait_for(LOBBY, 40)
-        return terminal
-
-    ann, ben, cat = (connect(name) for name in ("ann", "ben", "cat"))
+    people = People(tmp_path, terminals, ("ann", "ben", "cat", "dan"))
+    server = people.start(start_server)
+    ann, ben, cat = (people.connect(name) for name in ("ann", "ben", "cat"))
     open_seven(ann)
     take_seat(ben)
     ben.wait_for("waiting for 1 more", 30)
@@ -262,7 +244,7 @@ def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_t
         moves.append(action)
 
     # Dan watches mid-deal: the table, never a card of anyone's hand.
-    dan = connect("dan")
+    dan = people.connect("dan")
     dan.send("t")
     dan.wait_for("playing", 30)
     dan.send("w")
@@ -309,12 +291,11 @@ def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_t
     # The three people play again; the watcher sees the next deal begin.
     for terminal in (ann, ben, cat):
         terminal.send("a")
-    deal_two = wait_until(
-        lambda: (m := saved(server.data_dir)) is not None and not m.over and m.games_played == 1 and m.log and m,
+    wait_until(
+        lambda: (m := saved(server.data_dir)) is not None and not m.over and m.games_played == 1 and m.log,
         30,
         "the second deal",
     )
-    assert deal_two
     table.check("the second deal on every screen", 30)
     wait_until(lambda: "to move" in title_bar(dan) and "End of the deal" not in dan.text(), 20, "deal 2 for Dan")
     for _ in range(3):

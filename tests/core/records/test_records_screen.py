@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from gamenight.app import GameNightApp
 from gamenight.dialogs import ResultDialog
 from gamenight.i18n import set_language
 from gamenight.match import Match, SeatConfig
@@ -15,18 +12,8 @@ from gamenight.testing import settle
 from gamenight.widgets.key_bar import KeyBar
 from textual.widgets import OptionList
 
+from tests.core.records.test_recording import make_app
 from tests.core.tour import screen_text
-
-
-def make_app(registry, config, tmp_path: Path, **kwargs) -> GameNightApp:
-    return GameNightApp(
-        registry=registry,
-        config=config,
-        saves_dir=tmp_path / "saves",
-        bot_delay=0,
-        records_path=tmp_path / "records.sqlite3",
-        **kwargs,
-    )
 
 
 async def until_shown(pilot, screen: RecordsScreen) -> None:

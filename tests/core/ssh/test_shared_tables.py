@@ -228,9 +228,9 @@ class Table:
         return action
 
 
-def open_and_join(ann: Terminal, ben: Terminal) -> None:
-    """By keys: Ann opens a Mille table with seat 2 open for a person; Ben takes it from his Tables list."""
-    open_table(ann)
+def open_and_join(ann: Terminal, ben: Terminal, game: str = "mille") -> None:
+    """By keys: Ann opens a ``game`` table with seat 2 open for a person; Ben takes it from his Tables list."""
+    open_table(ann, game)
     # Ben sees the table in his list and takes the free seat with Return: the game starts.
     ben.send("t")
     ben.wait_for("free", 30)
@@ -238,14 +238,16 @@ def open_and_join(ann: Terminal, ben: Terminal) -> None:
     ben.send("\r")
 
 
-def open_table(ann: Terminal) -> None:
-    """Ann, in the lobby: Tables, n, Mille, seat 2 open for a person, Ctrl+R."""
+def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:
+    """Ann, in the lobby: Tables, n, the game, seat 2 open for a person, then ``options`` (keys typed
+    from seat 2's kind, e.g. Tabs and a space to tick a checkbox), Ctrl+R."""
+    title = translator(game)(REGISTRY.games[game].title)
     ann.send("t")
     ann.wait_for("shared tables", 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
-    ann.send("\x1b[B" * game_position("mille") + "\r")
-    ann.wait_for("New shared table: Mille", 20)
+    ann.send("\x1b[B" * game_position(game) + "\r")
+    ann.wait_for(f"New shared table: {title}", 20)
     wait_until(lambda: "Seat 2" in ann.text(), 20, "the setup screen's seats")
 
     def seat_line(number: int) -> str:
@@ -258,6 +260,8 @@ def open_table(ann: Terminal) -> None:
     wait_until(menu_open, 20, "seat 2's menu")
     ann.send(HOME + "\r")  # the first choice: open for a person
     wait_until(lambda: not menu_open() and "Bot:" not in seat_line(2), 20, "seat 2 open for a person")
+    if options:
+        ann.send(options)
     ann.send("\x12")
     ann.wait_for("waiting for 1 more", 30)
 

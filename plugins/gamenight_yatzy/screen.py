@@ -123,6 +123,10 @@ class YatzyScreen(GameScreen):
         state = self.state
         over = self.match.over
         seat = state.seat
+        if not state.dice:
+            # A turn not rolled yet holds nothing.  (At a shared table on_action gets no action to
+            # reset the holds after a score: a person's holds showed under the next player's dice.)
+            self.held = [False] * 5
         sheet = state.sheets[seat]
         suggestions = {} if over else preview(sheet, state.dice, state.joker)
         if self.cursor not in suggestions:

@@ -29,6 +29,8 @@ from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
 from tests.core.ssh.test_shared_tables import People, open_and_join, title_bar
 from tests.core.ssh.test_shared_tables_seven import saved
 
+HOLD = "HOLD"
+"""The mark under a held die."""
 SHEET_WIDTH = 34
 """The score sheet's columns at 80x24 (the dice and the log are to its right)."""
 BOX_ROW = re.compile(r"^ ([a-m]) (.+?)\s{2,}(\S+)\s+(\S+)\s*$")
@@ -101,9 +103,12 @@ def test_two_people_play_a_whole_yatzy_game_over_real_ssh_seeing_the_same_sheet(
         mover.send(" ")  # roll all five dice
         match = wait_for_save(server.data_dir, len(match.log), "the roll")
         assert match.log[-2].action == "roll:00000" and match.state.rolls == 1
+        wait_until(lambda: all("Roll 1 of 3" in t.text() for t in seats), 20, "the first roll on both screens")
+        # A new turn's dice are all rolled: no die is marked held (a person's holds end with their turn).
+        assert not any(HOLD in t.text() for t in seats), "\n--- next screen ---\n".join(t.text() for t in seats)
         if turns < 2:  # each person's first turn: hold die 1, roll the others again
             mover.send("1")
-            wait_until(lambda t=mover: "Roll 1 of 3" in t.text(), 20, "the first roll on the mover's screen")
+            wait_until(lambda t=mover: t.text().count(HOLD) == 1, 20, "die 1 held on the mover's screen")
             mover.send(" ")
             match = wait_for_save(server.data_dir, len(match.log), "the second roll")
             assert match.log[-2].action == "roll:10000" and match.state.rolls == 2 < MAX_ROLLS

@@ -124,11 +124,9 @@ class YatzyScreen(GameScreen):
         over = self.match.over
         seat = state.seat
         if not state.dice:
-            # A turn not rolled yet holds nothing and has no box chosen.  (At a shared table on_action
-            # gets no action to reset them after a score: a person's holds showed under the next
-            # player's dice.)
+            # A turn not rolled yet holds nothing.  (At a shared table on_action gets no action to
+            # reset the holds after a score: a person's holds showed under the next player's dice.)
             self.held = [False] * 5
-            self.cursor = None
         sheet = state.sheets[seat]
         suggestions = {} if over else preview(sheet, state.dice, state.joker)
         if self.cursor not in suggestions:

@@ -6,9 +6,10 @@ Yatzy table by keys (two seats -- the fewest people a shared table has, so
 the shortest whole game: 13 rounds each; no joker rule), seat 2 open for a
 person; Ben takes it from his Tables list.  They play all 26 turns by keys:
 Space rolls; on each person's first turn they hold die 1 (key ``1``) and roll
-again; then the letter key of a box scores it -- the box the test picks from
-the legal moves of the table's save under the data dir (the service's own
-record, read as the truth): the one the dice score most in.
+again; then a box is scored -- the one the dice score most in, picked from the
+legal moves of the table's save under the data dir (the service's own record,
+read as the truth): on the first turns by its letter key, later by Return on
+the box the screen's cursor starts on (it must be that one).
 
 Before every turn both title bars and both turn lines name the person to
 move; after every scored turn both screens show the same score sheet -- every
@@ -116,7 +117,9 @@ def test_two_people_play_a_whole_yatzy_game_over_real_ssh_seeing_the_same_sheet(
         scores = preview(state.sheets[state.seat], state.dice, state.joker)
         box = max(scores, key=lambda b: (scores[b], -b))
         assert f"score:{BOXES[box]}" in match.legal_actions()
-        mover.send(BOX_KEYS[box])
+        # The first turns score by the box's letter; later ones by Return on the box the cursor starts on,
+        # which is the one the dice score most in (whatever box the other person scored last).
+        mover.send(BOX_KEYS[box] if turns < 2 else "\r")
         match = wait_for_save(server.data_dir, len(match.log), "the score")
         assert match.log[-1].action == f"score:{BOXES[box]}" and match.log[-1].seat == state.seat
         turns += 1

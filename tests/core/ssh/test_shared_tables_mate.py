@@ -5,7 +5,8 @@ One ``python -m gamenight.ssh`` and real OpenSSH clients in pseudo-terminals
 Mate table by keys with foreplacing off (Tab to its checkbox, Space: no
 set-aside decisions, the shortest match); Ben takes the free seat from his
 Tables list.  They play by keys: the arrows move the card cursor along one's
-own hand, Return plays the card under it, ``c`` goes on after a play's end.
+own hand (the test waits to see it on the card), Return plays the card under
+it, ``c`` goes on after a play's end.
 The test knows every card from the table's save under the data dir (the
 service's own record, read as the truth) and takes the shortest legal course:
 before each play it searches both seats' legal moves for the quickest mate
@@ -74,6 +75,13 @@ def hands_shown(terminal: Terminal, seat: int, match: Match) -> bool:
     state = RULES.current(match.state)
     own, other = (tuple(pretty(card) for card in state.available(s)) for s in (seat, 1 - seat))
     return hand_row(terminal, BOTTOM_HAND) == own and hand_row(terminal, TOP_HAND) == other
+
+
+def cursor_card(terminal: Terminal) -> str:
+    """The card the cursor is on in one's own hand (drawn in reverse video)."""
+    with terminal._lock:
+        row = terminal.screen.buffer[BOTTOM_HAND]
+        return "".join(row[x].data for x in range(FELT) if row[x].reverse).strip()
 
 
 def totals_shown(terminal: Terminal, state: MateState) -> bool:
@@ -172,7 +180,9 @@ def test_two_people_play_a_whole_mate_match_over_real_ssh_each_hand_in_its_place
         card = plan.pop(0)
         assert card in match.legal_actions()
         terminal = seats[seat]
-        terminal.send(cursors[seat].keys(state.available(seat), card) + "\r")
+        terminal.send(cursors[seat].keys(state.available(seat), card))
+        wait_until(lambda t=terminal, c=card: cursor_card(t) == pretty(c), 20, f"the cursor on {card}")
+        terminal.send("\r")
         turn = len(match.log)
         try:
             match = wait_until(

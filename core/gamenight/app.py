@@ -598,10 +598,15 @@ class GameNightApp(App):
             )
             self.run_worker(client.send(p.Leave()), exit_on_error=False)
             return
+        from gamenight.screens.tables_screen import TablesScreen
         from gamenight.screens.too_small_screen import TooSmallScreen
 
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, TooSmallScreen):
-            self.pop_screen()  # dialogs and the tables list: the table is what matters now
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, (TooSmallScreen, TablesScreen)):
+            self.pop_screen()  # dialogs and the table's setup: the table is what matters now
+        if not isinstance(self.screen, (TooSmallScreen, TablesScreen)):
+            self.push_screen(TablesScreen())  # (back at one's seat after reconnecting: straight from the lobby)
+        # Under the table, the Tables list: leaving the table, or closing its finished game, comes back to
+        # it, to join or open another.
         self._push_game_screen(lambda: game.screen(RemoteTable(client, game)))
 
     def _keep_finished(self, message) -> None:

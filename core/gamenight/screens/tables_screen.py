@@ -129,6 +129,8 @@ class TablesScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         translate_bindings(self, _)
+        self._list_stale = False
+        """A newer list came while a table covered this screen: it is shown when the screen is back."""
 
     def compose(self) -> ComposeResult:
         yield Static(_("gamenight — shared tables"), id="tables-title")
@@ -201,10 +203,21 @@ class TablesScreen(Screen):
         event.stop()
         self.action_join()
 
+    def on_screen_resume(self) -> None:
+        if self.app.tables is None:  # the connection went while a table covered this screen
+            self.app.pop_screen()
+            return
+        if self._list_stale:
+            self._list_stale = False
+            self.show_tables()
+
     def table_message(self, message: Any) -> None:
         """A message from the table service (the app hands every one to the screens)."""
         if isinstance(message, p.TableList):
-            self.show_tables()
+            if self.app.screen is self:
+                self.show_tables()
+            else:  # under the table one sits at: no work for a list nobody sees (it comes at every move)
+                self._list_stale = True
         elif isinstance(message, p.Error) and self.app.screen is self:
             self.notify(refusal_text(message.code, message.message), severity="error", markup=False)
 

@@ -862,7 +862,8 @@ class GameScreen(Screen):
 
     def leave_table(self) -> None:
         """Write the autosave (so what :meth:`leave_question` promised holds), stop the bots and go
-        back to the lobby; if the autosave fails, stay (the reason is on the status line)."""
+        back to the lobby (from a shared table: to the Tables list); if the autosave fails, stay (the
+        reason is on the status line)."""
         if self.remote:
             self._left = True
             self.match.leave()

@@ -33,6 +33,8 @@ from gamenight_mille.texts import CARD_NAMES
 from tests.core.ssh.conftest import Server, Terminal, make_key, needs_ssh, ssh_argv, wait_until
 
 LOBBY = "choose a game"
+TABLES = "gamenight — shared tables"
+"""The Tables list's title bar."""
 HOME = "\x1b[H"
 MOVES = 16
 MAX_MOVES = 600
@@ -243,7 +245,7 @@ def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:
     from seat 2's kind, e.g. Tabs and a space to tick a checkbox), Ctrl+R."""
     title = translator(game)(REGISTRY.games[game].title)
     ann.send("t")
-    ann.wait_for("shared tables", 20)
+    ann.wait_for(TABLES, 20)
     ann.send("n")
     ann.wait_for("which game?", 20)
     ann.send("\x1b[B" * game_position(game) + "\r")

@@ -7,8 +7,9 @@ table by keys and Ben joins.  Ben's client vanishes mid-hand: his seat waits
 plays it -- Ann's title bar says so ("bot plays for: ben") and the bot's moves
 come while Ann plays hers by keys.  Ben connects again with the same key and
 is back at his seat with his own hand; the bot is gone from Ann's title bar.
-Then Ben leaves by keys (``Q``, "Really?" yes): the bot takes his seat at once,
-and Ben takes it back from his Tables list (Return on the table).  They play on.
+Then Ben leaves by keys (``Q``, "Really?" yes): he lands on the Tables list,
+the bot takes his seat at once, and Ben takes it back from that list (Return
+on the table).  They play on.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
 from tests.core.ssh.test_shared_tables import (
-    LOBBY,
+    TABLES,
     People,
     Table,
     covered,
@@ -97,14 +98,13 @@ def test_the_bot_takes_a_dropped_or_left_seat_and_its_player_takes_it_back_over_
     ben.send("q")  # (Mille's quit key works whoever is to move)
     ben.wait_for("Really?", 20)
     ben.send("y")
-    ben.wait_for(LOBBY, 20)
+    ben.wait_for(TABLES, 20)  # he lands on the Tables list
     wait_until(lambda: "bot plays for: ben" in title_bar(ann), 10, "the bot in the seat Ben left")
     assert "away" not in title_bar(ann)
     played = seat_moves(server.data_dir, 1)
     assert play_against_the_bot(server.data_dir, ann, 1) >= 1
     assert seat_moves(server.data_dir, 1) > played
-    # ... and he takes it back from his Tables list: his seat is marked as the bot's there.
-    ben.send("t")
+    # ... and he takes it back from that Tables list: his seat is marked as the bot's there.
     ben.wait_for("ben (bot)", 30)
     ben.send("\r")
     table.check("Ben back at the seat he left", 40)

@@ -30,7 +30,7 @@ from gamenight.sdk import CHANCE
 from gamenight_seven.cards import card_label
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, People, game_position, title_bar
+from tests.core.ssh.test_shared_tables import REGISTRY, TABLES, People, game_position, title_bar
 
 HOME = "\x1b[H"
 DOWN = "\x1b[B"
@@ -252,13 +252,12 @@ def test_three_people_and_two_bots_play_a_seven_deal_over_real_ssh_seeing_only_t
     table.watchers.append(dan)
     for _ in range(3):
         moves.append(table.move())  # type: ignore[arg-type]
-    # He leaves (Escape, "yes") and comes back to watch again.
+    # He leaves (Escape, "yes"): the Tables list, from which he watches again.
     table.watchers.remove(dan)
     dan.send("\x1b")
     dan.wait_for("watch again", 20)
     dan.send("y")
-    dan.wait_for(LOBBY, 20)
-    dan.send("t")
+    dan.wait_for(TABLES, 20)  # back on the Tables list, the table still on it
     dan.wait_for("playing", 30)
     dan.send("w")
     dan.wait_for("watching", 30)

@@ -213,3 +213,61 @@ async def test_finished_and_abandoned_tables_make_room_for_new_ones(nim_service,
     await asyncio.sleep(0.1)
     assert not table_path.exists() and not save_path.exists()
     await ann.close()
+
+
+async def test_leaving_a_table_or_its_finished_game_lands_on_the_tables_list(nim_service, tmp_path):
+    ann = await room_for(nim_service, "ann", tmp_path)
+    ben = await room_for(nim_service, "ben", tmp_path)
+    async with ann.run_test(size=(80, 24)) as a, ben.run_test(size=(80, 24)) as b:
+        await open_tables(a, ann)
+        await a.press("n", "enter")
+        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
+        await a.press("tab", "enter", "home", "enter")  # seat 2 open for a person
+        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
+        await a.press("ctrl+r")
+        await until(a, lambda: table_screen(ann) is not None, what="Ann's table")
+        first = next(iter(nim_service.tables.values()))
+        await open_tables(b, ben)
+        await until(b, lambda: listed(ben) == [first.id], what="Ann's table listed")
+        await b.press("enter")
+        await until(b, lambda: table_screen(ben) is not None and first.started, what="Ben at Ann's table")
+        # They play it to the end (three sticks a turn: 10 sticks, four moves).
+        for _ in range(20):
+            if first.match.over:
+                break
+            for pilot, app in ((a, ann), (b, ben)):
+                screen = table_screen(app)
+                if app.screen is screen and screen.match.human_to_move():
+                    turn = app.tables.snapshot.turn
+                    await pilot.press("3" if first.match.state.sticks >= 3 else str(first.match.state.sticks))
+                    await until(pilot, lambda app=app, turn=turn: app.tables.snapshot.turn != turn, what="a move")
+        assert first.match.over
+        # Ben closes the finished game ("Leave"): he is on the Tables list, and opens another table from it.
+        await until(b, lambda: isinstance(ben.screen, ResultDialog), what="Ben's end dialog")
+        await b.press("l")
+        await until(b, lambda: type(ben.screen).__name__ == "TablesScreen", what="Ben back on the Tables list")
+        assert table_screen(ben) is None
+        await b.press("n", "enter")
+        await until(b, lambda: type(ben.screen).__name__ == "SetupScreen")
+        await b.press("tab", "enter", "home", "enter")
+        await until(b, lambda: ben.screen.query_one("#kind-1", Select).value == "human")
+        await b.press("ctrl+r")
+        await until(b, lambda: table_screen(ben) is not None, what="Ben's new table")
+        second = next(t for t in nim_service.tables.values() if t is not first)
+        # Ann leaves hers too; her list shows Ben's new table, live, and Return sits her there.
+        await until(a, lambda: isinstance(ann.screen, ResultDialog), what="Ann's end dialog")
+        await a.press("l")
+        await until(a, lambda: type(ann.screen).__name__ == "TablesScreen", what="Ann back on the Tables list")
+        await until(a, lambda: listed(ann) == [second.id], what="Ben's new table on Ann's list")
+        await a.press("enter")
+        await until(a, lambda: table_screen(ann) is not None and second.started, what="Ann at Ben's table")
+        # Mid-game, Ann leaves by keys (Escape, yes): the Tables list again, her seat the bot's there.
+        await until(a, lambda: second.match.log or table_screen(ben).match.human_to_move(), what="Ben to move")
+        await a.press("escape")
+        await until(a, lambda: type(ann.screen).__name__ == "YesNoDialog")
+        await a.press("y")
+        await until(a, lambda: type(ann.screen).__name__ == "TablesScreen", what="the Tables list after leaving")
+        await until(a, lambda: second.bot_plays(1), what="the bot in Ann's seat")
+        await until(a, lambda: "Ann (bot)" in str(ann.screen.query_one("#table-about").render()), what="her seat")
+        await a.press("enter")  # and she takes it back from there
+        await until(a, lambda: table_screen(ann) is not None and not second.bot_plays(1), what="Ann back")

@@ -312,7 +312,28 @@ def test_two_people_play_mille_over_real_ssh_one_drops_and_returns_a_third_watch
     for terminal in (ann, ben):
         terminal.wait_for("Another hand?", 20)
     assert "Another hand?" not in cat.text()
-    assert hand_on_screen(cat) in (None, ("",) * 7)
+    # The watcher's screen at the pause: the table itself, no dialog; the HAND column's seven slots
+    # empty; the score window with the hand's and the overall totals of the save; whom it waits for.
+    interlude = saved_match(table.data_dir).pending_interlude()
+    assert interlude is not None
+    hand_total = next(values for label, values in interlude.lines if label == "Hand Total")
+
+    def row(label: str) -> list[str]:
+        line = next((line for line in cat.text().splitlines() if label in line), "")
+        return line.split(label, 1)[-1].split()
+
+    def watcher_shows_the_pause() -> bool:
+        return (
+            hand_on_screen(cat) == ("",) * 7
+            and row("Hand Total") == [f"{v:g}" for v in hand_total]
+            and row("Overall Total") == [f"{v:g}" for v in interlude.scores]
+            and "Waiting for others: ann, ben" in cat.text()
+        )
+
+    try:
+        wait_until(watcher_shows_the_pause, 20, "the pause on the watcher's screen")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{cat.text()}") from None
     ann.send("y")
     ann.wait_for("Waiting for others: ben", 20)
     ben.send("y")

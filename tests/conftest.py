@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -18,6 +19,15 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 
 def pytest_configure(config) -> None:
+    # The suite starts a few hundred Python processes (xdist workers, rooms, servers, templates,
+    # `python -m gamenight` runs). Where PYTHONDONTWRITEBYTECODE is set (many container images
+    # set it), none of them may cache compiled bytecode, so each compiled the room and its plugins
+    # from source again: about 0.7 s of CPU per room process and 4 s per worker's collection on
+    # a fresh checkout (bench/RESULTS.md, "The test suite's wall time"). The suite keeps Python's
+    # default instead: compiled files go to __pycache__ folders, which git ignores. Set before
+    # xdist starts its workers, so they and everything they start inherit it.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        sys.dont_write_bytecode = False
     # pytest-xdist's workers inherit COLUMNS=80 and LINES=24, which a serial run does not have.
     # Textual and shutil.get_terminal_size() read them before the terminal, so a room started
     # in a test's pseudo-terminal would ignore every resize. Run the workers as a serial run.

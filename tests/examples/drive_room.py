@@ -25,7 +25,10 @@ async def main(game_id: str, keys: list[str]) -> dict[str, object]:
             config=Config.load(Path(folder) / "config.toml"), saves_dir=Path(folder) / "saves", bot_delay=0
         )
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            for _ in range(400):  # the games arrive from a worker thread (slow on a loaded machine)
+                await pilot.pause(0.05)
+                if app.registry_loaded:
+                    break
             report["lobby"] = type(app.screen).__name__
             report["games"] = sorted(app.registry.games)
             report["notices"] = str(app.screen.query_one("#notices").render())

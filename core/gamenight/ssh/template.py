@@ -419,9 +419,9 @@ def preload() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
-    from gamenight.plugins import load_registry
+    from gamenight.plugins import preload_registry
 
-    load_registry()  # imports every game (the room loads its registry again, from these modules)
+    preload_registry()  # imports every game; a room takes a copy of this registry instead of looking again
     from gamenight.ui.shared_css import share_parsed_css
 
     share_parsed_css()

@@ -298,3 +298,34 @@ def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+# -- what a room does not do again after the fork ----------------------------------------------------------
+def test_a_room_takes_the_templates_registry_instead_of_looking_for_plugins_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The template loads the plugins once (``preload_registry``); a forked room's ``load_registry``
+    then copies that registry instead of reading every plugin's metadata again (1.7 MiB of a forked
+    room's private memory, bench/RESULTS.md)."""
+    from gamenight import plugins
+
+    monkeypatch.setattr(plugins, "_preloaded", None)
+    preloaded = plugins.preload_registry()
+    assert preloaded.games, "the installed games"
+
+    def look_again() -> list:
+        raise AssertionError("the plugins were looked for again")
+
+    monkeypatch.setattr(plugins, "_entry_points", look_again)
+    room = plugins.load_registry()
+    assert room.games == preloaded.games
+    assert [record.name for record in room.plugins] == [record.name for record in preloaded.plugins]
+    # A room may change its copy (the app drops a game with bad theme variables): the next room's is whole.
+    game = next(iter(room.games))
+    del room.games[game]
+    room.plugins[0].errors.append("changed by one room")
+    again = plugins.load_registry()
+    assert game in again.games
+    assert "changed by one room" not in again.plugins[0].errors
+    with pytest.raises(AssertionError, match="looked for again"):  # explicit plugins: loaded as asked
+        plugins.load_registry(entry_points=None, extra_plugins={})

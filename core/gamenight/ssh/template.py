@@ -53,7 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.ssh.child import RoomProcess
-from gamenight.ssh.launch import HANDLED, exit_code, hide, wait_for
+from gamenight.ssh.launch import HANDLED, exit_code, find_waiter, hide, wait_for, wait_small
 
 __all__ = [
     "CLONE_NEWNS",
@@ -84,6 +84,11 @@ MAX_MESSAGE = 4096
 """Largest message on the control socket, either way."""
 TABLES_FD_IN_ROOM = 3
 """The tables socket's number in a forked room."""
+
+
+WAITER: str | None = None
+"""The small waiter (:func:`gamenight.ssh.launch.find_waiter`) a sandboxed room's first stage and
+PID 1 become once they have started their child; looked for once, when the template starts."""
 
 
 class TemplateError(ValueError):
@@ -303,7 +308,8 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         os.write(fds[0], f"gamenight: the room could not be started ({error}).\r\n".encode())
         return 1
     pty, tables = fds[0], fds[1] if len(fds) == 2 else None
-    _set_title(settings.argv if settings.execute else ["gamenight", *settings.argv])
+    title = settings.argv if settings.execute else ["gamenight", *settings.argv]
+    _set_title(title)
     os.setsid()
     for target in (0, 1, 2):
         os.dup2(pty, target)
@@ -334,7 +340,7 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         return 1
     init = os.fork()
     if init:
-        return wait_for(init)
+        return wait_small(init, WAITER, title)
     # PID 1 of the new namespace (see gamenight.ssh.launch.run_as_init).
     code = 1
     try:
@@ -347,7 +353,7 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         room = os.fork()
         if room == 0:
             os._exit(_run(_room, settings))
-        code = wait_for(room)
+        code = wait_small(room, WAITER, title)
     finally:
         os._exit(code)
 
@@ -560,6 +566,8 @@ def main(argv: list[str]) -> int:
     if os.getppid() != server:
         return 1
     started = time.monotonic()
+    global WAITER
+    WAITER = find_waiter()
     try:
         preload()
         reason = probe(argv[argv.index("--probe") + 1]) if "--probe" in argv else None

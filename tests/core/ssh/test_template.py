@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from gamenight.ssh.identity import guest_user_id
+from gamenight.ssh.launch import find_waiter
 from gamenight.ssh.template import MAX_SETTINGS, SessionSettings, TemplateError, parse_settings
 
 from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, ssh_argv, wait_until
@@ -104,6 +105,14 @@ def test_a_forked_room_is_sandboxed_as_a_spawned_one(start_server, terminals) ->
     assert f"visible:['users']:['{start['user_id']}']" in screen
     alice.send(f"w{server.data_dir / 'ssh_host_ed25519_key'}")
     alice.wait_for("refused:Read-only file system")
+    # Its first stage and PID 1 only wait: they have become the small waiter, not copies of the template.
+    first_stage, init, room = sorted(process_group(start["pid"]))
+    waiter = find_waiter()
+    if waiter is not None:
+        for pid in (first_stage, init):
+            assert os.readlink(f"/proc/{pid}/exe") == os.path.realpath(waiter)
+            assert b"fake_room.py" in Path(f"/proc/{pid}/cmdline").read_bytes()  # the room's command, for ps
+    assert os.readlink(f"/proc/{room}/exe") != os.path.realpath(waiter or "/")
     # The server's signals still reach the room (SIGHUP/SIGTERM on disconnect) and its end is seen.
     alice.kill()
     server.expect("session_end", user_id=start["user_id"])
@@ -329,3 +338,31 @@ def test_a_room_takes_the_templates_registry_instead_of_looking_for_plugins_agai
     assert "changed by one room" not in again.plugins[0].errors
     with pytest.raises(AssertionError, match="looked for again"):  # explicit plugins: loaded as asked
         plugins.load_registry(entry_points=None, extra_plugins={})
+
+
+@pytest.mark.skipif(find_waiter() is None, reason="no small waiter (perl) on this system: the waiting stays in Python")
+@pytest.mark.parametrize(("ending", "status"), [("os._exit(7)", 7), ("os.kill(os.getpid(), 15)", 143)])
+def test_the_small_waiter_reports_its_childs_status_as_the_python_one_did(ending: str, status: int) -> None:
+    """The first stage's and PID 1's waiter: reaps any other child on the way, exits with the given
+    child's status (128 + N for a death by signal N), and is the process that waited (no fork)."""
+    import subprocess
+
+    script = (
+        "import os, sys, time\n"
+        "from gamenight.ssh.launch import find_waiter, wait_small\n"
+        "other = os.fork()\n"
+        "if other == 0:\n"
+        "    os._exit(3)\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(0.5)\n"
+        f"    {ending}\n"
+        "print(os.getpid(), flush=True)\n"
+        "wait_small(child, find_waiter())\n"
+        "sys.exit(99)  # not reached: the waiter replaced this process\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    waiter_pid = int(process.stdout.readline())
+    assert waiter_pid == process.pid
+    assert process.wait(timeout=30) == status

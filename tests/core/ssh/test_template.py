@@ -119,6 +119,25 @@ def test_a_forked_room_is_sandboxed_as_a_spawned_one(start_server, terminals) ->
     wait_until(lambda: not process_group(start["pid"]), 10, "the room's processes to end")
 
 
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
+@pytest.mark.skipif(find_waiter() is None, reason="no small waiter (perl) on this system: the waiting stays in Python")
+@needs_ssh
+def test_a_spawned_sandboxed_rooms_pid_1_is_the_small_waiter(start_server, terminals) -> None:
+    server = start_server("--guest", "--sandbox", "on", "--template", "off", "--command", FAKE_COMMAND)
+    alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
+    alice.wait_for("processes:")
+    start = server.expect("session_start")[0]
+    assert start["forked"] is False
+    exes = {pid: os.readlink(f"/proc/{pid}/exe") for pid in process_group(start["pid"])}
+    waiters = [pid for pid, exe in exes.items() if exe == os.path.realpath(find_waiter())]
+    assert len(waiters) == 1, exes  # PID 1 of the namespace (launch.py's run_as_init), not a Python
+    assert b"fake_room.py" in Path(f"/proc/{waiters[0]}/cmdline").read_bytes()
+    assert "python" in exes[max(exes)]  # the room itself
+    alice.kill()
+    server.expect("session_end", user_id=start["user_id"])
+    wait_until(lambda: not process_group(start["pid"]), 10, "the room's processes to end")
+
+
 # -- the fallback -----------------------------------------------------------------------------------------
 def threaded_template(tmp_path: Path) -> dict[str, str]:
     """An environment in which the template (only) starts a thread at start-up."""

@@ -171,11 +171,13 @@ def table(rows: dict[str, list[Counter]], title: str) -> list[str]:
     for klass in CLASSES:
         cells = []
         for kind in KINDS:
-            cells.append(statistics.median(c[klass, kind] for c in rows[title]) * PAGE // 1024)
-        total = statistics.median(sum(c[klass, k] for k in KINDS) for c in rows[title]) * PAGE // 1024
+            cells.append(round(statistics.median(c[klass, kind] for c in rows[title]) * PAGE / 1024))
+        total = round(statistics.median(sum(c[klass, k] for k in KINDS) for c in rows[title]) * PAGE / 1024)
         lines.append(f"| {klass} | " + " | ".join(f"{v:,}" for v in cells) + f" | **{total:,}** |")
-    cells = [statistics.median(sum(c[k, kind] for k in CLASSES) for c in rows[title]) * PAGE // 1024 for kind in KINDS]
-    total = statistics.median(sum(c.values()) for c in rows[title]) * PAGE // 1024
+    cells = [
+        round(statistics.median(sum(c[k, kind] for k in CLASSES) for c in rows[title]) * PAGE / 1024) for kind in KINDS
+    ]
+    total = round(statistics.median(sum(c.values()) for c in rows[title]) * PAGE / 1024)
     lines.append("| all private | " + " | ".join(f"{v:,}" for v in cells) + f" | **{total:,}** |")
     return [*lines, ""]
 
@@ -201,6 +203,7 @@ def main() -> int:
     loop = asyncio.new_event_loop()
     rows: dict[str, list[Counter]] = {}
     uss: dict[str, list[int]] = {}
+    groups: list[int] = []
     try:
         held = loop.run_until_complete(hold(server.port, args.sessions))
         loop.run_until_complete(asyncio.sleep(args.settle))
@@ -208,6 +211,7 @@ def main() -> int:
         for pgid in server.pids():
             members = sorted(process_group(pgid))
             names = ["room"] if len(members) == 1 else ["first stage", "PID 1", "room"][-len(members) :]
+            groups.append(sum(memory_kib(pid)[0] for pid in members))
             for name, pid in zip(names, members, strict=False):
                 rows.setdefault(name, []).append(split(pid, template))
                 uss.setdefault(name, []).append(memory_kib(pid)[0])
@@ -223,6 +227,9 @@ def main() -> int:
         f"Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {load[0]:.1f} → {os.getloadavg()[0]:.1f}. "
         f"Command: `.venv/bin/python bench/bench_room_memory.py {' '.join(sys.argv[1:])}`. "
         f"{args.sessions} rooms idle in the lobby, sandbox {args.sandbox}; template USS {template_uss / 1024:.1f} MiB.",
+        "",
+        f"A room's whole process group: USS median {statistics.median(groups) / 1024:.1f} MiB "
+        f"(min {min(groups) / 1024:.1f}, max {max(groups) / 1024:.1f}).",
         "",
     ]
     for name in rows:

@@ -435,15 +435,17 @@ def preload() -> None:
 
 
 def warm_up() -> None:
-    """Open the lobby once, headless, in a throwaway folder (default config, no user's data): what
-    is imported, parsed and cached on the way (lazy imports, Textual's selector and scalar caches,
-    Rich's styles) is then shared by every room.
+    """Parse a room's arguments and open the lobby once, headless, in a throwaway folder (default
+    config, no user's data): what is imported, parsed and cached on the way (lazy imports, Textual's
+    selector and scalar caches, Rich's styles) and the code specialised by running it are then
+    shared by every room.
     Ends with every thread it started ended (the template must be single-threaded)."""
     import asyncio
     import shutil
     import tempfile
 
     from gamenight.app import GameNightApp
+    from gamenight.cli import _room_parser as room_parser
     from gamenight.config import Config
 
     folder = tempfile.mkdtemp(prefix="gamenight-template-")
@@ -480,6 +482,9 @@ def warm_up() -> None:
             await pilot.pause()
 
     try:
+        # A room parses its arguments before anything else: argparse's code runs (and is specialised)
+        # here once instead of in every room (0.2 MiB of a forked room's private memory).
+        room_parser().parse_args(["--saves", os.path.join(folder, "saves")])
         asyncio.run(lobby(None))  # (the 16-colour theme too would add ~40% to the template's start)
     finally:
         os.environ.clear()

@@ -385,3 +385,27 @@ def test_the_small_waiter_reports_its_childs_status_as_the_python_one_did(ending
     waiter_pid = int(process.stdout.readline())
     assert waiter_pid == process.pid
     assert process.wait(timeout=30) == status
+
+
+def test_the_warm_up_runs_what_a_room_runs_first() -> None:
+    """The warm-up parses a room's arguments (argparse's code then runs in the template, not first in
+    every room) and opens the lobby; in a process of its own (it runs an app)."""
+    import subprocess
+
+    check = (
+        "import gamenight.cli as cli\n"
+        "from gamenight.ssh import template\n"
+        "calls = []\n"
+        "real = cli._room_parser\n"
+        "def spy():\n"
+        "    parser = real()\n"
+        "    parse = parser.parse_args\n"
+        "    parser.parse_args = lambda argv: calls.append(parse(argv))\n"
+        "    return parser\n"
+        "cli._room_parser = spy\n"
+        "template.warm_up()\n"
+        "import threading\n"
+        "print(len(calls), calls[0].saves.name, threading.active_count())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["1", "saves", "1"], result.stderr

@@ -194,12 +194,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=5)
     parser.add_argument("--sandbox", choices=("on", "off"), default="off")
+    parser.add_argument("--tables", choices=("on", "off"), default="on", help="serve-ssh's shared tables")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds idle in the lobby before measuring")
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()
     load = os.getloadavg()
     data_dir = Path(tempfile.mkdtemp(prefix="bench-room-memory-"))
-    server = ServerProcess(data_dir, *many_sessions(args.sessions), "--template", "on", "--sandbox", args.sandbox)
+    server = ServerProcess(
+        data_dir, *many_sessions(args.sessions), "--template", "on", "--sandbox", args.sandbox, "--tables", args.tables
+    )
     loop = asyncio.new_event_loop()
     rows: dict[str, list[Counter]] = {}
     uss: dict[str, list[int]] = {}

@@ -131,7 +131,7 @@ WAITER_SCRIPT = (
     " if ($p == $c) { my $s = $?; exit(($s & 127) ? 128 + ($s & 127) : $s >> 8) } }"
 )
 """:func:`wait_for` in Perl: reap every child until the given one ends, then exit with its status as
-:func:`exit_code` gives it.  No module, no file read, run with an empty environment."""
+:func:`exit_code` gives it.  No module or script file; run with an empty environment."""
 
 
 def find_waiter() -> str | None:

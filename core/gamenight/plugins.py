@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "gamenight"
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginRecord", "Registry", "load_registry"]
+__all__ = ["ENTRY_POINT_GROUP", "PluginRecord", "Registry", "load_registry", "preload_registry"]
 
 
 @dataclass
@@ -112,6 +112,39 @@ def _check_api(plugin: object) -> None:
             raise PluginAPIError(reason)
 
 
+_preloaded: Registry | None = None
+"""The registry :func:`preload_registry` loaded in this process (the room template), if it did."""
+
+
+def preload_registry() -> Registry:
+    """Load the plugins once for a process that forks rooms (the SSH room template): from then on
+    :func:`load_registry` (without arguments) gives, in it and in every room forked from it, a copy
+    of this registry instead of looking for the plugins again.  The template is replaced when the
+    installed plugins change on disk, so a copy is what a fresh room would find."""
+    global _preloaded
+    _preloaded = None
+    _preloaded = load_registry()
+    return _copy(_preloaded)
+
+
+def _copy(registry: Registry) -> Registry:
+    """A copy a room may change (its game list, its plugins' records) without changing the original."""
+    return Registry(
+        games=dict(registry.games),
+        themes=list(registry.themes),
+        plugins=[
+            dataclasses.replace(
+                record,
+                games=list(record.games),
+                bots=list(record.bots),
+                themes=list(record.themes),
+                errors=list(record.errors),
+            )
+            for record in registry.plugins
+        ],
+    )
+
+
 def load_registry(
     extra_plugins: Mapping[str, object] | None = None,
     entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
@@ -120,7 +153,10 @@ def load_registry(
 
     ``extra_plugins`` (name -> module or object with hookimpls) are registered
     after the entry points; tests use it to add a plugin without installing.
+    In a process that called :func:`preload_registry`, a copy of that registry.
     """
+    if _preloaded is not None and extra_plugins is None and entry_points is None:
+        return _copy(_preloaded)
     import pluggy
 
     from gamenight import hookspecs

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from gamenight.ssh.identity import guest_user_id
+from gamenight.ssh.launch import find_waiter
 from gamenight.ssh.template import MAX_SETTINGS, SessionSettings, TemplateError, parse_settings
 
 from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, ssh_argv, wait_until
@@ -104,7 +105,34 @@ def test_a_forked_room_is_sandboxed_as_a_spawned_one(start_server, terminals) ->
     assert f"visible:['users']:['{start['user_id']}']" in screen
     alice.send(f"w{server.data_dir / 'ssh_host_ed25519_key'}")
     alice.wait_for("refused:Read-only file system")
+    # Its first stage and PID 1 only wait: they have become the small waiter, not copies of the template.
+    first_stage, init, room = sorted(process_group(start["pid"]))
+    waiter = find_waiter()
+    if waiter is not None:
+        for pid in (first_stage, init):
+            assert os.readlink(f"/proc/{pid}/exe") == os.path.realpath(waiter)
+            assert b"fake_room.py" in Path(f"/proc/{pid}/cmdline").read_bytes()  # the room's command, for ps
+    assert os.readlink(f"/proc/{room}/exe") != os.path.realpath(waiter or "/")
     # The server's signals still reach the room (SIGHUP/SIGTERM on disconnect) and its end is seen.
+    alice.kill()
+    server.expect("session_end", user_id=start["user_id"])
+    wait_until(lambda: not process_group(start["pid"]), 10, "the room's processes to end")
+
+
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
+@pytest.mark.skipif(find_waiter() is None, reason="no small waiter (perl) on this system: the waiting stays in Python")
+@needs_ssh
+def test_a_spawned_sandboxed_rooms_pid_1_is_the_small_waiter(start_server, terminals) -> None:
+    server = start_server("--guest", "--sandbox", "on", "--template", "off", "--command", FAKE_COMMAND)
+    alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
+    alice.wait_for("processes:")
+    start = server.expect("session_start")[0]
+    assert start["forked"] is False
+    exes = {pid: os.readlink(f"/proc/{pid}/exe") for pid in process_group(start["pid"])}
+    waiters = [pid for pid, exe in exes.items() if exe == os.path.realpath(find_waiter())]
+    assert len(waiters) == 1, exes  # PID 1 of the namespace (launch.py's run_as_init), not a Python
+    assert b"fake_room.py" in Path(f"/proc/{waiters[0]}/cmdline").read_bytes()
+    assert "python" in exes[max(exes)]  # the room itself
     alice.kill()
     server.expect("session_end", user_id=start["user_id"])
     wait_until(lambda: not process_group(start["pid"]), 10, "the room's processes to end")
@@ -298,3 +326,86 @@ def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+# -- what a room does not do again after the fork ----------------------------------------------------------
+def test_a_room_takes_the_templates_registry_instead_of_looking_for_plugins_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The template loads the plugins once (``preload_registry``); a forked room's ``load_registry``
+    then copies that registry instead of reading every plugin's metadata again (1.7 MiB of a forked
+    room's private memory, bench/RESULTS.md)."""
+    from gamenight import plugins
+
+    monkeypatch.setattr(plugins, "_preloaded", None)
+    preloaded = plugins.preload_registry()
+    assert preloaded.games, "the installed games"
+
+    def look_again() -> list:
+        raise AssertionError("the plugins were looked for again")
+
+    monkeypatch.setattr(plugins, "_entry_points", look_again)
+    room = plugins.load_registry()
+    assert room.games == preloaded.games
+    assert [record.name for record in room.plugins] == [record.name for record in preloaded.plugins]
+    # A room may change its copy (the app drops a game with bad theme variables): the next room's is whole.
+    game = next(iter(room.games))
+    del room.games[game]
+    room.plugins[0].errors.append("changed by one room")
+    again = plugins.load_registry()
+    assert game in again.games
+    assert "changed by one room" not in again.plugins[0].errors
+    with pytest.raises(AssertionError, match="looked for again"):  # explicit plugins: loaded as asked
+        plugins.load_registry(entry_points=None, extra_plugins={})
+
+
+@pytest.mark.skipif(find_waiter() is None, reason="no small waiter (perl) on this system: the waiting stays in Python")
+@pytest.mark.parametrize(("ending", "status"), [("os._exit(7)", 7), ("os.kill(os.getpid(), 15)", 143)])
+def test_the_small_waiter_reports_its_childs_status_as_the_python_one_did(ending: str, status: int) -> None:
+    """The first stage's and PID 1's waiter: reaps any other child on the way, exits with the given
+    child's status (128 + N for a death by signal N), and is the process that waited (no fork)."""
+    import subprocess
+
+    script = (
+        "import os, sys, time\n"
+        "from gamenight.ssh.launch import find_waiter, wait_small\n"
+        "other = os.fork()\n"
+        "if other == 0:\n"
+        "    os._exit(3)\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(0.5)\n"
+        f"    {ending}\n"
+        "print(os.getpid(), flush=True)\n"
+        "wait_small(child, find_waiter())\n"
+        "sys.exit(99)  # not reached: the waiter replaced this process\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    waiter_pid = int(process.stdout.readline())
+    assert waiter_pid == process.pid
+    assert process.wait(timeout=30) == status
+
+
+def test_the_warm_up_runs_what_a_room_runs_first() -> None:
+    """The warm-up parses a room's arguments (argparse's code then runs in the template, not first in
+    every room) and opens the lobby; in a process of its own (it runs an app)."""
+    import subprocess
+
+    check = (
+        "import gamenight.cli as cli\n"
+        "from gamenight.ssh import template\n"
+        "calls = []\n"
+        "real = cli._room_parser\n"
+        "def spy():\n"
+        "    parser = real()\n"
+        "    parse = parser.parse_args\n"
+        "    parser.parse_args = lambda argv: calls.append(parse(argv))\n"
+        "    return parser\n"
+        "cli._room_parser = spy\n"
+        "template.warm_up()\n"
+        "import threading\n"
+        "print(len(calls), calls[0].saves.name, threading.active_count())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["1", "saves", "1"], result.stderr

@@ -39,7 +39,16 @@ PLOT_COLOURS = ("cyan", "magenta", "yellow", "green")
 
 
 class ScorePlot(PlotextPlot):
-    """Plotext's picture without the newline it ends with (one line more than the widget has)."""
+    """Plotext's picture without the newline it ends with (one line more than the widget has), in the
+    room's theme -- or, under an ANSI theme, in the terminal's own colours: an ANSI theme's colours
+    have no RGB value, and plotext's "auto" theme drew its axes black on black there."""
+
+    def on_mount(self) -> None:
+        self._follow_theme()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._follow_theme())
+
+    def _follow_theme(self) -> None:
+        self.theme = "clear" if self.app.current_theme.ansi else "auto"
 
     def render(self):
         text = super().render()

@@ -1,7 +1,9 @@
 """The tour (tests/core/tour.py): every installed game's screens at 80×24, in English and in Japanese.
 
-One room per language visits every game's setup, table, help, dialogs and end
-dialog in sequence, so a style leaked by one game shows on the next.  Each
+One room per language visits the room's own messages and dialogs, then every
+game's setup, table, help, dialogs and end dialog in sequence, so a style leaked
+by one game shows on the next (tests/core/walks.py: the English walk also measures
+the default theme's contrast for tests/core/test_contrast.py).  Each
 stop is a test of its own, so that a known defect can be marked on exactly
 the screens it spoils.
 """
@@ -13,7 +15,8 @@ import asyncio
 import pytest
 from gamenight.plugins import load_registry
 
-from tests.core.tour import EXTRAS, control_problems, game_order, name_problems, run_tour, text_problems
+from tests.core.tour import EXTRAS, control_problems, game_order, name_problems, text_problems
+from tests.core.walks import tour
 
 REGISTRY = load_registry()
 LANGUAGES = ("en", "ja")
@@ -26,7 +29,8 @@ KNOWN: dict[tuple[str, str], str] = {}
 
 def expected_stops() -> list[str]:
     """Every stop the tour must reach, from what the installed games declare."""
-    stops = ["room/lobby"]
+    stops = ["room/lobby", "room/notifications", "room/settings-error", "room/setup-error", "room/plugins"]
+    stops.append("room/cannot-resume")
     for game in game_order(REGISTRY):
         names = ["setup", "table", "help", "leave", "save"]
         if game.id in EXTRAS:
@@ -39,16 +43,6 @@ def expected_stops() -> list[str]:
         stops += [f"{game.id}/{name}" for name in names]
     stops += ["room/records", "room/records-plot"]
     return stops
-
-
-_TOURS: dict[str, dict[str, list[str]]] = {}
-
-
-def tour(language: str) -> dict[str, list[str]]:
-    """The findings of one room's tour in ``language`` (run once per session)."""
-    if language not in _TOURS:
-        _TOURS[language] = asyncio.run(run_tour(language, REGISTRY))
-    return _TOURS[language]
 
 
 def cases():
@@ -64,7 +58,7 @@ def cases():
 
 @pytest.mark.parametrize(("language", "stop"), list(cases()))
 def test_every_screen_shows_its_controls_and_text_whole(language, stop):
-    findings = tour(language)
+    findings = tour(language).findings
     assert stop in findings, f"the tour never reached {stop} (reached: {sorted(findings)})"
     assert findings[stop] == [], f"{language} {stop}:\n" + "\n".join(findings[stop])
 

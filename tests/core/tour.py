@@ -339,6 +339,46 @@ class Tour:
         self.check("room", "records-plot", RecordsScreen)
         await self.to_lobby()
 
+    async def room_stops(self, folder: Path) -> None:
+        """The room's own screens with something to say: notifications of each severity, the
+        settings and the setup with an error message, the plugins list, a save that cannot be
+        resumed (written to ``folder``)."""
+        from gamenight.dialogs import MessageDialog
+        from gamenight.screens.plugins_screen import PluginsScreen
+        from gamenight.screens.settings_screen import SettingsScreen
+        from gamenight.screens.setup_screen import SetupScreen
+
+        app = self.app
+        for severity in ("information", "warning", "error"):
+            app.notify(f"A {severity} message", severity=severity, timeout=30)
+        await self.settle()
+        self.check("room", "notifications")
+        app.clear_notifications()
+        app.open_settings()
+        await self.settle()
+        field = app.screen.query_one("#bot-delay")
+        field.focus()
+        await self.press("end", "9", "ctrl+s")  # an error message
+        assert isinstance(app.screen, SettingsScreen) and "error" in app.screen.query_one("#settings-message").classes
+        self.check("room", "settings-error", SettingsScreen)
+        await self.to_lobby()
+        app.open_setup("yatzy")
+        await self.settle()
+        app.screen.query_one("#name-0").value = "A\tB"
+        await self.press("ctrl+r")
+        assert isinstance(app.screen, SetupScreen) and str(app.screen.query_one("#setup-error").render()).strip()
+        self.check("room", "setup-error", SetupScreen)
+        await self.to_lobby()
+        await self.press("p")
+        self.check("room", "plugins", PluginsScreen)
+        await self.to_lobby()
+        broken = folder / "broken.toml"
+        broken.write_text("format = [", encoding="utf-8")
+        app.resume(broken)
+        await self.settle()
+        self.check("room", "cannot-resume", MessageDialog)
+        await self.to_lobby()
+
     async def open(self, match: Any) -> None:
         self.names = [seat.name for seat in match.seats]
         self.app.open_match(match)
@@ -469,8 +509,17 @@ def game_order(registry: Any) -> list[Any]:
     return sorted(registry.games.values(), key=lambda game: (game.id != FIRST, game.id))
 
 
-async def run_tour(language: str, registry: Any = None, only: list[str] | None = None) -> Findings:
-    """Tour every game of ``registry`` (default: every installed plugin) in ``language``, or the games ``only``."""
+async def walk(
+    language: str,
+    registry: Any = None,
+    only: list[str] | None = None,
+    make: Callable[[Any, Any, str], Tour] = Tour,
+    theme: Any = None,
+    room_stops: bool = False,
+) -> Tour:
+    """One room's tour in ``language`` (``make`` builds the :class:`Tour`, whose checks file the
+    findings); with ``theme`` (a Textual theme) the room wears it; with ``room_stops`` it also
+    visits the room's own messages and dialogs (:meth:`Tour.room_stops`) before the games."""
     from gamenight.app import GameNightApp
     from gamenight.config import Config
     from gamenight.i18n import get_language, set_language
@@ -489,19 +538,29 @@ async def run_tour(language: str, registry: Any = None, only: list[str] | None =
                 bot_delay=0,
                 theme_name="gamenight",
             )
+            if theme is not None:
+                app.register_theme(theme)
+                app.theme = theme.name
             async with app.run_test(size=SIZE) as pilot:
-                tour = Tour(app, pilot, language)
+                tour = make(app, pilot, language)
                 await tour.settle()
                 tour.check("room", "lobby", LobbyScreen)
+                if room_stops:
+                    await tour.room_stops(Path(folder))
                 games = [game for game in game_order(registry) if not only or game.id in only]
                 for game in games:
                     await tour.visit(game)
                 if games:
                     await tour.visit(games[0], again=True)
                 await tour.records()
-                return tour.findings
+                return tour
     finally:
         set_language(previous)
+
+
+async def run_tour(language: str, registry: Any = None, only: list[str] | None = None) -> Findings:
+    """Tour every game of ``registry`` (default: every installed plugin) in ``language``, or the games ``only``."""
+    return (await walk(language, registry, only)).findings
 
 
 if __name__ == "__main__":

@@ -56,7 +56,8 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id)
         self.show_command_palette = show_command_palette
         self._entries: list[_Entry] = []
-        self._hover = -1
+        self._hover: str | None = None
+        """The key of the entry under the mouse."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -87,21 +88,39 @@ class KeyBar(Widget, can_focus=False):
         return list(items.values()), palette
 
     def render(self) -> Text:
+        items, palette = self._items()
+        width = self.size.width
+        line, entries, fits = self._layout(items, palette, width, compact=False)
+        if not fits:
+            # Too long for the line (the hosted English lobby at 80 columns): one space between
+            # entries instead of two, and then whole entries dropped from the right -- never a
+            # label cut in the middle ("q Qu").
+            line, entries, _fits = self._layout(items, palette, width, compact=True)
+        self._entries = entries
+        return line
+
+    def _layout(
+        self,
+        items: list[tuple[str, str, str, bool]],
+        palette: tuple[str, str, str, bool] | None,
+        width: int,
+        *,
+        compact: bool,
+    ) -> tuple[Text, list[_Entry], bool]:
+        """The line, its entries, and whether every label is whole on it."""
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
         description_style = self.get_component_rich_style("key-bar--description", partial=True)
         hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
-        items, palette = self._items()
-        width = self.size.width
         line = Text(no_wrap=True, overflow="crop", end="")
         entries: list[_Entry] = []
 
         def add(text: Text, item: tuple[str, str, str, bool]) -> None:
             key, shown, description, enabled = item
-            label = f"{description} " if description else ""
+            label = (description if compact else f"{description} ") if description else ""
             entry = Text.assemble((f" {shown} ", key_style), (label, description_style))
             if not enabled:
                 entry.stylize("dim")
-            if len(entries) == self._hover:
+            if key == self._hover:
                 entry.stylize(hover_style)
             start = cell_len(text.plain)
             entries.append(_Entry(key, start, start + entry.cell_len, enabled))
@@ -109,20 +128,26 @@ class KeyBar(Widget, can_focus=False):
 
         for item in items:
             add(line, item)
+        room = width
+        tail = None
         if palette is not None:
             tail = Text(end="")
             add(tail, palette)
             room = width - tail.cell_len
-            if line.cell_len > room:
-                line.truncate(max(room, 0), overflow="crop")
-                entries = [entry for entry in entries[:-1] if entry.end <= room] + [entries[-1]]
+        # The last label's trailing space may go: the palette's entry starts with a space of its own.
+        fits = line.cell_len - (1 if items and items[-1][2] and not compact else 0) <= room
+        if line.cell_len > room:
+            kept = [entry for entry in entries[: len(items)] if entry.end <= room or (fits and not compact)]
+            end = min(kept[-1].end, room) if kept else 0
+            line.truncate(end, overflow="crop")
+            entries = kept + entries[len(items) :]
+        if tail is not None:
             line.pad_right(max(room - line.cell_len, 0))
             offset = line.cell_len
             last = entries[-1]
             entries[-1] = last._replace(start=offset, end=offset + tail.cell_len)
             line.append_text(tail)
-        self._entries = entries
-        return line
+        return line, entries, fits
 
     def _entry_at(self, x: int) -> _Entry | None:
         for entry in self._entries:
@@ -142,12 +167,12 @@ class KeyBar(Widget, can_focus=False):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         entry = self._entry_at(event.x)
-        hover = self._entries.index(entry) if entry is not None else -1
+        hover = entry.key if entry is not None else None
         if hover != self._hover:
             self._hover = hover
             self.refresh()
 
     def on_leave(self, event: events.Leave) -> None:
-        if self._hover != -1:
-            self._hover = -1
+        if self._hover is not None:
+            self._hover = None
             self.refresh()

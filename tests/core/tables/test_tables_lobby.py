@@ -8,14 +8,15 @@ import socket
 
 from gamenight.app import GameNightApp
 from gamenight.dialogs import ResultDialog
-from gamenight.i18n import set_language
+from gamenight.i18n import gettext, set_language
 from gamenight.saves import load_match
 from gamenight.sdk.testing import make_room
 from gamenight.ui.game_screen import GameScreen
 from gamenight.widgets.key_bar import KeyBar
+from rich.cells import cell_len
 from textual.widgets import Checkbox, OptionList, Select
 
-from tests.core.tables.conftest import NIM_REGISTRY
+from tests.core.tables.conftest import NIM_REGISTRY, REGISTRY
 
 
 async def room_for(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> GameNightApp:
@@ -271,3 +272,28 @@ async def test_leaving_a_table_or_its_finished_game_lands_on_the_tables_list(nim
         await until(a, lambda: "Ann (bot)" in str(ann.screen.query_one("#table-about").render()), what="her seat")
         await a.press("enter")  # and she takes it back from there
         await until(a, lambda: table_screen(ann) is not None and not second.bot_plays(1), what="Ann back")
+
+
+async def test_the_hosted_lobby_key_bar_shows_every_label_whole_at_80_columns(service, tmp_path, monkeypatch):
+    """With Tables in the bar the English labels were 2 columns too long: "q Quit" was cut to "q Qu"."""
+    monkeypatch.setenv("GAMENIGHT_HOSTED", "1")
+    for language, quit_label, palette in (("en", "Quit", "^p palette"), ("ja", "終了", "^p コマンド")):
+        set_language(language)
+        room = await room_for(service, f"ann-{language}", tmp_path, registry=REGISTRY)
+        async with room.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda room=room: "t" in room.screen.active_bindings, what="the Tables key")
+            await pilot.pause()
+            bar = room.screen.query_one(KeyBar)
+            text = str(bar.render())
+            assert cell_len(text) <= 80 and text.rstrip().endswith(palette)
+            shown = {}  # the first key of each action shown, as the bar lists them
+            for _n, binding, _e, _t in room.screen.active_bindings.values():
+                if binding.show:
+                    shown.setdefault(binding.action, binding)
+            assert len(shown) >= 7  # the lobby's keys, Tables and Records among them
+            for binding in shown.values():
+                label = f"{room.get_key_display(binding)} {gettext(binding.description)}"
+                assert label in text, f"{label!r} not whole in {text!r}"
+            # A click on "Quit" still lands on its key.
+            assert bar._entry_at(cell_len(text[: text.index(quit_label)])).key == "q"
+    set_language("en")

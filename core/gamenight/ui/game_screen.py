@@ -687,6 +687,10 @@ class GameScreen(Screen):
             if first_time:
                 self.keep_record()
             self.clear_autosave()
+        # The screen stays dimmed behind the dialog exactly as it is now (Textual repaints no covered
+        # screen): the last "Waiting for …" (or a move timer) must go before the dialog comes.
+        with contextlib.suppress(NoMatches):
+            self.query_one(StatusLine).thinking("")
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
             headline = _("Winner: {name}", name=names[0])

@@ -1,0 +1,102 @@
+"""The end of a shared table's game, as each person sees it at 80x24: the screen dimmed behind
+the end dialog shows the finished game, not a stale "Waiting for …" from the last turn."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+from gamenight.dialogs import ResultDialog
+from textual.widgets import OptionList, Select
+
+from tests.core.tables.conftest import REGISTRY
+from tests.core.tables.test_tables_lobby import room_for, table_screen, until
+
+
+async def open_shared_table(pilot, app, game: str) -> None:
+    """Tables, n, the game, seat 2 open for a person, Ctrl+R: the host sits and waits."""
+    await until(pilot, lambda: "t" in app.screen.active_bindings, what="the Tables key")
+    await pilot.press("t")
+    await until(pilot, lambda: type(app.screen).__name__ == "TablesScreen")
+    await pilot.press("n")
+    await until(pilot, lambda: type(app.screen).__name__ == "GamePicker")
+    picker = app.screen.query_one(OptionList)
+    ids = [picker.get_option_at_index(i).id for i in range(picker.option_count)]
+    for _ in range(ids.index(game)):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await until(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
+    for _ in range(6):
+        if app.screen.focused.id == "kind-1":
+            break
+        await pilot.press("tab")
+    assert app.screen.focused.id == "kind-1"
+    await pilot.press("enter", "home", "enter")  # the first choice: open for a person
+    await until(pilot, lambda: app.screen.query_one("#kind-1", Select).value == "human")
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: table_screen(app) is not None, what="the host's table")
+
+
+async def join_first_table(pilot, app) -> None:
+    await until(pilot, lambda: "t" in app.screen.active_bindings, what="the Tables key")
+    await pilot.press("t")
+    await until(pilot, lambda: type(app.screen).__name__ == "TablesScreen")
+    await until(pilot, lambda: app.screen.query_one("#tables", OptionList).get_option_at_index(0).id, what="listed")
+    await pilot.press("enter")
+    await until(pilot, lambda: table_screen(app) is not None, what="the guest's table")
+
+
+def screen_text(app) -> str:
+    """What the terminal shows: the top screen and the ones dimmed behind it."""
+    return app.export_screenshot().replace("&#160;", " ")
+
+
+async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(service, tmp_path):
+    rng = random.Random(5)
+    async with contextlib.AsyncExitStack() as stack:
+        ann = await room_for(service, "ann", tmp_path, REGISTRY)
+        ben = await room_for(service, "ben", tmp_path, REGISTRY)
+        a = await stack.enter_async_context(ann.run_test(size=(80, 24)))
+        b = await stack.enter_async_context(ben.run_test(size=(80, 24)))
+        await open_shared_table(a, ann, "yatzy")
+        await join_first_table(b, ben)
+        pilots = {"ann": (a, ann), "ben": (b, ben)}
+        # What each status line says as the end dialog goes up: the terminal keeps that picture
+        # of the screen behind the dialog (Textual repaints no covered screen), whatever the
+        # status line's timer writes afterwards.
+        behind: dict[str, str] = {}
+        for name, (_pilot, app) in pilots.items():
+
+            def push_screen(screen, *args, app=app, name=name, push=app.push_screen, **kwargs):
+                if isinstance(screen, ResultDialog):
+                    behind[name] = str(table_screen(app).query_one("#thinking").render())
+                return push(screen, *args, **kwargs)
+
+            app.push_screen = push_screen
+        table = next(iter(service.tables.values()))
+        # Both play by keys: Space rolls, a box's letter scores in it, until the end.
+        for _ in range(400):
+            if table.match.over:
+                break
+            for pilot, app in pilots.values():
+                screen = table_screen(app)
+                if app.screen is screen and screen.match.human_to_move():
+                    turn = app.tables.snapshot.turn
+                    state = screen.state
+                    free = [box for box, score in enumerate(state.sheets[state.seat]) if score is None]
+                    if state.rolls == 0 or (state.rolls < 3 and rng.random() < 0.5):
+                        await pilot.press("space")
+                    else:
+                        await pilot.press("abcdefghijklm"[rng.choice(free)])
+                    await until(pilot, lambda app=app, turn=turn: app.tables.snapshot.turn != turn, what="a move")
+                    break
+            else:
+                await a.pause(0.02)
+        assert table.match.over
+        for name, (pilot, app) in pilots.items():
+            await until(pilot, lambda app=app: isinstance(app.screen, ResultDialog), what="the end dialog")
+            await pilot.pause(0.3)  # a few of the status line's ticks
+            shown = screen_text(app)
+            assert "Game over" in shown and "Waiting for" not in shown, name
+        # Ben made the last move: Ann's line said "Waiting for Ben…" until the end came.
+        assert behind == {"ann": "", "ben": ""}

@@ -48,6 +48,18 @@ def seat_text(seat: p.SeatInfo) -> str:
     return name
 
 
+def option_value_text(option: Any, value: object, t: Any) -> str:
+    """A table's option value as the setup screen shows it: a switch as Yes/No, a choice by its
+    (translated) label; ``option`` is the game's option (None: not a known one, shown as sent)."""
+    if isinstance(value, bool):
+        return _("Yes") if value else _("No")
+    if option is not None and option.kind == "choice":
+        label = next((text for choice, text in option.choices if choice == value), None)
+        if label is not None:
+            return t(label)
+    return str(value)
+
+
 def status_text(info: p.TableInfo) -> str:
     if info.status == "waiting":
         return _("waiting")
@@ -193,7 +205,7 @@ class TablesScreen(Screen):
         for key, value in info.options.items():
             option = next((o for o in game.options if o.key == key), None) if game is not None else None
             label = t(option.label) if option is not None else key
-            lines.append(f"{safe_text(label, limit=40)}: {safe_text(value, limit=20)}")
+            lines.append(f"{safe_text(label, limit=40)}: {safe_text(option_value_text(option, value, t), limit=40)}")
         about.update("\n".join(lines))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:

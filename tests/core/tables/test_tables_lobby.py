@@ -297,3 +297,29 @@ async def test_the_hosted_lobby_key_bar_shows_every_label_whole_at_80_columns(se
             # A click on "Quit" still lands on its key.
             assert bar._entry_at(cell_len(text[: text.index(quit_label)])).key == "q"
     set_language("en")
+
+
+async def test_the_tables_list_shows_a_tables_options_as_the_setup_does(service, tmp_path):
+    """The details beside the list said "ジョーカールール: False" and "配置: weave": raw values."""
+    from tests.core.tables.test_shared_end import open_shared_table
+
+    set_language("ja")
+    ann = await room_for(service, "ann", tmp_path, registry=REGISTRY)
+    cat = await room_for(service, "cat", tmp_path, registry=REGISTRY)
+    ben = await room_for(service, "ben", tmp_path, registry=REGISTRY)
+    try:
+        async with ann.run_test(size=(80, 24)) as a, cat.run_test(size=(80, 24)) as c, ben.run_test(size=(80, 24)) as b:
+            await open_shared_table(a, ann, "yatzy")  # the joker rule off, as the setup offers it
+            await open_shared_table(c, cat, "lits")  # the first layout
+            await open_tables(b, ben)
+            await until(b, lambda: len([t for t in listed(ben) if t]) == 2, what="both tables listed")
+            about = {}
+            for _ in range(2):
+                text = str(ben.screen.query_one("#table-about").render())
+                about[text.splitlines()[0]] = text
+                await b.press("down")
+            yatzy, lits = about["ヤッツィー"], about["バトル・オブ・リッツ"]
+            assert "ジョーカールール: いいえ" in yatzy and "False" not in yatzy
+            assert "配置: 織り目" in lits and "weave" not in lits
+    finally:
+        set_language("en")

@@ -148,7 +148,8 @@ class MateScreen(GameScreen):
         self.query_one("#moves", MoveTable).show(state, (top, bottom), seat_names)
         self.query_one("#lead-line", Static).update(self.lead_text(state))
         keep_all = self.query_one("#keep-all", ActionChip)
-        keep_all.display = state.phase == "foreplace" and self.mover(state) == bottom and self.match.human_to_move()
+        keep_all.display = self._may_keep_all(state)
+        self.refresh_bindings()  # "n Keep all" in the key bar comes and goes with the chip
         ended = state.phase == "ended"
         formula = self.fill_names(describe_result(state.results[-1], self.t)) if ended and state.results else ""
         self.query_one("#formula", Static).update(formula)
@@ -231,6 +232,17 @@ class MateScreen(GameScreen):
         cards = self.bottom_cards()
         if cards:
             self.submit(cards[min(self.cursor, len(cards) - 1)])
+
+    def _may_keep_all(self, state: MateState) -> bool:
+        """True while this room's person has a foreplacing decision to take."""
+        return state.phase == "foreplace" and self.mover(state) == self.view_seat and self.match.human_to_move()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "keep_all" and self.is_mounted:
+            # The key bar showed "n Keep all" through the whole play, where it only said "no
+            # foreplacing decision now": it is there while the decision is open to this person.
+            return self._may_keep_all(self.shown_state())
+        return super().check_action(action, parameters)
 
     def action_keep_all(self) -> None:
         """Decide not to foreplace."""

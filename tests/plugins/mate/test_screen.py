@@ -192,3 +192,25 @@ async def test_the_best_move_hint_shows_whole_in_japanese_at_80x24(tmp_path: Pat
             assert text_problems(screen) == []
     finally:
         set_language("en")
+
+
+async def test_the_keep_all_key_is_in_the_bar_only_while_foreplacing(tmp_path: Path) -> None:
+    """The key bar kept "n Keep all" through the play, where the key only said it could not."""
+    from gamenight.widgets.key_bar import KeyBar
+
+    app, match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert "n Keep all" in str(screen.query_one(KeyBar).render())
+        await pilot.press("n")  # Ann keeps all; the bot decides; the play begins
+        await settle(pilot)
+        assert match.state.foreplaced[0] is None and match.log[-2].action == NONE
+        assert match.state.phase == "play" and match.human_to_move()
+        bar = str(screen.query_one(KeyBar).render())
+        assert "Keep all" not in bar and "⏎ Play" in bar
+        status = screen.query_one(StatusLine).query_one("#message", Static)
+        before = str(status.render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert str(status.render()) == before and not status.has_class("error")  # no refusal

@@ -97,6 +97,10 @@ class StatusLine(Horizontal):
         self.query_one("#thinking", Static).update(text)
 
 
+_ROOM_ACTIONS = frozenset({"help", "save", "leave", "chat", "start_now"})
+"""The actions of :class:`GameScreen`'s own keys; every other key of a game screen makes a move."""
+
+
 class GameScreen(Screen):
     """Base class for a game's table.  Subclass, compose, redraw, submit."""
 
@@ -579,6 +583,8 @@ class GameScreen(Screen):
             return getattr(self, "remote", False) and self.match.can_start
         if action == "save" and getattr(self, "remote", False):
             return False  # the table service keeps a shared game; the room gets it at the end
+        if action not in _ROOM_ACTIONS and self.watching:
+            return False  # a watcher makes no move: the game's own keys leave the key bar
         return True
 
     # -- bots ----------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The end of a shared table's game, as each person sees it at 80x24: the screen dimmed behind
-the end dialog shows the finished game, not a stale "Waiting for …" from the last turn."""
+"""A shared table as each person sees it at 80x24: the screen dimmed behind the end dialog shows
+the finished game, not a stale "Waiting for …" from the last turn; a watcher's key bar offers no
+move."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import contextlib
 import random
 
 from gamenight.dialogs import ResultDialog
-from textual.widgets import OptionList, Select
+from gamenight.widgets.key_bar import KeyBar
+from textual.widgets import OptionList, Select, Static
 
 from tests.core.tables.conftest import REGISTRY
 from tests.core.tables.test_tables_lobby import room_for, table_screen, until
 
 
-async def open_shared_table(pilot, app, game: str) -> None:
-    """Tables, n, the game, seat 2 open for a person, Ctrl+R: the host sits and waits."""
+async def open_shared_table(pilot, app, game: str, person: bool = True) -> None:
+    """Tables, n, the game, seat 2 open for a person, Ctrl+R: the host sits and waits
+    (``person`` False: the bots the setup offers in the other seats, and the game starts)."""
     await until(pilot, lambda: "t" in app.screen.active_bindings, what="the Tables key")
     await pilot.press("t")
     await until(pilot, lambda: type(app.screen).__name__ == "TablesScreen")
@@ -26,13 +29,14 @@ async def open_shared_table(pilot, app, game: str) -> None:
         await pilot.press("down")
     await pilot.press("enter")
     await until(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
-    for _ in range(6):
+    for _ in range(6 if person else 0):
         if app.screen.focused.id == "kind-1":
             break
         await pilot.press("tab")
-    assert app.screen.focused.id == "kind-1"
-    await pilot.press("enter", "home", "enter")  # the first choice: open for a person
-    await until(pilot, lambda: app.screen.query_one("#kind-1", Select).value == "human")
+    if person:
+        assert app.screen.focused.id == "kind-1"
+        await pilot.press("enter", "home", "enter")  # the first choice: open for a person
+        await until(pilot, lambda: app.screen.query_one("#kind-1", Select).value == "human")
     await pilot.press("ctrl+r")
     await until(pilot, lambda: table_screen(app) is not None, what="the host's table")
 
@@ -100,3 +104,31 @@ async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(s
             assert "Game over" in shown and "Waiting for" not in shown, name
         # Ben made the last move: Ann's line said "Waiting for Ben…" until the end came.
         assert behind == {"ann": "", "ben": ""}
+
+
+async def test_a_watchers_key_bar_offers_no_move(service, tmp_path):
+    """Watching Yatzy, Ben's bar showed "space Roll  1 Hold 1-5  ⏎ Score": keys that only said
+    "Wait: Ann is playing."  A watcher's bar has the room's keys alone, and a move key does nothing."""
+    ann = await room_for(service, "ann", tmp_path, REGISTRY)
+    ben = await room_for(service, "ben", tmp_path, REGISTRY)
+    async with ann.run_test(size=(80, 24)) as a, ben.run_test(size=(80, 24)) as b:
+        await open_shared_table(a, ann, "yatzy", person=False)
+        await until(b, lambda: "t" in ben.screen.active_bindings, what="the Tables key")
+        await b.press("t")
+        await until(b, lambda: type(ben.screen).__name__ == "TablesScreen")
+        await until(b, lambda: ben.screen.query_one("#tables", OptionList).get_option_at_index(0).id, what="listed")
+        await b.press("w")
+        await until(b, lambda: table_screen(ben) is not None and ben.screen is table_screen(ben), what="watching")
+        await b.pause(0.2)
+        bar = str(ben.screen.query_one(KeyBar).render())
+        assert "f1 Help" in bar and "esc Leave" in bar and "^t Chat" in bar
+        for move in ("Roll", "Hold", "Score"):
+            assert move not in bar, bar
+        # Ann's bar still has them: she plays.
+        player_bar = str(table_screen(ann).query_one(KeyBar).render())
+        assert "space Roll" in player_bar and "⏎ Score" in player_bar
+        status = table_screen(ben).query_one("#message", Static)
+        before = str(status.render())
+        await b.press("space", "1", "enter")
+        await b.pause(0.1)
+        assert str(status.render()) == before and not status.has_class("error")

@@ -50,7 +50,8 @@ def records_text(
 ) -> list[Any]:
     """One game's figures as Rich renderables: a heading, the player's figures, a table of bots, the top ten."""
     heading = Text(safe_text(title or entry.game, 80), style="bold")
-    heading.append(f"  {_('{count} games recorded', count=entry.records)}", style="dim")
+    recorded = _("1 game recorded") if entry.records == 1 else _("{count} games recorded", count=entry.records)
+    heading.append(f"  {recorded}", style="dim")
     blocks: list[Any] = [heading]
     if entry.player is not None:
         low, high = entry.interval

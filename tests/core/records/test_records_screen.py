@@ -68,6 +68,7 @@ async def test_a_game_played_shows_in_the_records_screen(nim_registry, config, t
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
         if language == "en":
             assert "Ann: played 1, won 1 (100%; 95% 21%–100%)" in text
+            assert "1 game recorded" in text and "1 games" not in text  # it said "1 games recorded"
             assert "Perfect" in text and "1/1" in text  # the bot met, by its label
             assert "Past games, newest first" in text
         else:

@@ -189,7 +189,7 @@ class GameScreen(Screen):
         """The title bar's text; the default is the game's title and the player to move."""
         seat = self.match.to_move()
         title = self.t(self.match.game.title)
-        if seat >= 0:
+        if seat >= 0 and not self.table_waiting:  # a waiting table's first player is not to move yet
             title = _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
         if self.remote:
             away = [self.match.seats[s].name for s in self.match.away]
@@ -229,6 +229,13 @@ class GameScreen(Screen):
 
     def _initial_view_seat(self) -> int:
         return self.humans[0] if self.humans else 0
+
+    @property
+    def table_waiting(self) -> bool:
+        """True while this shared table waits for people to sit down: no move yet."""
+        if not getattr(self, "remote", False) or self.match.client.snapshot is None:
+            return False
+        return self.match.client.snapshot.table.status == "waiting"
 
     @property
     def watching(self) -> bool:
@@ -583,8 +590,8 @@ class GameScreen(Screen):
             return getattr(self, "remote", False) and self.match.can_start
         if action == "save" and getattr(self, "remote", False):
             return False  # the table service keeps a shared game; the room gets it at the end
-        if action not in _ROOM_ACTIONS and self.watching:
-            return False  # a watcher makes no move: the game's own keys leave the key bar
+        if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting):
+            return False  # no move to make (watching, or the table has not started): not in the bar
         return True
 
     # -- bots ----------------------------------------------------------------

@@ -132,3 +132,22 @@ async def test_a_watchers_key_bar_offers_no_move(service, tmp_path):
         await b.press("space", "1", "enter")
         await b.pause(0.1)
         assert str(status.render()) == before and not status.has_class("error")
+
+
+async def test_a_waiting_table_offers_no_move_until_it_starts(service, tmp_path):
+    """Waiting for Ben, Ann's Yatzy said "Yatzy — Ann to move" with "space Roll" in its bar (SEVEN
+    "d Draw"), keys that could not move yet.  Until the table starts: no one to move, no move key."""
+    ann = await room_for(service, "ann", tmp_path, REGISTRY)
+    ben = await room_for(service, "ben", tmp_path, REGISTRY)
+    async with ann.run_test(size=(80, 24)) as a, ben.run_test(size=(80, 24)) as b:
+        await open_shared_table(a, ann, "yatzy")
+        await a.pause(0.2)
+        screen = table_screen(ann)
+        title = str(screen.query_one("#title-bar").render())
+        bar = str(screen.query_one(KeyBar).render())
+        assert "waiting for 1 more" in title and "to move" not in title, title
+        assert "^b Start with bots" in bar and "Roll" not in bar and "Score" not in bar, bar
+        await join_first_table(b, ben)
+        await until(a, lambda: "space Roll" in str(screen.query_one(KeyBar).render()), what="the move keys")
+        assert "Ann to move" in str(screen.query_one("#title-bar").render())
+        assert "Start with bots" not in str(screen.query_one(KeyBar).render())

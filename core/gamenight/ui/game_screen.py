@@ -590,8 +590,8 @@ class GameScreen(Screen):
             return getattr(self, "remote", False) and self.match.can_start
         if action == "save" and getattr(self, "remote", False):
             return False  # the table service keeps a shared game; the room gets it at the end
-        if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting):
-            return False  # no move to make (watching, or the table has not started): not in the bar
+        if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting or self.match.over):
+            return False  # no move to make (watching, not started, or over): not in the bar
         return True
 
     # -- bots ----------------------------------------------------------------
@@ -704,6 +704,7 @@ class GameScreen(Screen):
         # screen): the last "Waiting for …" (or a move timer) must go before the dialog comes.
         with contextlib.suppress(NoMatches):
             self.query_one(StatusLine).thinking("")
+        self.refresh_bindings()  # nor the game's move keys in the key bar
         names = [self.match.seats[w].name for w in outcome.winners]
         if len(names) == 1:
             headline = _("Winner: {name}", name=names[0])

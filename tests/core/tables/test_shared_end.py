@@ -69,11 +69,14 @@ async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(s
         # of the screen behind the dialog (Textual repaints no covered screen), whatever the
         # status line's timer writes afterwards.
         behind: dict[str, str] = {}
+        bars: dict[str, str] = {}
         for name, (_pilot, app) in pilots.items():
 
             def push_screen(screen, *args, app=app, name=name, push=app.push_screen, **kwargs):
                 if isinstance(screen, ResultDialog):
-                    behind[name] = str(table_screen(app).query_one("#thinking").render())
+                    table = table_screen(app)
+                    behind[name] = str(table.query_one("#thinking").render())
+                    bars[name] = str(table.query_one(KeyBar).render())
                 return push(screen, *args, **kwargs)
 
             app.push_screen = push_screen
@@ -104,6 +107,9 @@ async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(s
             assert "Game over" in shown and "Waiting for" not in shown, name
         # Ben made the last move: Ann's line said "Waiting for Ben…" until the end came.
         assert behind == {"ann": "", "ben": ""}
+        # Nor does the key bar behind it offer moves of the finished game ("space Roll ... ⏎ Score").
+        for bar in bars.values():
+            assert "f1 Help" in bar and "Roll" not in bar and "Score" not in bar, bar
 
 
 async def test_a_watchers_key_bar_offers_no_move(service, tmp_path):

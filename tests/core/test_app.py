@@ -9,6 +9,7 @@ from gamenight.screens.setup_screen import SetupScreen
 from gamenight.screens.too_small_screen import TooSmallScreen
 from gamenight.testing import settle
 from gamenight.ui.game_screen import GameScreen
+from gamenight.widgets.key_bar import KeyBar
 
 
 def make_app(registry, config, tmp_path, **kwargs):
@@ -45,10 +46,13 @@ async def test_a_whole_game_ends_in_the_result_dialog_and_play_again_keeps_total
         await settle(pilot)
         assert isinstance(app.screen, ResultDialog)
         assert "Winner: Ann" in str(app.screen.query_one("#headline").render())
+        table = app.screen_stack[-2]
+        assert "Take 1" not in str(table.query_one(KeyBar).render())  # the finished game's keys are gone
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, GameScreen)
         assert match.totals == [1.0, 0.0] and match.games_played == 1 and match.log == []
+        assert "1 Take 1" in str(app.screen.query_one(KeyBar).render())  # and back for the next game
 
 
 async def test_keys_pressed_while_a_bot_thinks_are_not_applied_to_its_turn(nim_registry, config, tmp_path):

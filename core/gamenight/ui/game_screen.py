@@ -339,12 +339,12 @@ class GameScreen(Screen):
 
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
+        if self.remote and self._left:
+            return  # on its way out (its widgets may be gone already): nothing more to draw
         self.query_one("#title-bar", Static).update(self.title_text())
         if not self.remote:
             self.refresh_view()
             return
-        if self._left:
-            return  # on its way out: nothing more to draw
         try:
             self.refresh_view()
         except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws

@@ -353,7 +353,10 @@ class GameScreen(Screen):
 
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
-        self.query_one("#title-bar", Static).update(self.title_text())
+        title_bar = self.query_one("#title-bar", Static)
+        title = self.title_text()
+        if title_bar.content != title:  # one line, docked: a new title needs no layout
+            title_bar.update(title, layout=False)
         if not self.remote:
             self.refresh_view()
             return

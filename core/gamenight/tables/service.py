@@ -294,14 +294,17 @@ class TableService:
                 raise p.ProtocolError("too many messages")
             message = p.decode_client(frame)
             self._handle(connection, message)
-            self._flush()
+            self._flush(connection)
 
-    def _flush(self) -> None:
-        """Write what the request just handled sent (a move's Event and snapshots to every seat) now,
-        not on the loop's next turn: on a busy server that turn comes after every other ready callback."""
-        for connection in self.connections:
-            if connection.pending:
-                connection.flush()
+    def _flush(self, connection: Connection) -> None:
+        """Write what the request just handled sent to its table (a move's Event and snapshots to every
+        seat) now, not on the loop's next turn: on a busy server that turn comes after every other ready
+        callback.  Anything else it sent (to a table it left, a table list) goes on that next turn."""
+        connection.flush()
+        if connection.table is not None:
+            for other in connection.table.connections:
+                if other.pending:
+                    other.flush()
 
     def _refuse(self, connection: Connection, code: str, reason: str, fatal: bool = True) -> None:
         log.warning("refused %s (%s): %s", connection.identity, code, reason)

@@ -57,6 +57,8 @@ class KeyBar(Widget, can_focus=False):
         self.show_command_palette = show_command_palette
         self._entries: list[_Entry] = []
         self._hover = -1
+        self._drawn: object = None
+        """What the last render showed (:meth:`_items`), so an unchanged set of keys is not drawn again."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -65,7 +67,9 @@ class KeyBar(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        if self.is_attached and screen is self.screen:
+        # A shared table refreshes its bindings on every move (the host's start key may come or go);
+        # redrawing an unchanged bar cost each room a few ms a move, and a frame over SSH.
+        if self.is_attached and screen is self.screen and self._items() != self._drawn:
             self.refresh()
 
     def _items(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str, bool] | None]:
@@ -90,7 +94,7 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
         description_style = self.get_component_rich_style("key-bar--description", partial=True)
         hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
-        items, palette = self._items()
+        items, palette = self._drawn = self._items()
         width = self.size.width
         line = Text(no_wrap=True, overflow="crop", end="")
         entries: list[_Entry] = []

@@ -19,8 +19,9 @@ start together.  Figures:
 
 * latency, simulated: a client writing its Move -> each other seat's client
   receiving the move's Event (one clock, the clients' process);
-* latency, SSH: the last key of a move -> the first change of the other
-  person's pyte screen;
+* latency, SSH: the last key of a move -> the arrival of the bytes that first
+  change the other person's pyte screen (stamped by the terminal's reader thread,
+  ``bench_tables_ssh.TimedTerminal``);
 * the server process's CPU time and RSS growth over the simulated deal (the
   service *and* the SSH server relaying the 10 sessions; the rooms are
   separate processes, not counted), per table;

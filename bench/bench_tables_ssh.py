@@ -11,10 +11,14 @@ With ``--pairs N``, N such tables (2N real SSH sessions) play at once, each in
 its own thread; Ben of each pair finds the one waiting table in his list.
 
 Latency of one move: from writing its last key (``P``, or Return after
-``U``/``D`` and the card) to the first change of the *other* person's screen
-(every line but the status line and the key bar, where a spinner turns),
-polled every millisecond.  Before each move both screens must have been still
-for ``--quiet`` seconds, so one move's redraw is never taken for the next.
+``U``/``D`` and the card) to the arrival of the bytes that first change the
+*other* person's screen (every line but the status line and the key bar, where
+a spinner turns).  The arrival is stamped by that terminal's reader thread as
+soon as ``read()`` returns, and the change is checked there, right after pyte
+took the bytes (:class:`TimedTerminal`) -- no polling: the players' threads wait
+on an event, so ten screens in one Python process do not queue for the GIL to
+notice a change.  Before each move both screens must have been still for
+``--quiet`` seconds, so one move's redraw is never taken for the next.
 
 Run:  .venv/bin/python bench/bench_tables_ssh.py [--moves 120] [--quiet 0.3] [--pairs 1]
 """
@@ -30,6 +34,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
+
+import pyte
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gamenight.match import Match
@@ -43,6 +50,56 @@ from tests.core.ssh.test_shared_tables import LOBBY, REGISTRY, authorize, covere
 def body(terminal: Terminal) -> str:
     """The screen without its last two lines (the status line's spinner turns on its own)."""
     return "\n".join(terminal.text().splitlines()[:-2])
+
+
+def _body_of(screen: Any) -> str:
+    return "\n".join(screen.display[:-2])
+
+
+class Watch:
+    """One awaited change of a screen's body: set by the reader thread with the bytes' arrival time."""
+
+    def __init__(self, before: str) -> None:
+        self.before = before
+        self.changed = threading.Event()
+        self.arrived = 0.0
+
+
+class TimedTerminal(Terminal):
+    """A :class:`Terminal` whose reader stamps when the bytes that change a watched screen arrived."""
+
+    def __init__(self, argv: list[str], cols: int = 80, rows: int = 24) -> None:
+        self._watch: Watch | None = None
+        self.name = argv[argv.index("-l") + 1] if "-l" in argv else "?"
+        super().__init__(argv, cols, rows)
+
+    def watch(self) -> Watch:
+        """Start watching the body as it is now; the returned :class:`Watch` is set at its first change."""
+        with self._lock:
+            watch = Watch(_body_of(self.screen))
+            self._watch = watch
+        return watch
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            arrived = time.monotonic()
+            if not data:
+                return
+            with self._lock:
+                self.received += data
+                try:
+                    self.stream.feed(data)
+                except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
+                    self.stream = pyte.ByteStream(self.screen)
+                watch = self._watch
+                if watch is not None and _body_of(self.screen) != watch.before:
+                    self._watch = None
+                    watch.arrived = arrived
+                    watch.changed.set()
 
 
 def quiet(terminals: list[Terminal], seconds: float) -> None:
@@ -96,7 +153,7 @@ def join_waiting(ben: Terminal) -> None:
     raise AssertionError("no waiting table in the list")
 
 
-def play(path: Path, seats: list[Terminal], moves: int, pause: float, latencies: dict[str, list[float]]) -> None:
+def play(path: Path, seats: list[TimedTerminal], moves: int, pause: float, latencies: dict[str, list[float]]) -> None:
     """Play ``moves`` moves at one table by keys, timing each move to the other person's screen."""
     done = 0
     while done < moves:
@@ -115,12 +172,13 @@ def play(path: Path, seats: list[Terminal], moves: int, pause: float, latencies:
         turn = len(match.log)
         final, action = start_move(mover, match)
         quiet(seats, pause)
-        before = body(other)
-        began = time.perf_counter()
+        watch = None if covered(match) else other.watch()  # a dialog covering the board: nothing to time
+        began = time.monotonic()
         mover.send(final)
-        if not covered(match):
-            wait_until(lambda o=other, b=before: body(o) != b, 20, "the other screen", interval=0.001)
-            latencies[action.split(":")[0]].append(time.perf_counter() - began)
+        if watch is not None:
+            if not watch.changed.wait(20):
+                raise AssertionError(f"the other screen did not change\n{other.text()}")
+            latencies[action.split(":")[0]].append(watch.arrived - began)
             done += 1
         wait_until(lambda t=turn: (m := load(path)) is not None and len(m.log) > t, 20, "the move in the save")
 
@@ -139,7 +197,7 @@ def seat_pairs(
     for pair in people:
         seats = []
         for name in pair:
-            terminals.append(Terminal(ssh_argv(port, name, keys[name], "-tt"), 80, 24))
+            terminals.append(TimedTerminal(ssh_argv(port, name, keys[name], "-tt"), 80, 24))
             terminals[-1].wait_for(LOBBY, wait)
             seats.append(terminals[-1])
         open_table(seats[0])
@@ -151,7 +209,12 @@ def seat_pairs(
 def play_tables(
     tables: list[tuple[Path, list[Terminal]]], moves: int, pause: float, latencies: dict[str, list[float]]
 ) -> None:
-    """:func:`play` every table at once, one thread each; returns when all are done."""
+    """:func:`play` every table at once, one thread each; returns when all are done.
+
+    The interpreter switches threads every 0.5 ms instead of 5 ms meanwhile: a reader thread
+    woken by its terminal's bytes then stamps them without waiting for a thread that parses a
+    save or a screen to give up the GIL."""
+    sys.setswitchinterval(0.0005)
     threads = [threading.Thread(target=play, args=(path, seats, moves, pause, latencies)) for path, seats in tables]
     for thread in threads:
         thread.start()

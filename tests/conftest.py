@@ -36,6 +36,33 @@ def pytest_configure(config) -> None:
         os.environ.pop("LINES", None)
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` whose crashed test is reported once, not run again.
+
+    A test past its timeout ends its worker (``timeout_method = "thread"``). pytest-xdist 3.8's
+    group scheduler then puts the crashed test back in the queue with the rest of its group, so it
+    runs -- and ends a worker -- again, and the run can hang for good (seen: a full run waiting
+    forever after one timeout; a 3-file reproduction hangs the same way). Marked as done before
+    the rest of its group is queued again, it is reported failed once and the run goes on.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class CrashOnce(LoadGroupScheduling):
+        def remove_node(self, node):
+            crashed = None
+            for unit in self.assigned_work.get(node, {}).values():
+                crashed = next((nodeid for nodeid, done in unit.items() if not done), None)
+                if crashed is not None:
+                    unit[crashed] = True
+                    break
+            super().remove_node(node)
+            return crashed
+
+    return CrashOnce(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _records_in_a_temporary_folder(tmp_path_factory, monkeypatch):
     """Every test's room records its games in a folder of its own, never in the user's data dir."""

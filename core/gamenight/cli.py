@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gamenight import __version__
 from gamenight.config import Config
 from gamenight.i18n import _, detect_language, set_language
 from gamenight.paths import default_saves_dir
+from gamenight.room_args import room_parser
 from gamenight.text import MAX_TEXT_CHARS, safe_text, seat_count
 
 if TYPE_CHECKING:
@@ -33,30 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["default_saves_dir", "main"]
 
 SUBCOMMANDS = ("plugins", "arena", "records", "replay", "serve-ssh", "serve-web")
-
-
-def _room_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gamenight",
-        description="A terminal game room. Other commands: gamenight plugins | arena | records | replay | serve-ssh | "
-        "serve-web "
-        "(each has --help).",
-    )
-    parser.add_argument("game", nargs="?", help="start this game's setup (e.g. yatzy)")
-    parser.add_argument("save", nargs="?", type=Path, help="resume this save file")
-    parser.add_argument("--saves", type=Path, help="folder for save files")
-    parser.add_argument("--config", type=Path, help="config file (default: the user config dir)")
-    parser.add_argument("--theme", help="theme name (gamenight, gamenight-16, gamenight-contrast, ...)")
-    parser.add_argument("--lang", choices=("en", "ja"), help="language (default: config, then environment)")
-    parser.add_argument("--bot-delay", type=float, help="seconds a bot's move stays visible")
-    parser.add_argument(
-        "--tables-socket",
-        metavar="PATH",
-        help="shared tables on this machine (development): join the table service on PATH, "
-        "or serve one there if none runs",
-    )
-    parser.add_argument("--version", action="version", version=f"gamenight {__version__}")
-    return parser
 
 
 def _plain(text: object, limit: int = MAX_TEXT_CHARS) -> Text:
@@ -391,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "serve-ssh": _serve_ssh_command,
             "serve-web": _serve_web_command,
         }[command](rest)
-    args = _room_parser().parse_args(argv)
+    args = room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))
     config = Config.load(args.config)  # again, so its messages are in the language just chosen

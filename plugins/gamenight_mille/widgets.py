@@ -48,6 +48,15 @@ def _fit(text: str, width: int) -> str:
     return pad_cells(text, width)
 
 
+def _draw(widget: Static, text: Text) -> None:
+    """Show ``text`` in ``widget`` unless it shows it already; no layout: the widgets' sizes are fixed.
+
+    At a shared table every move redraws the table in every room: an unchanged
+    widget costs nothing, a changed one only its own repaint (not the screen's layout)."""
+    if widget.content != text:
+        widget.update(text, layout=False)
+
+
 def _right(text: str, width: int, cut: int) -> str:
     """``text`` cut to ``cut`` cells and right-aligned in ``width`` cells."""
     text = _fit(text, cut).rstrip()
@@ -144,7 +153,7 @@ class MilleBoard(Static):
         right(15, "--" + t("SPEED") + "--", "bold")
         left(16, "  " + card_name(me.speed), _card_style(me.speed))
         right(16, "  " + card_name(them.speed), _card_style(them.speed))
-        self.update(Text("\n").join(mine + theirs for mine, theirs in rows))
+        _draw(self, Text("\n").join(mine + theirs for mine, theirs in rows))
 
     def on_click(self, event) -> None:
         """A click on a hand row selects that card; a click on the deck picks."""
@@ -217,7 +226,7 @@ class ScoreWindow(Static):
         row("Games", games)
         out.append(Text("─" * 40, style="dim"))
         out += [Text(_fit(line, 40)) for line in log_lines(log, 3)]
-        self.update(Text("\n").join(out))
+        _draw(self, Text("\n").join(out))
 
 
 def score_header(names: Sequence[str]) -> str:
@@ -261,4 +270,4 @@ class MileageArea(Static):
             bar = Text(" ") + Text("█" * done, style="green") + Text("░" * (width - done), style="dim")
             counts = "  ".join(f"{VALUE[card]}×{seat.table.count(card)}" for card in range(D200 + 1))
             columns.append([Text(head, style="bold"), bar + Text("   "), Text(_fit(" " + counts, 40))])
-        self.update(Text("\n").join(columns[0][i] + columns[1][i] for i in range(3)))
+        _draw(self, Text("\n").join(columns[0][i] + columns[1][i] for i in range(3)))

@@ -445,8 +445,8 @@ def warm_up() -> None:
     import tempfile
 
     from gamenight.app import GameNightApp
-    from gamenight.cli import _room_parser as room_parser
     from gamenight.config import Config
+    from gamenight.room_args import room_parser
 
     folder = tempfile.mkdtemp(prefix="gamenight-template-")
     saved = dict(os.environ)

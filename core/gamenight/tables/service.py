@@ -58,15 +58,17 @@ MAX_VERIFYING = 2
 VERIFY_BUDGET = 5.0
 """Seconds one solo game's replay may take before it is refused (a Yatzy game takes milliseconds)."""
 RECORDS_FILE = "records.sqlite3"
+SEND_BUFFER_CAP = 2 * p.SERVICE_FRAME_CAP
+"""Bytes written to a connection and not yet read by its client: past this, the client is cut off."""
 
 
 @dataclass
 class Connection:
-    """One client: its identity (from the server), the table it sits at or watches, its outbox."""
+    """One client: its identity (from the server), the table it sits at or watches, its frames to send."""
 
     identity: str
     name: str
-    outbox: asyncio.Queue[bytes | None]
+    writer: asyncio.StreamWriter
     table: Table | None = None
     seat: int = OBSERVER
     violations: int = 0
@@ -84,20 +86,41 @@ class Connection:
     """Hall of fame queries and name settings."""
     verifying: bool = False
     """One of its solo games is being replayed: another one sent meanwhile is refused."""
+    pending: list[bytes] = field(default_factory=list)
+    """Frames not written yet: written together by :meth:`flush` (one system call)."""
+    flush_soon: bool = False
 
     def send(self, message: msgspec.Struct) -> None:
+        """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
         if self.closed:
             return
-        try:
-            self.outbox.put_nowait(p.encode(message))
-        except asyncio.QueueFull:  # a client that does not read is cut off, not buffered without end
-            self.close()
+        self.pending.append(p.encode(message))
+        if not self.flush_soon:
+            self.flush_soon = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write every pending frame now, at once (the transport sends at once, or buffers)."""
+        self.flush_soon = False
+        if not self.pending:
+            return
+        frames, self.pending = self.pending, []
+        if self.writer.is_closing():
+            return
+        self.writer.write(b"".join(frames))
+        if self.writer.transport.get_write_buffer_size() > SEND_BUFFER_CAP:
+            # A client that does not read is cut off, not buffered without end (and not waited for:
+            # a close would keep the socket until the client read what is buffered).
+            log.warning("%s cut off: %d bytes it does not read", self.identity, SEND_BUFFER_CAP)
+            self.closed = True
+            self.writer.transport.abort()
 
     def close(self) -> None:
+        """Send what is pending, then hang up (the transport writes out its buffer before it closes)."""
         if not self.closed:
             self.closed = True
-            with contextlib.suppress(asyncio.QueueFull):
-                self.outbox.put_nowait(None)
+            self.flush()
+            self.writer.close()
 
 
 @dataclass
@@ -236,12 +259,8 @@ class TableService:
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str, name: str) -> None:
         """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
         connection = Connection(
-            identity,
-            _usable_name(name, identity),
-            asyncio.Queue(maxsize=512),
-            messages=p.RateLimiter(*self.message_rate),
+            identity, _usable_name(name, identity), writer, messages=p.RateLimiter(*self.message_rate)
         )
-        sender = asyncio.create_task(self._send_loop(connection, writer))
         self.connections.append(connection)
         try:
             await self._receive(connection, reader)
@@ -254,27 +273,7 @@ class TableService:
             self._detach(connection, dropped=True)
             connection.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(sender, 2)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-
-    async def _send_loop(self, connection: Connection, writer: asyncio.StreamWriter) -> None:
-        outbox = connection.outbox
-        with contextlib.suppress(ConnectionError, OSError):
-            ending = False
-            while not ending:
-                frames = [await outbox.get()]
-                while not outbox.empty():  # everything queued goes out in one write (one system call)
-                    frames.append(outbox.get_nowait())
-                if None in frames:
-                    ending = True
-                    frames = frames[: frames.index(None)]
-                writer.write(b"".join(frames))  # type: ignore[arg-type]
-                if writer.transport.get_write_buffer_size() > 256 * 1024:
-                    await writer.drain()
-            await writer.drain()
-            writer.close()  # closed (refused, replaced, cut off): hang up now, not when the client next writes
+                await asyncio.wait_for(writer.wait_closed(), 2)
 
     async def _receive(self, connection: Connection, reader: asyncio.StreamReader) -> None:
         first = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
@@ -295,6 +294,17 @@ class TableService:
                 raise p.ProtocolError("too many messages")
             message = p.decode_client(frame)
             self._handle(connection, message)
+            self._flush(connection)
+
+    def _flush(self, connection: Connection) -> None:
+        """Write what the request just handled sent to its table (a move's Event and snapshots to every
+        seat) now, not on the loop's next turn: on a busy server that turn comes after every other ready
+        callback.  Anything else it sent (to a table it left, a table list) goes on that next turn."""
+        connection.flush()
+        if connection.table is not None:
+            for other in connection.table.connections:
+                if other.pending:
+                    other.flush()
 
     def _refuse(self, connection: Connection, code: str, reason: str, fatal: bool = True) -> None:
         log.warning("refused %s (%s): %s", connection.identity, code, reason)

@@ -82,6 +82,11 @@ class StatusLine(Horizontal):
     StatusLine #thinking { width: auto; padding: 0 1; color: $text-accent; }
     """
 
+    def __init__(self, *children: Any, **options: Any) -> None:
+        super().__init__(*children, **options)
+        self._indicator = ""
+        """The thinking indicator's text as last shown."""
+
     def compose(self) -> ComposeResult:
         yield Static("", id="message", markup=False)
         yield Static("", id="thinking")
@@ -89,12 +94,21 @@ class StatusLine(Horizontal):
     def show(self, text: str, error: bool = False) -> None:
         """Show ``text`` (made safe: it may quote a plugin or a file); errors are highlighted."""
         message = self.query_one("#message", Static)
-        message.update(safe_text(text))
+        message.update(safe_text(text), layout=False)  # one line, as wide as the indicator leaves: no reflow
         message.set_class(error, "error")
 
     def thinking(self, text: str) -> None:
-        """Show (or with ``""`` hide) the thinking indicator."""
-        self.query_one("#thinking", Static).update(text)
+        """Show (or with ``""`` hide) the thinking indicator.
+
+        The same text again draws nothing, and a new text as wide as the old one
+        repaints only the indicator: a spinner's turn must not lay out the whole
+        screen (it did, 8 times a second, in every room waiting at a shared table).
+        """
+        if text == self._indicator:
+            return
+        width_changed = cell_len(text) != cell_len(self._indicator)
+        self._indicator = text
+        self.query_one("#thinking", Static).update(text, layout=width_changed)
 
 
 _ROOM_ACTIONS = frozenset({"help", "save", "leave", "chat", "start_now"})
@@ -350,12 +364,15 @@ class GameScreen(Screen):
 
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
-        self.query_one("#title-bar", Static).update(self.title_text())
+        if self.remote and self._left:
+            return  # on its way out (its widgets may be gone already): nothing more to draw
+        title_bar = self.query_one("#title-bar", Static)
+        title = self.title_text()
+        if title_bar.content != title:  # one line, docked: a new title needs no layout
+            title_bar.update(title, layout=False)
         if not self.remote:
             self.refresh_view()
             return
-        if self._left:
-            return  # on its way out: nothing more to draw
         try:
             self.refresh_view()
         except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws
@@ -645,8 +662,10 @@ class GameScreen(Screen):
             left = max(0, int(self._deadline - time.monotonic() + 0.999)) if self._deadline else None
             clock = "" if left is None else " " + _("{seconds} s left", seconds=left)
             if seat >= 0 and seat != self.match.seat and self.match.pending_interlude() is None:
-                self._spin = (self._spin + 1) % len(_SPINNER)
-                status.thinking(f"{_SPINNER[self._spin]} {_('Waiting for {name}…', name=self.seat_name(seat))}{clock}")
+                # One turn a second (with the clock): another person may think for minutes, and each
+                # turn is a frame sent over SSH to everyone waiting -- a bot's spinner turns faster.
+                spin = _SPINNER[int(time.monotonic()) % len(_SPINNER)]
+                status.thinking(f"{spin} {_('Waiting for {name}…', name=self.seat_name(seat))}{clock}")
             else:
                 status.thinking(clock.strip())
         elif self._thinking_since and self.match.bot_to_move():

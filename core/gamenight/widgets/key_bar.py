@@ -58,6 +58,8 @@ class KeyBar(Widget, can_focus=False):
         self._entries: list[_Entry] = []
         self._hover: str | None = None
         """The key of the entry under the mouse."""
+        self._drawn: object = None
+        """What the last render showed (:meth:`_items`), so an unchanged set of keys is not drawn again."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -66,7 +68,9 @@ class KeyBar(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        if self.is_attached and screen is self.screen:
+        # A shared table refreshes its bindings on every move (the host's start key may come or go);
+        # redrawing an unchanged bar cost each room a few ms a move, and a frame over SSH.
+        if self.is_attached and screen is self.screen and self._items() != self._drawn:
             self.refresh()
 
     def _items(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str, bool] | None]:
@@ -88,7 +92,7 @@ class KeyBar(Widget, can_focus=False):
         return list(items.values()), palette
 
     def render(self) -> Text:
-        items, palette = self._items()
+        items, palette = self._drawn = self._items()
         width = self.size.width
         line, entries, fits = self._layout(items, palette, width, compact=False)
         if not fits:

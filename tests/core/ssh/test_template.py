@@ -393,16 +393,16 @@ def test_the_warm_up_runs_what_a_room_runs_first() -> None:
     import subprocess
 
     check = (
-        "import gamenight.cli as cli\n"
+        "import gamenight.room_args as room_args\n"
         "from gamenight.ssh import template\n"
         "calls = []\n"
-        "real = cli._room_parser\n"
+        "real = room_args.room_parser\n"
         "def spy():\n"
         "    parser = real()\n"
         "    parse = parser.parse_args\n"
         "    parser.parse_args = lambda argv: calls.append(parse(argv))\n"
         "    return parser\n"
-        "cli._room_parser = spy\n"
+        "room_args.room_parser = spy\n"
         "template.warm_up()\n"
         "import threading\n"
         "print(len(calls), calls[0].saves.name, threading.active_count())\n"

@@ -1,0 +1,48 @@
+"""The suite's own settings (tests/conftest.py) do what they promise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUPED = """
+import time
+
+import pytest
+
+
+@pytest.mark.xdist_group("g")
+@pytest.mark.parametrize("i", range(4))
+def test_in_a_group(i):
+    time.sleep(30 if i == 1 else 0.1)
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_alone(i):
+    time.sleep(0.1)
+"""
+
+
+def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
+    """pytest-xdist's group scheduler ran a timed-out test again, ending a second worker, and the
+    run could hang; with the suite's scheduler the test fails once and the others still run."""
+    (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_xdist_make_scheduler  # noqa: F401\n")
+    (tmp_path / "test_grouped.py").write_text(GROUPED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread"]
+    here = ["-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, *here],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    summary = done.stdout.strip().splitlines()[-1]
+    assert "1 failed, 7 passed" in summary, done.stdout[-2000:]
+    assert done.stdout.count("crashed while running") == 1, done.stdout[-2000:]
+    assert "test_in_a_group[1]" in done.stdout

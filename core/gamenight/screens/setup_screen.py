@@ -99,7 +99,8 @@ class SetupScreen(Screen):
                         yield Static(_("you (host)") if seat == 0 else "", classes="seat-host")
                     yield name
                     yield Select(
-                        kinds,
+                        # A shared table's seat 1 is the host's own: a person, never a bot.
+                        [(_("Person"), HUMAN)] if self.shared and seat == 0 else kinds,
                         value=HUMAN if seat == 0 else strongest,
                         allow_blank=False,
                         classes="seat-kind",

@@ -323,3 +323,24 @@ async def test_the_tables_list_shows_a_tables_options_as_the_setup_does(service,
             assert "配置: 織り目" in lits and "weave" not in lits
     finally:
         set_language("en")
+
+
+async def test_a_shared_tables_first_seat_is_the_hosts_and_offers_no_bot(nim_service, tmp_path):
+    """Seat 1 read "you (host)" beside a menu "Open for a person / Bot: …": a bot chosen there only
+    earned "Seat 1 is yours" at Start.  Its menu now holds the host alone."""
+    ann = await room_for(nim_service, "ann", tmp_path)
+    async with ann.run_test(size=(80, 24)) as a:
+        await open_tables(a, ann)
+        await a.press("n", "enter")
+        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
+        assert ann.screen.focused.id == "kind-0"
+        await a.press("enter", "end", "enter")  # open seat 1's menu, take its last entry
+        await a.pause()
+        assert ann.screen.query_one("#kind-0", Select).value == "human"
+        seat_one = ann.screen.query_one("#kind-0", Select)
+        assert [str(prompt) for prompt, value in seat_one._options if value != Select.BLANK] == ["Person"]
+        # Seat 2 still offers a person or the bots; the table opens.
+        await a.press("tab")
+        assert ann.screen.focused.id == "kind-1"
+        await a.press("ctrl+r")
+        await until(a, lambda: table_screen(ann) is not None, what="Ann's table")

@@ -230,14 +230,36 @@ class Table:
         return action
 
 
-def open_and_join(ann: Terminal, ben: Terminal, game: str = "mille") -> None:
-    """By keys: Ann opens a ``game`` table with seat 2 open for a person; Ben takes it from his Tables list."""
-    open_table(ann, game)
+def open_and_join(ann: Terminal, ben: Terminal, game: str = "mille", options: str = "") -> None:
+    """By keys: Ann opens a ``game`` table with seat 2 open for a person (and ``options``, as
+    :func:`open_table` takes them); Ben takes it from his Tables list."""
+    open_table(ann, game, options)
     # Ben sees the table in his list and takes the free seat with Return: the game starts.
     ben.send("t")
     ben.wait_for("free", 30)
     assert "ann" in ben.text()
     ben.send("\r")
+
+
+def two_at_a_table(
+    tmp_path: Path,
+    terminals: Callable[..., Terminal],
+    start_server: Callable[..., Server],
+    game: str,
+    options: str = "",
+) -> tuple[Server, list[Terminal], Match]:
+    """Ann and Ben over real SSH at a new ``game`` table, by keys (:func:`open_and_join`): the server,
+    their terminals and the table's match as saved once Ben sits and the first move is due."""
+    people = People(tmp_path, terminals, ("ann", "ben"))
+    server = people.start(start_server)
+    ann, ben = people.connect("ann"), people.connect("ben")
+    open_and_join(ann, ben, game, options)
+
+    def seated() -> Match | None:
+        match = saved_match(server.data_dir)
+        return match if match is not None and match.seats[1].name == "ben" and match.to_move() >= 0 else None
+
+    return server, [ann, ben], wait_until(seated, 30, "Ben seated and the first move due")
 
 
 def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:

@@ -30,7 +30,7 @@ from gamenight_lits.rules import MIRROR, PLACEMENTS, ROTATE, SHAPES, SIZE, LitsS
 from gamenight_lits.texts import cell_name
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import People, open_and_join, title_bar
+from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 MAX_MOVES = 21
@@ -150,15 +150,8 @@ def turn_shown(terminal: Terminal, match: Match) -> bool:
 def test_two_people_play_a_whole_lits_game_over_real_ssh_seeing_the_same_board(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    people = People(tmp_path, terminals, ("ann", "ben"))
-    server = people.start(start_server)
-    ann, ben = people.connect("ann"), people.connect("ben")
-    open_and_join(ann, ben, "lits")
-    seats = [ann, ben]
+    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "lits")
     ghosts = [Ghost(), Ghost()]
-    match = wait_until(
-        lambda: (m := saved(server.data_dir)) is not None and m.seats[1].name == "ben" and m, 30, "Ben seated"
-    )
     moves = 0
     while not match.over:
         state: LitsState = match.state

@@ -32,7 +32,7 @@ from gamenight.sdk import CHANCE, TERMINAL
 from gamenight_mate.rules import PLAYS, MateRules, MateState, pretty
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import People, open_table, title_bar
+from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 RULES = MateRules()
@@ -116,20 +116,8 @@ def wait_shown(check, seats: list[Terminal], what: str) -> None:
 def test_two_people_play_a_whole_mate_match_over_real_ssh_each_hand_in_its_place(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    people = People(tmp_path, terminals, ("ann", "ben"))
-    server = people.start(start_server)
-    ann, ben = people.connect("ann"), people.connect("ben")
-    open_table(ann, "mate", NO_FOREPLACING)
-    ben.send("t")
-    ben.wait_for("free", 30)
-    ben.send("\r")
-    seats = [ann, ben]
+    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "mate", NO_FOREPLACING)
     cursors = [Cursor(), Cursor()]
-    match = wait_until(
-        lambda: (m := saved(server.data_dir)) is not None and m.seats[1].name == "ben" and m.to_move() >= 0 and m,
-        30,
-        "Ben seated and the cards dealt",
-    )
     assert match.options["foreplacing"] is False
     plan: list[str] = []
     cards = 0

@@ -27,7 +27,7 @@ from gamenight_yatzy.rules import BOXES, MAX_ROLLS, ROUNDS, preview, seat_total,
 from gamenight_yatzy.screen import BOX_KEYS
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import People, open_and_join, title_bar
+from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 HOLD = "HOLD"
@@ -86,14 +86,7 @@ def wait_for_save(data_dir: Path, turns: int, what: str) -> Match:
 def test_two_people_play_a_whole_yatzy_game_over_real_ssh_seeing_the_same_sheet(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    people = People(tmp_path, terminals, ("ann", "ben"))
-    server = people.start(start_server)
-    ann, ben = people.connect("ann"), people.connect("ben")
-    open_and_join(ann, ben, "yatzy")
-    seats = [ann, ben]
-    match = wait_until(
-        lambda: (m := saved(server.data_dir)) is not None and m.seats[1].name == "ben" and m, 30, "Ben seated"
-    )
+    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "yatzy")
     assert [seat.name for seat in match.seats] == ["ann", "ben"] and not match.options.get("joker")
     turns = 0
     while not match.over:

@@ -18,6 +18,7 @@ never has a card in the hand column.  They play on to the end of the hand
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -260,6 +261,20 @@ def two_at_a_table(
         return match if match is not None and match.seats[1].name == "ben" and match.to_move() >= 0 else None
 
     return server, [ann, ben], wait_until(seated, 30, "Ben seated and the first move due")
+
+
+def end_dialog_shown(seats: list[Terminal], match: Match) -> None:
+    """Every seat's screen shows the end dialog of ``match`` (over, as saved): the winner or the tie,
+    and each seat's final score as the rules count it."""
+    outcome = match.outcome()
+    winners = [match.seats[w].name for w in outcome.winners]
+    headline = f"Winner: {winners[0]}" if len(winners) == 1 else f"A tie between {', '.join(winners)}."
+    for terminal in seats:
+        terminal.wait_for("Play again (a)", 20)
+        terminal.wait_for(headline, 20)
+        assert "Game over" in terminal.text()
+        shown = re.search(r"█  Score +(\d+) +(\d+) ", terminal.text())
+        assert shown is not None and shown.groups() == tuple(f"{s:g}" for s in outcome.scores), terminal.text()
 
 
 def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:

@@ -30,7 +30,7 @@ from gamenight_lits.rules import MIRROR, PLACEMENTS, ROTATE, SHAPES, SIZE, LitsS
 from gamenight_lits.texts import cell_name
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
+from tests.core.ssh.test_shared_tables import end_dialog_shown, title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 MAX_MOVES = 21
@@ -188,16 +188,7 @@ def test_two_people_play_a_whole_lits_game_over_real_ssh_seeing_the_same_board(
         assert match.log[-1].seat == to_move and match.log[-1].action == action
         moves += 1
 
-    outcome = match.outcome()
-    names = [seat.name for seat in match.seats]
-    winners = [names[w] for w in outcome.winners]
-    headline = f"Winner: {winners[0]}" if len(winners) == 1 else f"A tie between {', '.join(winners)}."
-    for terminal in seats:
-        terminal.wait_for("Play again (a)", 20)
-        terminal.wait_for(headline, 20)
-        assert "Game over" in terminal.text()
-        shown = re.search(r"█  Score +(\d+) +(\d+) ", terminal.text())
-        assert shown is not None and shown.groups() == tuple(f"{s:g}" for s in outcome.scores), terminal.text()
+    end_dialog_shown(seats, match)
     # Behind the dialog ("b": look at the board) both screens show the final board, nobody to move.
     problems: list[str | None] = [None, None]
 

@@ -24,7 +24,6 @@ and totals.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from gamenight.match import Match
@@ -32,7 +31,7 @@ from gamenight.sdk import CHANCE, TERMINAL
 from gamenight_mate.rules import PLAYS, MateRules, MateState, pretty
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
+from tests.core.ssh.test_shared_tables import end_dialog_shown, title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 RULES = MateRules()
@@ -190,15 +189,7 @@ def test_two_people_play_a_whole_mate_match_over_real_ssh_each_hand_in_its_place
         cards += 1
 
     assert match.to_move() == TERMINAL and len(match.state.results) == PLAYS
-    outcome = match.outcome()
-    names = [s.name for s in match.seats]
-    winners = [names[w] for w in outcome.winners]
-    headline = f"Winner: {winners[0]}" if len(winners) == 1 else f"A tie between {', '.join(winners)}."
-    for terminal in seats:
-        terminal.wait_for("Play again (a)", 20)
-        terminal.wait_for(headline, 20)
-        shown = re.search(r"█  Score +(\d+) +(\d+) ", terminal.text())
-        assert shown is not None and shown.groups() == tuple(f"{s:g}" for s in outcome.scores), terminal.text()
+    end_dialog_shown(seats, match)
     # Behind the dialog ("b": look at the board) both match sheets hold the final totals.
     for terminal in seats:
         terminal.send("b")

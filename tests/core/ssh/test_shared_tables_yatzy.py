@@ -27,7 +27,7 @@ from gamenight_yatzy.rules import BOXES, MAX_ROLLS, ROUNDS, preview, seat_total,
 from gamenight_yatzy.screen import BOX_KEYS
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import title_bar, two_at_a_table
+from tests.core.ssh.test_shared_tables import end_dialog_shown, title_bar, two_at_a_table
 from tests.core.ssh.test_shared_tables_seven import saved
 
 HOLD = "HOLD"
@@ -124,17 +124,10 @@ def test_two_people_play_a_whole_yatzy_game_over_real_ssh_seeing_the_same_sheet(
             raise AssertionError(f"turn {turns}: the sheets are not the save's {expected}:\n{screens}") from None
 
     assert turns == 2 * ROUNDS
-    outcome = match.outcome()
-    winners = [match.seats[w].name for w in outcome.winners]
-    headline = f"Winner: {winners[0]}" if len(winners) == 1 else f"A tie between {', '.join(winners)}."
-    for terminal in seats:
-        terminal.wait_for("Play again (a)", 20)
-        terminal.wait_for(headline, 20)
-        assert "Game over" in terminal.text()
-        shown = re.search(r"█  Score +(\d+) +(\d+) ", terminal.text())
-        assert shown is not None and shown.groups() == tuple(f"{s:g}" for s in outcome.scores), terminal.text()
+    end_dialog_shown(seats, match)
     # Behind the dialog ("b": look at the board) each screen's sheet is the final one, and its ranking.
     expected = sheet_of(match)
+    outcome = match.outcome()
     ranking = [f"{n}. {match.seats[s].name} — {outcome.scores[s]:g}" for n, s in enumerate(ranked(outcome.scores), 1)]
     for terminal in seats:
         terminal.send("b")

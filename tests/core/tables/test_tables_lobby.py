@@ -62,6 +62,16 @@ async def open_tables(pilot, app) -> None:
     await until(pilot, lambda: type(app.screen).__name__ == "TablesScreen", what="Tables")
 
 
+async def open_a_table_for_two(pilot, app) -> None:
+    """On the Tables list, by keys: a new table of the first game, seat 2 open for a person, started."""
+    await pilot.press("n", "enter")
+    await until(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
+    await pilot.press("tab", "enter", "home", "enter")  # seat 2 open for a person
+    await until(pilot, lambda: app.screen.query_one("#kind-1", Select).value == "human")
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: table_screen(app) is not None, what="the new table")
+
+
 async def test_a_private_table_by_its_code_to_the_end_saved_by_each_player_then_again(nim_service, tmp_path):
     ann = await room_for(nim_service, "ann", tmp_path)
     ben = await room_for(nim_service, "ben", tmp_path)
@@ -166,12 +176,7 @@ async def test_the_host_starts_a_waiting_table_with_bots_in_the_free_seats(nim_s
     ann = await room_for(nim_service, "ann", tmp_path)
     async with ann.run_test(size=(80, 24)) as a:
         await open_tables(a, ann)
-        await a.press("n", "enter")
-        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
-        await a.press("tab", "enter", "home", "enter")  # seat 2 open for a person
-        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
-        await a.press("ctrl+r")
-        await until(a, lambda: table_screen(ann) is not None)
+        await open_a_table_for_two(a, ann)
         table = next(iter(nim_service.tables.values()))
         assert not table.started
         await until(a, lambda: "ctrl+b" in ann.screen.active_bindings, what="the host's start key")
@@ -221,12 +226,7 @@ async def test_leaving_a_table_or_its_finished_game_lands_on_the_tables_list(nim
     ben = await room_for(nim_service, "ben", tmp_path)
     async with ann.run_test(size=(80, 24)) as a, ben.run_test(size=(80, 24)) as b:
         await open_tables(a, ann)
-        await a.press("n", "enter")
-        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
-        await a.press("tab", "enter", "home", "enter")  # seat 2 open for a person
-        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
-        await a.press("ctrl+r")
-        await until(a, lambda: table_screen(ann) is not None, what="Ann's table")
+        await open_a_table_for_two(a, ann)
         first = next(iter(nim_service.tables.values()))
         await open_tables(b, ben)
         await until(b, lambda: listed(ben) == [first.id], what="Ann's table listed")
@@ -248,12 +248,7 @@ async def test_leaving_a_table_or_its_finished_game_lands_on_the_tables_list(nim
         await b.press("l")
         await until(b, lambda: type(ben.screen).__name__ == "TablesScreen", what="Ben back on the Tables list")
         assert table_screen(ben) is None
-        await b.press("n", "enter")
-        await until(b, lambda: type(ben.screen).__name__ == "SetupScreen")
-        await b.press("tab", "enter", "home", "enter")
-        await until(b, lambda: ben.screen.query_one("#kind-1", Select).value == "human")
-        await b.press("ctrl+r")
-        await until(b, lambda: table_screen(ben) is not None, what="Ben's new table")
+        await open_a_table_for_two(b, ben)
         second = next(t for t in nim_service.tables.values() if t is not first)
         # Ann leaves hers too; her list shows Ben's new table, live, and Return sits her there.
         await until(a, lambda: isinstance(ann.screen, ResultDialog), what="Ann's end dialog")

@@ -34,6 +34,10 @@ the control socket; the server signals the room's process group and watches its 
 for a spawned room (:class:`gamenight.ssh.child.RoomProcess`).  The template is
 single-threaded (``unshare(CLONE_NEWUSER)`` refuses a process with threads) and ends when the
 server closes the control socket.
+
+With ``serve-ssh --ksm on`` (``--ksm`` here) the template opts itself and so every room it forks
+in to the kernel's same-page merging (:func:`opt_in_to_ksm`), which merges the pages idle rooms
+hold alike when the host runs KSM (docs/hosting.md: what it saves, costs and may reveal).
 """
 
 from __future__ import annotations

@@ -19,6 +19,13 @@ spawned (issue 18).  Issue 18's load shapes: ``--sessions 50`` (50 sessions open
 another while the earlier ones stay: connect to first frame, median and p95; idle room USS) and
 ``--sessions 200`` (200 idle sessions held, keystroke to screen with them held).
 
+``--ksm on`` is passed to the server (forked rooms opt in to kernel same-page merging);
+``--host-ksm PAGES:MILLIS`` (root) also starts the host's KSM for the run, with
+``/sys/kernel/mm/ksm/pages_to_scan`` = PAGES and ``sleep_millisecs`` = MILLIS, and puts every
+value it changed back afterwards (``run`` back to what it was, 0 here).  The report then adds
+ksmd's CPU time over the run and over the idle wait (``--settle``: give ksmd time for two full
+scans), KSM's counters and each room's ``ksm_merging_pages`` / ``ksm_process_profit``.
+
 Run:  .venv/bin/python bench/bench_ssh.py [--sessions 50] [--template on] [--out bench/results/ssh.md]
 """
 
@@ -174,6 +181,66 @@ def many_sessions(sessions: int) -> tuple[str, ...]:
     )
 
 
+KSM = Path("/sys/kernel/mm/ksm")
+KSM_COUNTERS = ("full_scans", "pages_shared", "pages_sharing", "pages_unshared", "pages_volatile", "general_profit")
+
+
+def ksm_read(name: str) -> int:
+    return int((KSM / name).read_text().split()[0])
+
+
+def ksmd_cpu_seconds() -> float | None:
+    """User + system CPU time of the kernel's ksmd thread so far (``None``: no ksmd)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if stat.split(" (", 1)[1].startswith("ksmd)"):
+            fields = stat.rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None
+
+
+def ksm_stat(pid: int) -> dict[str, int]:
+    """The numbers of ``/proc/PID/ksm_stat`` (``ksm_merging_pages``, ``ksm_process_profit``, ...)."""
+    values: dict[str, int] = {}
+    try:
+        for line in Path(f"/proc/{pid}/ksm_stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if value.strip().lstrip("-").isdigit():
+                values[key] = int(value)
+    except OSError:
+        pass
+    return values
+
+
+class HostKsm:
+    """Start the host's KSM with ``pages_to_scan`` / ``sleep_millisecs`` for the bench, and put
+    back every value changed (``run`` first) when it ends, also on an error."""
+
+    def __init__(self, spec: str | None) -> None:
+        self.settings: dict[str, str] = {}
+        if spec:
+            pages, millis = spec.split(":")
+            self.settings = {"pages_to_scan": str(int(pages)), "sleep_millisecs": str(int(millis)), "run": "1"}
+        self.saved: dict[str, str] = {}
+
+    def __enter__(self) -> HostKsm:
+        for name, value in self.settings.items():
+            self.saved[name] = (KSM / name).read_text().strip()
+            (KSM / name).write_text(value)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if "run" in self.saved:
+            (KSM / "run").write_text(self.saved.pop("run"))
+        for name, value in self.saved.items():
+            (KSM / name).write_text(value)
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
     """(USS, PSS) of ``pid`` in KiB from /proc/<pid>/smaps_rollup."""
     values: dict[str, int] = {}
@@ -271,8 +338,20 @@ async def open_session(port: int, number: int) -> tuple[Session, float]:
 
 
 async def run(args: argparse.Namespace) -> dict:
+    ksmd_began = ksmd_cpu_seconds()
+    began = time.perf_counter()
+    with HostKsm(args.host_ksm):
+        result = await run_with_ksm(args)
+    ksmd_ended = ksmd_cpu_seconds()
+    if ksmd_began is not None and ksmd_ended is not None:
+        result["ksmd_run_s"] = ksmd_ended - ksmd_began
+    result["run_s"] = time.perf_counter() - began
+    return result
+
+
+async def run_with_ksm(args: argparse.Namespace) -> dict:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-ssh-"))
-    server = ServerProcess(data_dir, *many_sessions(args.sessions), "--template", args.template)
+    server = ServerProcess(data_dir, *many_sessions(args.sessions), "--template", args.template, "--ksm", args.ksm)
     sessions: list[Session] = []
     first_frame: list[float] = []
     latencies: list[float] = []
@@ -302,13 +381,20 @@ async def run(args: argparse.Namespace) -> dict:
             sessions.append(session)
             first_frame.append(seconds)
             print(f"session {number + 1}/{args.sessions}: first frame after {seconds * 1000:.0f} ms", flush=True)
+        ksmd_opened, scans_opened = ksmd_cpu_seconds(), ksm_read("full_scans") if KSM.exists() else 0
         await asyncio.sleep(args.settle)
+        if ksmd_opened is not None:
+            result["ksmd_settle_s"] = (ksmd_cpu_seconds() or 0.0) - ksmd_opened
+        result["ksm_scans_settle"] = (ksm_read("full_scans") if KSM.exists() else 0) - scans_opened
         alive = [s for s in sessions if not s.process.is_closing()]
         result["sessions_held"] = len(alive)
         pids = server.pids()
         cpu_before, began_idle = [group_cpu_seconds(pid) for pid in pids], time.perf_counter()
+        ksmd_idle = ksmd_cpu_seconds()
         await asyncio.sleep(args.idle_window)
         idle_seconds = time.perf_counter() - began_idle
+        if ksmd_idle is not None:
+            result["ksmd_idle_percent"] = 100 * ((ksmd_cpu_seconds() or 0.0) - ksmd_idle) / idle_seconds
         result["idle_cpu_percent"] = [
             100 * (group_cpu_seconds(pid) - before) / idle_seconds for pid, before in zip(pids, cpu_before, strict=True)
         ]
@@ -316,6 +402,21 @@ async def run(args: argparse.Namespace) -> dict:
         result["uss_kib"] = [m[0] for m in memories]
         result["pss_kib"] = [m[1] for m in memories]
         result["server_uss_pss_kib"] = memory_kib(server.process.pid)
+        templates = server.of("template")
+        if templates:
+            result["template_uss_pss_kib"] = memory_kib(templates[-1]["pid"])
+        if KSM.exists():
+            result["ksm"] = {
+                name: ksm_read(name) for name in (*KSM_COUNTERS, "run", "pages_to_scan", "sleep_millisecs")
+            }
+            stats = [[ksm_stat(pid) for pid in group_stats(pgid)] for pgid in pids]
+            result["room_ksm_merging_kib"] = [
+                sum(one.get("ksm_merging_pages", 0) for one in group) * 4 for group in stats
+            ]
+            result["room_ksm_profit_kib"] = [
+                sum(one.get("ksm_process_profit", 0) for one in group) / 1024 for group in stats
+            ]
+        result["ksm_option"] = server.listening.get("ksm"), server.listening.get("ksm_host")
         for session in sessions[: args.latency_sessions]:
             for press in range(args.keys):
                 await session.quiet(QUIET)
@@ -379,6 +480,7 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         f"| keystroke to screen ({args.latency_sessions} sessions x {args.keys} arrow keys, all "
         f"{result['sessions_held']} held) | {summary(result['keystroke_s'], 'ms', 1000)} |",
         f"| keystroke to the first byte of the redraw | {summary(result['keystroke_first_byte_s'], 'ms', 1000)} |",
+        *ksm_lines(result, args),
         "",
         "Connect-to-first-frame runs from the TCP connect to the arrival of the lobby title (key exchange, "
         "guest auth, pty, starting Python + Textual + the plugins, first paint). Keystroke to screen runs "
@@ -389,6 +491,46 @@ def report(result: dict, args: argparse.Namespace, command: str, seconds: float,
         "",
     ]
     return "\n".join(lines)
+
+
+def ksm_lines(result: dict, args: argparse.Namespace) -> list[str]:
+    """The report's rows on the template and kernel same-page merging (KSM)."""
+    lines = []
+    if "template_uss_pss_kib" in result:
+        uss, pss = result["template_uss_pss_kib"]
+        lines.append(f"| the room template process, USS / PSS | {uss / 1024:.1f} MiB / {pss / 1024:.1f} MiB |")
+    ksm = result.get("ksm")
+    opted, host = result.get("ksm_option", (None, None))
+    started = f"started by the bench: {args.host_ksm} (pages_to_scan:sleep_millisecs)" if args.host_ksm else "as it was"
+    lines.append(
+        f"| KSM: `serve-ssh --ksm {args.ksm}` (listening: ksm={opted}, ksm_host={host}) | host KSM {started} |"
+    )
+    if ksm is not None:
+        counters = ", ".join(
+            f"{name} {ksm[name]}" for name in (*KSM_COUNTERS, "run", "pages_to_scan", "sleep_millisecs")
+        )
+        profit, sharing = ksm["general_profit"] / 2**20, ksm["pages_sharing"] * 4 / 1024
+        lines.append(
+            f"| KSM counters when memory was read | {counters} "
+            f"(general_profit {profit:.0f} MiB; pages_sharing {sharing:.0f} MiB) |"
+        )
+        merging = summary([k / 1024 for k in result["room_ksm_merging_kib"]], "MiB")
+        lines.append(f"| per session: KSM-merged pages (`ksm_merging_pages`, whole group) | {merging} |")
+        profits = summary([k / 1024 for k in result["room_ksm_profit_kib"]], "MiB")
+        lines.append(f"| per session: `ksm_process_profit` (whole group) | {profits} |")
+    if "ksmd_run_s" in result:
+        run_s, settle_s = result["ksmd_run_s"], result.get("ksmd_settle_s", 0.0)
+        lines.append(
+            f"| ksmd CPU time: whole run ({result['run_s']:.0f} s) / the {args.settle:.0f} s idle wait "
+            f"({result.get('ksm_scans_settle', 0)} full scans) | {run_s:.1f} s "
+            f"({100 * run_s / result['run_s']:.1f}% of a core) / "
+            f"{settle_s:.1f} s ({100 * settle_s / max(args.settle, 1e-9):.1f}% of a core) |"
+        )
+        lines.append(
+            f"| ksmd CPU while the rooms then sat idle ({args.idle_window:.0f} s, after the wait) | "
+            f"{result.get('ksmd_idle_percent', 0.0):.1f}% of a core |"
+        )
+    return lines
 
 
 def main() -> int:
@@ -406,6 +548,13 @@ def main() -> int:
         choices=("auto", "on", "off"),
         default="auto",
         help="serve-ssh's --template (rooms forked or spawned)",
+    )
+    parser.add_argument("--ksm", choices=("on", "off"), default="off", help="serve-ssh's --ksm (rooms opt in to KSM)")
+    parser.add_argument(
+        "--host-ksm",
+        metavar="PAGES:MILLIS",
+        help="(root) start the host's KSM for the run with these pages_to_scan:sleep_millisecs, "
+        "and put its settings back afterwards",
     )
     parser.add_argument("--out", type=Path, help="write the Markdown report here")
     args = parser.parse_args()

@@ -45,7 +45,7 @@ from gamenight.ssh.messages import _, client_language, client_text
 from gamenight.ssh.sandbox import LAUNCH, build_command, sandbox_works
 from gamenight.ssh.sessions import CRASH_LOG_NAME, _safe_term, build_environment, colour_depth, last_line
 from gamenight.ssh.settings import Settings, UsageError, parser, settings_from_args
-from gamenight.ssh.template import TemplateKeeper, TemplateUnavailable
+from gamenight.ssh.template import TemplateKeeper, TemplateUnavailable, ksm_state
 
 if TYPE_CHECKING:
     from gamenight.tables.service import TableService
@@ -150,6 +150,8 @@ async def serve(
         isolated=settings.isolated,
         rooms="template" if templates is not None else "spawn",
         rooms_why=template_reason,
+        ksm=_ksm(settings, templates),
+        ksm_host=ksm_state(),
         tables=hub.tables is not None,
         max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute,
@@ -193,6 +195,16 @@ async def serve(
         await _stop_tables(tables if own_tables else None, service_log, handler)
 
 
+def _ksm(settings: Settings, templates: TemplateKeeper | None) -> bool | str:
+    """For ``listening``: whether the rooms opted in to KSM (``--ksm on`` and forked from the
+    template), else ``False`` or why not; ``ksm_host`` beside it says whether the host runs KSM."""
+    if not settings.ksm:
+        return False
+    if templates is None or templates.current is None:
+        return "spawned rooms do not opt in"
+    return templates.current.ready_info.get("ksm", False)
+
+
 async def _start_template(settings: Settings, log: EventLog) -> tuple[TemplateKeeper | None, str]:
     """The room template (:mod:`gamenight.ssh.template`) if it is wanted and works here, and why
     rooms are forked from it or spawned; ``--template on`` where it cannot be used is an error."""
@@ -200,7 +212,7 @@ async def _start_template(settings: Settings, log: EventLog) -> tuple[TemplateKe
         return None, "--template off"
     if settings.template == "auto" and settings.command is not None:
         return None, "--command runs a program of its own: the template would pre-load nothing it uses"
-    keeper = TemplateKeeper(str(settings.data_dir) if settings.isolated else None, log)
+    keeper = TemplateKeeper(str(settings.data_dir) if settings.isolated else None, log, settings.ksm)
     try:
         template = await keeper.start()
     except TemplateUnavailable as error:

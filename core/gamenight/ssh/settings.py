@@ -50,6 +50,8 @@ class Settings:
     """Whether the server runs the shared tables' service and connects every room to it."""
     template: str = "auto"
     """``auto`` (fork rooms from a pre-loaded template if it works here), ``on`` (required) or ``off``."""
+    ksm: bool = False
+    """Whether forked rooms opt in to the kernel's same-page merging (KSM; the host must run it)."""
     away_timeout: float = 300.0
     """Seconds a shared table's seat waits for a player whose connection dropped, then the bot plays it."""
 
@@ -178,6 +180,15 @@ def parser() -> argparse.ArgumentParser:
             "off = start a fresh Python for each room; auto = when it works here (default)"
         ),
     )
+    parser.add_argument(
+        "--ksm",
+        choices=("on", "off"),
+        default="off",
+        help=_(
+            "let the kernel merge forked rooms' identical memory pages (KSM, when the host runs it; "
+            "see docs/hosting.md for what it saves and its side channel) (default %(default)s)"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -225,6 +236,7 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         room_memory=args.room_memory,
         tables=args.tables == "on",
         template=args.template,
+        ksm=args.ksm == "on",
         away_timeout=args.away_timeout,
         command=shlex.split(args.command) if args.command else None,
     )

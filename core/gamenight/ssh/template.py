@@ -34,6 +34,10 @@ the control socket; the server signals the room's process group and watches its 
 for a spawned room (:class:`gamenight.ssh.child.RoomProcess`).  The template is
 single-threaded (``unshare(CLONE_NEWUSER)`` refuses a process with threads) and ends when the
 server closes the control socket.
+
+With ``serve-ssh --ksm on`` (``--ksm`` here) the template opts itself and so every room it forks
+in to the kernel's same-page merging (:func:`opt_in_to_ksm`), which merges the pages idle rooms
+hold alike when the host runs KSM (docs/hosting.md: what it saves, costs and may reveal).
 """
 
 from __future__ import annotations
@@ -74,6 +78,9 @@ MS_PRIVATE = 1 << 18
 MS_REC = 0x4000
 MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x2, 0x4, 0x8
 PR_SET_PDEATHSIG = 1
+PR_SET_MEMORY_MERGE = 67
+"""``prctl`` option (Linux 6.4+): every anonymous page of the process may be merged by KSM."""
+KSM_RUN = "/sys/kernel/mm/ksm/run"
 
 MAX_SETTINGS = 64 * 1024
 """Largest settings message a child accepts (an ordinary one is well under 2 KiB)."""
@@ -206,6 +213,32 @@ def plugin_paths() -> list[str]:
 # -- the template process ------------------------------------------------------------------------------
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
+
+
+def opt_in_to_ksm() -> str | None:
+    """Let the kernel's same-page merging (KSM) merge this process's anonymous pages, and those of
+    every process forked from it: ``None`` when done, else why not (an old kernel: ``EINVAL``).
+
+    The flag is per address space: set in the template, every mapping it has and makes is
+    mergeable, and each forked room inherits it (and keeps it across ``exec``, Linux 6.7+), so a
+    room's copy of a template page can merge back with the template's page and with the other
+    rooms' copies.  It costs nothing until the host's operator starts ``ksmd`` (:func:`ksm_state`).
+    """
+    libc = _libc()
+    if libc.prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0) != 0:
+        return os.strerror(ctypes.get_errno())
+    return None
+
+
+def ksm_state(path: str = KSM_RUN) -> str:
+    """The host's KSM switch, ``/sys/kernel/mm/ksm/run``: ``running`` (1), ``stopped`` (0),
+    ``unmerging`` (2) or ``unavailable`` (no KSM in this kernel, or the file cannot be read)."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            value = handle.read().strip()
+    except (OSError, ValueError):
+        return "unavailable"
+    return {"0": "stopped", "1": "running", "2": "unmerging"}.get(value, "unavailable")
 
 
 def _unshare(flags: int) -> None:
@@ -564,7 +597,7 @@ def serve(control: socket.socket) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m gamenight.ssh.template CONTROL_FD [--probe DATA_DIR] [padding]``."""
+    """``python -m gamenight.ssh.template CONTROL_FD [--probe DATA_DIR] [--ksm] [padding]``."""
     control = socket.socket(fileno=int(argv[0]))
     server = os.getppid()
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the server (not inherited by rooms)
@@ -584,6 +617,9 @@ def main(argv: list[str]) -> int:
 
     gc.collect()
     gc.freeze()
+    ksm: bool | str = False  # the rooms opted in to KSM: True, False, or why it failed
+    if "--ksm" in argv:
+        ksm = opt_in_to_ksm() or True
     threads = threading.active_count()
     control.send(
         json.dumps(
@@ -593,6 +629,7 @@ def main(argv: list[str]) -> int:
                 "isolation": reason,
                 "seconds": round(time.monotonic() - started, 3),
                 "plugins": plugin_paths(),
+                "ksm": ksm,
             }
         ).encode()
     )
@@ -636,9 +673,11 @@ def template_environment() -> dict[str, str]:
 class RoomTemplate:
     """The server's handle on one template process: start it, ask it for rooms, hear them end."""
 
-    def __init__(self, probe_dir: str | None = None) -> None:
+    def __init__(self, probe_dir: str | None = None, ksm: bool = False) -> None:
         self.probe_dir = probe_dir
         """The data dir, when rooms are isolated: the template checks it can hide it first."""
+        self.ksm = ksm
+        """Whether the template opts itself and its rooms in to KSM (``serve-ssh --ksm on``)."""
         self.pid: int | None = None
         self.ready_info: dict[str, Any] = {}
         self.plugin_paths: list[str] = []
@@ -673,6 +712,8 @@ class RoomTemplate:
         argv = [sys.executable, "-m", "gamenight.ssh.template", str(theirs.fileno())]
         if self.probe_dir is not None:
             argv += ["--probe", self.probe_dir]
+        if self.ksm:
+            argv.append("--ksm")
         try:
             self._process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -894,9 +935,10 @@ class TemplateKeeper:
     once per :data:`RESTART_INTERVAL`) or when the installed plugins change on disk (checked at each
     session's start; the old one is kept until its rooms have ended, to report their exits)."""
 
-    def __init__(self, probe_dir: str | None, log: Callable[..., None]) -> None:
+    def __init__(self, probe_dir: str | None, log: Callable[..., None], ksm: bool = False) -> None:
         self.probe_dir = probe_dir
         self.log = log
+        self.ksm = ksm
         self.current: RoomTemplate | None = None
         self.retired: list[RoomTemplate] = []
         self._starting: Any = None
@@ -909,7 +951,7 @@ class TemplateKeeper:
         import asyncio
 
         self._last_start = asyncio.get_running_loop().time()
-        template = RoomTemplate(self.probe_dir)
+        template = RoomTemplate(self.probe_dir, self.ksm)
         await template.start()
         self._adopt(template)
         return template
@@ -923,6 +965,7 @@ class TemplateKeeper:
             pid=template.pid,
             seconds=template.ready_info.get("seconds"),
             isolated=self.probe_dir is not None,
+            ksm=template.ready_info.get("ksm", False),
         )
 
     def get(self) -> RoomTemplate | None:
@@ -976,7 +1019,7 @@ class TemplateKeeper:
         self._starting = asyncio.get_running_loop().create_task(self._start_again())
 
     async def _start_again(self) -> None:
-        template = RoomTemplate(self.probe_dir)
+        template = RoomTemplate(self.probe_dir, self.ksm)
         try:
             await template.start()
         except Exception as error:  # TemplateUnavailable, or the machine out of something: spawn meanwhile

@@ -138,6 +138,43 @@ def test_a_spawned_sandboxed_rooms_pid_1_is_the_small_waiter(start_server, termi
     wait_until(lambda: not process_group(start["pid"]), 10, "the room's processes to end")
 
 
+# -- kernel same-page merging (KSM) -----------------------------------------------------------------------
+def merge_any(pid: int) -> str | None:
+    """``ksm_merge_any`` of ``/proc/PID/ksm_stat`` (``yes``: the process opted in whole with
+    ``PR_SET_MEMORY_MERGE``), or ``None`` where this kernel does not show it."""
+    try:
+        text = Path(f"/proc/{pid}/ksm_stat").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("ksm_merge_any:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+@pytest.mark.skipif(merge_any(os.getpid()) is None, reason="this kernel does not show ksm_merge_any (Linux < 6.7?)")
+@pytest.mark.parametrize("ksm", ["on", "off"])
+@needs_ssh
+def test_ksm_on_opts_the_template_and_every_forked_room_in_to_same_page_merging(start_server, terminals, ksm) -> None:
+    # Whether the host runs KSM (/sys/kernel/mm/ksm/run) does not matter: the flag is the room's side.
+    server = start_server("--guest", "--template", "on", "--ksm", ksm)
+    listening = server.of_kind("listening")[0]
+    assert listening["ksm"] is (ksm == "on"), listening
+    assert listening["ksm_host"] in {"running", "stopped", "unmerging", "unavailable"}
+    template = template_pid(server)
+    assert server.expect("template", action="ready")[-1]["ksm"] is (ksm == "on")
+    alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
+    alice.wait_for(LOBBY, 40)
+    start = server.expect("session_start", user_id=guest_user_id("alice"))[0]
+    assert start["forked"] is True
+    room = process_group(start["pid"])  # the room (and, sandboxed, its first stage and PID 1: the waiters)
+    assert room
+    expected = "yes" if ksm == "on" else "no"
+    assert {pid: merge_any(pid) for pid in [template, *room]} == dict.fromkeys([template, *room], expected)
+    alice.kill()
+    server.expect("session_end", user_id=start["user_id"])
+
+
 # -- the fallback -----------------------------------------------------------------------------------------
 def threaded_template(tmp_path: Path) -> dict[str, str]:
     """An environment in which the template (only) starts a thread at start-up."""

@@ -128,7 +128,11 @@ def test_two_people_play_a_whole_yatzy_game_over_real_ssh_seeing_the_same_sheet(
     # Behind the dialog ("b": look at the board) each screen's sheet is the final one, and its ranking.
     expected = sheet_of(match)
     outcome = match.outcome()
-    ranking = [f"{n}. {match.seats[s].name} — {outcome.scores[s]:g}" for n, s in enumerate(ranked(outcome.scores), 1)]
+    scores = outcome.scores
+    ranking = [  # tied seats share a rank
+        f"{1 + sum(other > scores[s] for other in scores)}. {match.seats[s].name} — {scores[s]:g}"
+        for s in ranked(scores)
+    ]
     for terminal in seats:
         terminal.send("b")
         wait_until(lambda t=terminal: "Game over" not in t.text(), 20, "the board behind the end dialog")

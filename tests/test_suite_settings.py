@@ -31,11 +31,16 @@ def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
     run could hang; with the suite's scheduler the test fails once and the others still run."""
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_xdist_make_scheduler  # noqa: F401\n")
     (tmp_path / "test_grouped.py").write_text(GROUPED)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # A run of its own: not this worker's stdin (its channel to the xdist controller), session or
+    # PYTEST_* variables.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "XDIST"))}
+    env["PYTHONPATH"] = str(ROOT)
     xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread"]
     here = ["-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, *here],
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
         capture_output=True,
         text=True,
         timeout=120,

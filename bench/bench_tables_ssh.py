@@ -36,8 +36,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pyte
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gamenight.match import Match
 from gamenight.saves import SaveError, load_match
@@ -80,26 +78,12 @@ class TimedTerminal(Terminal):
             self._watch = watch
         return watch
 
-    def _read(self) -> None:
-        while True:
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            arrived = time.monotonic()
-            if not data:
-                return
-            with self._lock:
-                self.received += data
-                try:
-                    self.stream.feed(data)
-                except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
-                    self.stream = pyte.ByteStream(self.screen)
-                watch = self._watch
-                if watch is not None and _body_of(self.screen) != watch.before:
-                    self._watch = None
-                    watch.arrived = arrived
-                    watch.changed.set()
+    def _fed(self, arrived: float) -> None:
+        watch = self._watch
+        if watch is not None and _body_of(self.screen) != watch.before:
+            self._watch = None
+            watch.arrived = arrived
+            watch.changed.set()
 
 
 def quiet(terminals: list[Terminal], seconds: float) -> None:

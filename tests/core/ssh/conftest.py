@@ -226,6 +226,7 @@ class Terminal:
                 data = os.read(self.master, 65536)
             except OSError:
                 return
+            arrived = time.monotonic()
             if not data:
                 return
             with self._lock:
@@ -234,6 +235,11 @@ class Terminal:
                     self.stream.feed(data)
                 except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
                     self.stream = pyte.ByteStream(self.screen)
+                self._fed(arrived)
+
+    def _fed(self, arrived: float) -> None:
+        """Called (holding the lock) after each read's bytes reached the screen; ``arrived``: when
+        ``read()`` returned them (monotonic).  For subclasses that time screen changes."""
 
     def text(self) -> str:
         """The screen as lines of text."""

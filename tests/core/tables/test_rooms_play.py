@@ -16,9 +16,10 @@ from gamenight.app import GameNightApp
 from gamenight.dialogs import ResultDialog, YesNoDialog
 from gamenight.sdk import OBSERVER
 from gamenight.tables.client import RemoteTable
-from textual.widgets import OptionList, Select
+from textual.widgets import OptionList
 
 from tests.core.tables.conftest import REGISTRY
+from tests.core.tables.test_shared_end import open_shared_table
 from tests.core.tables.test_tables_lobby import room_for, table_screen, until
 
 MILLE_EMPTY = -1
@@ -78,22 +79,7 @@ async def test_two_rooms_play_a_mille_hand_a_third_watches_one_reconnects(servic
             await until(pilot, lambda app=app: "t" in app.screen.active_bindings, what="the Tables key")
 
         # Ann opens a Mille table: Tables, n, the game, seat 2 open for a person, Ctrl+R.
-        await a.press("t")
-        await until(a, lambda: type(ann.screen).__name__ == "TablesScreen")
-        await a.press("n")
-        await until(a, lambda: type(ann.screen).__name__ == "GamePicker")
-        picker = ann.screen.query_one(OptionList)
-        ids = [picker.get_option_at_index(i).id for i in range(picker.option_count)]
-        for _ in range(ids.index("mille")):
-            await a.press("down")
-        await a.press("enter")
-        await until(a, lambda: type(ann.screen).__name__ == "SetupScreen")
-        await a.press("tab")  # from seat 1's kind to seat 2's
-        assert ann.screen.focused.id == "kind-1"
-        await a.press("enter", "home", "enter")  # the first choice: open for a person
-        await until(a, lambda: ann.screen.query_one("#kind-1", Select).value == "human")
-        await a.press("ctrl+r")
-        await until(a, lambda: table_screen(ann) is not None, what="Ann's table")
+        await open_shared_table(a, ann, "mille")
         assert "waiting for 1 more" in str(ann.screen.query_one("#title-bar").render())
 
         # Ben sees it live in his Tables list and joins with Return; the game starts.

@@ -144,6 +144,31 @@ class RecordsScreen(Screen):
         t = translator(game_id)
         return {name: t(name) for name in game.seat_names} if game is not None else {}
 
+    def _own_candidates(self, game_id: str) -> list[str]:
+        """Who this room's person is at ``game_id``: in a hosted room, the name the server gave
+        it (its shared games are recorded under it); then the config's first seat name (what a
+        local game records for the person at the keyboard)."""
+        names = []
+        client = getattr(self.app, "tables", None)
+        if client is not None and getattr(client, "name", None):
+            names.append(client.name)
+        config = getattr(self.app, "config", None)
+        configured = config.configured_name(game_id, 0) if config is not None else None
+        game = self.app.registry.games.get(game_id)
+        if configured is not None:
+            names.append(configured)
+        elif game is not None and game.seat_names:
+            names.append(game.seat_names[0])  # recorded by its English id
+        return names
+
+    def _own_name(self, store: Any, game: str) -> str | None:
+        """The room's own person, where they have played ``game``; otherwise None: the person
+        who played it most (:func:`gamenight.records.stats.game_stats`)."""
+        for name in self._own_candidates(game):
+            if store.person_totals(game, name) is not None:
+                return name
+        return None
+
     def _open(self):
         from gamenight.records.store import RecordsStore
 
@@ -178,7 +203,7 @@ class RecordsScreen(Screen):
     def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]], list]:
         from gamenight.records.stats import game_stats
 
-        figures = game_stats(store, game)
+        figures = game_stats(store, game, self._own_name(store, game))
         history: list[float] = []
         ratings: list[tuple[float, float]] = []
         if figures.player is not None:

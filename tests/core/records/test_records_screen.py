@@ -182,3 +182,36 @@ async def test_records_that_fail_to_read_are_told_not_left_waiting(nim_registry,
         await open_and_load(pilot, app)
         text = "\n".join(screen_text(app))
         assert "The records cannot be read: database disk" in text and "malformed" in text
+
+
+async def test_a_local_rooms_records_show_the_configured_first_player(nim_registry, tmp_path):
+    from gamenight.config import Config
+    from gamenight.records.store import GameRecord, RecordsStore, SeatRecord
+
+    (tmp_path / "config.toml").write_text('[default]\nplayer.1 = "Kei"\n')
+    store = RecordsStore.open(tmp_path / "records.sqlite3")
+    store.add_many(
+        [
+            GameRecord(
+                "nim",
+                "1",
+                {},
+                number,
+                0,
+                float(number),
+                1000.0 + number,
+                (SeatRecord(name, None, 1, 1, 1.0), SeatRecord("Bob", "first", 0, 2, 0.0)),
+                ((0, "1"),),
+            )
+            for number, name in enumerate(["Zed", "Zed", "Kei"])  # a guest at this keyboard played most
+        ]
+    )
+    store.close()
+    app = make_app(nim_registry, Config.load(tmp_path / "config.toml"), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        await until_shown(pilot, screen)
+        assert screen.figures.player == "Kei" and screen.figures.played == 1
+        assert "Kei: played 1, won 1" in "\n".join(screen_text(app))

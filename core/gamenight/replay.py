@@ -294,6 +294,11 @@ class ReplayTable:
         return self._replay.follow
 
     @property
+    def watching(self) -> bool:
+        """True while the public view is followed (as a shared table's watcher: no seat)."""
+        return self._replay.follow == OBSERVER
+
+    @property
     def state(self) -> Any:
         raise AttributeError("a replay has no full state for a screen: draw from view(seat) and last_events()")
 

@@ -249,3 +249,30 @@ async def test_a_record_of_a_newer_plugin_is_not_replayed_and_says_why(nim_regis
                 break
         assert any("newer than the installed" in message for message in said), said
         assert not isinstance(app.screen, ReplayBehaviour)
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_public_view_shows_every_seats_count_and_no_hand_as_a_watcher_sees_it(tmp_path, language):
+    from gamenight_seven.widgets import HandView, SeatPanel
+
+    set_language(language)
+    replay = seven_replay(seed=4)
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, replay)
+        await pilot.press("right", "right", "right")
+        while replay.follow != OBSERVER:
+            await pilot.press("v")
+        await pilot.pause()
+        view = replay.view_at(3, OBSERVER)
+        assert not screen.query_one(HandView).display  # no hand, no Draw row: the public view holds none
+        panels = {panel.seat: panel for panel in screen.query(SeatPanel)}
+        assert all(panels[seat].display for seat in range(3))  # seat 1 too, with its real count
+        text = text_of(app)
+        count = screen._count_text(view.hand_sizes[0])
+        assert view.hand_sizes[0] > 0 and count in text
+        assert screen._count_text(0) not in text
+        assert screen.watching
+        await pilot.press("v")  # back to seat 1: its own hand again
+        await pilot.pause()
+        assert not screen.watching and screen.query_one(HandView).display

@@ -91,6 +91,12 @@ class ReplayBehaviour:
             self.query_one("#replay-log").add_class("shown")  # type: ignore[attr-defined]
         self.call_after_refresh(self.show_step, self.replay.position)  # type: ignore[attr-defined]
 
+    @property
+    def watching(self) -> bool:
+        """True while the public view is followed: drawn as a shared table's watcher sees it (no
+        seat's hand, no move rows, every seat's count), not as a seat holding nothing."""
+        return self.replay.follow == OBSERVER
+
     # -- showing a step ------------------------------------------------------------------
 
     _replay_playing = False

@@ -276,3 +276,29 @@ async def test_the_public_view_shows_every_seats_count_and_no_hand_as_a_watcher_
         await pilot.press("v")  # back to seat 1: its own hand again
         await pilot.pause()
         assert not screen.watching and screen.query_one(HandView).display
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_return_on_the_past_games_replays_without_an_arrow_first(nim_registry, config, tmp_path, language):
+    from textual.widgets import OptionList
+
+    from tests.core.records.test_records_screen import make_app, play_a_game_then_open_the_records
+
+    set_language(language)
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play_a_game_then_open_the_records(pilot, app)
+        past = screen.query_one("#past", OptionList)
+        for _ in range(4):  # Tab to the past games, as a newcomer does
+            if app.focused is past:
+                break
+            await pilot.press("tab")
+        assert app.focused is past
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ReplayBehaviour):
+                break
+        assert isinstance(app.screen, ReplayBehaviour)
+        assert [(entry.seat, entry.action) for entry in app.screen.replay.entries] == [(0, "1"), (1, "1"), (0, "3")]

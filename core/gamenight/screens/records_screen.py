@@ -314,6 +314,8 @@ class RecordsScreen(Screen):
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
         past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
+        if past:
+            past_list.highlighted = 0  # Return on the list replays the newest at once, as r does
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "past" and event.option.id:

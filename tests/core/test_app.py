@@ -384,3 +384,23 @@ async def test_a_game_screen_that_fails_to_build_is_told_and_the_room_lives(
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen) and app._exception is None
         assert any("failed to open" in n.message and "the screen broke" in n.message for n in app._notifications)
+
+
+async def test_return_resumes_the_autosave_when_the_room_starts_unfocused(nim_registry, config, tmp_path):
+    """A browser tab starts the room without focus (no button of the first dialog has it): Return
+    still answers "Resume it?" with its first choice, as in a terminal."""
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 9}, seed=2)
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+    app = make_app(nim_registry, config, tmp_path)
+    app.set_reactive(type(app).app_focus, False)  # as textual-serve starts it, until the page is focused
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, YesNoDialog) and app.screen.focused is None
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MessageDialog)  # resumed: Bob is to move, hand the keyboard over

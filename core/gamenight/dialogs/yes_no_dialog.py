@@ -13,7 +13,8 @@ from gamenight.text import safe_text
 
 
 class YesNoDialog(ModalScreen[bool]):
-    """Ask a yes/no question.  ``y``/``n``, Escape (= no) and the mouse all work."""
+    """Ask a yes/no question.  ``y``/``n``, Return (the focused button, else yes), Escape (= no) and
+    the mouse all work."""
 
     DEFAULT_CSS = """
     YesNoDialog { align: center middle; }
@@ -30,6 +31,9 @@ class YesNoDialog(ModalScreen[bool]):
         Binding("y", "answer(True)", show=False),
         Binding("n", "answer(False)", show=False),
         Binding("escape", "answer(False)", show=False),
+        # Return is the first choice even when no button has focus: a browser tab starts the room
+        # unfocused, so its first dialog gets none (a focused button takes Return itself).
+        Binding("enter", "answer(True)", show=False),
     ]
 
     def __init__(self, question: str, yes: str | None = None, no: str | None = None) -> None:

@@ -87,9 +87,11 @@ async def test_the_order_setting_is_autosaved_saved_and_restored_on_resume(tmp_p
     app = room(tmp_path, match)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        await pilot.press("p")  # the first move: from now on the game is kept
+        await settle(pilot)
         await pilot.press("o")
         autosave = app.saves.autosave_path("mille")
-        assert load_match(REGISTRY, autosave).display == {"order": True}  # written at once, before any move
+        assert load_match(REGISTRY, autosave).display == {"order": True}  # written at once, before the next move
         await pilot.press("p", "s", "ctrl+a", *"ordered", "enter")
         await pilot.pause()
         named = app.screen.save_path
@@ -191,6 +193,10 @@ async def test_q_says_what_becomes_of_the_game_as_escape_does(tmp_path):
         await settle(pilot)
         await pilot.press("q")
         assert isinstance(app.screen, YesNoDialog)
+        assert app.screen.question == "Really? Nothing has been played yet, so nothing is kept."  # only the deal
+        await pilot.press("n", "p")  # the first move
+        await settle(pilot)
+        await pilot.press("q")
         assert app.screen.question == "Really? It stays in the autosave and can be resumed from the lobby."
         await pilot.press("n", "escape")
         assert app.screen.question.endswith("It stays in the autosave and can be resumed from the lobby.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -353,29 +354,116 @@ def _serve_web_command(argv: Sequence[str]) -> int:
     return serve_web_main(list(argv))
 
 
+ROOM_VALUE_OPTIONS = frozenset(("--saves", "--config", "--theme", "--lang", "--bot-delay", "--tables-socket"))
+"""The room's options that take a value (``--config FILE``): skipped when looking for a command."""
+
+
+def _command_after_options(argv: Sequence[str]) -> int | None:
+    """Where a command (``plugins``, ``records``...) stands after room options, as in
+    ``gamenight --config FILE plugins``; None when the first word is not one (a game, or none)."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            return None
+        if word.startswith("-"):
+            index += 2 if word in ROOM_VALUE_OPTIONS else 1
+            continue
+        return index if word in SUBCOMMANDS else None
+    return None
+
+
+def _fd_is_terminal(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _terminal_problem() -> str | None:
+    """Why the room cannot run here, or None: it reads keys from stdin and draws on stderr (or
+    stdout), so it needs a terminal there; without one it would wait for keys that never come.
+    A driver Textual is given (``serve-web``'s, talking to a browser) needs none."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    if not _fd_is_terminal(0):
+        return _("gamenight: the room needs a terminal, and its input is not one.")
+    if not (_fd_is_terminal(1) or _fd_is_terminal(2)):
+        return _("gamenight: the room needs a terminal, and its output is not one.")
+    return None
+
+
+def _run_on_the_terminal(app: Any) -> None:
+    """Run the room; when stderr is not a terminal but stdout is (``gamenight 2>err.log``), the
+    room is drawn on stdout's terminal meanwhile (Textual draws on stderr), and stderr is put
+    back for what is said after it (config warnings before it went there too)."""
+    if _fd_is_terminal(2) or not _fd_is_terminal(1) or os.environ.get("TEXTUAL_DRIVER"):
+        app.run()
+        return
+    sys.stderr.flush()
+    kept = os.dup(2)
+    try:
+        os.dup2(1, 2)
+        app.run()
+    finally:
+        sys.stderr.flush()
+        os.dup2(kept, 2)
+        os.close(kept)
+
+
+def _dispatch(command: str, rest: list[str]) -> int:
+    return {
+        "plugins": _plugins_command,
+        "arena": _arena_command,
+        "records": _records_command,
+        "replay": _replay_command,
+        "serve-ssh": _serve_ssh_command,
+        "serve-web": _serve_web_command,
+    }[command](rest)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gamenight`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {
-            "plugins": _plugins_command,
-            "arena": _arena_command,
-            "records": _records_command,
-            "replay": _replay_command,
-            "serve-ssh": _serve_ssh_command,
-            "serve-web": _serve_web_command,
-        }[command](rest)
+        return _dispatch(command, rest)
+    at = _command_after_options(argv)
+    if at is not None:  # room options before a command: its language from them; replay takes them too
+        before = room_parser().parse_args(argv[:at])
+        set_language(before.lang or detect_language(Config.load(before.config).language))
+        rest = argv[at + 1 :]
+        if argv[at] == "replay":
+            rest = argv[:at] + rest
+        return _dispatch(argv[at], rest)
     args = room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))
     config = Config.load(args.config)  # again, so its messages are in the language just chosen
+    registry = None
+    if args.game is not None:
+        from gamenight.plugins import load_registry
+
+        registry = load_registry()
+        if args.game not in registry.games:
+            known = ", ".join(sorted(registry.games)) or "-"
+            print(
+                "gamenight: "
+                + _("no game {game!r} (installed: {known})", game=safe_text(args.game, 40), known=safe_text(known)),
+                file=sys.stderr,
+            )
+            return 2
+    problem = _terminal_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     for message in filter(None, [config.error, *config.warnings]):
         print(safe_text(message, 1000), file=sys.stderr)  # stays readable after the room's screen is gone
     from gamenight.app import GameNightApp
 
     app = GameNightApp(
+        registry=registry,
         config=config,
         saves_dir=args.saves or default_saves_dir(config),
         theme_name=args.theme,
@@ -384,5 +472,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         start_save=args.save,
         tables_socket=args.tables_socket,
     )
-    app.run()
+    _run_on_the_terminal(app)
     return app.return_code or 0

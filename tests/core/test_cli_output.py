@@ -103,3 +103,33 @@ def test_arena_table_shows_a_plugin_bot_id_as_plain_text(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["arena", "nim", "--seats", "[/b],first", "--games", "2"]) == 0
     assert "[/b]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_an_unknown_game_prints_one_line_and_exits_2_without_opening_the_room(
+    monkeypatch, nim_registry, capsys, language
+):
+    from gamenight.app import GameNightApp
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    started = []
+    monkeypatch.setattr(GameNightApp, "run", lambda self: started.append(self))
+    monkeypatch.setattr("gamenight.cli._terminal_problem", lambda: None, raising=False)  # a terminal
+    assert main(["--lang", language, "nosuchgame"]) == 2
+    out, err = capsys.readouterr()
+    assert not started and out == ""
+    assert len(err.splitlines()) == 1 and "'nosuchgame'" in err and "nim" in err
+    assert ("インストール済み" if language == "ja" else "installed: nim") in err
+
+
+def test_room_options_before_a_command_run_the_command(monkeypatch, nim_registry, capsys, tmp_path):
+    from gamenight.app import GameNightApp
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    monkeypatch.setattr(GameNightApp, "run", lambda self: pytest.fail("the room opened"))
+    (tmp_path / "config.toml").write_text('[general]\nlanguage = "ja"\n', encoding="utf-8")
+    assert main(["--config", str(tmp_path / "config.toml"), "plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "gamenight プラグイン" in out and "nim" in out  # the plugins table, in the config's language
+    assert main(["--lang", "en", "plugins", "--json"]) == 0
+    assert [record["games"] for record in json.loads(capsys.readouterr().out)] == [["nim"]]

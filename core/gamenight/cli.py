@@ -236,7 +236,7 @@ def _rate_bots(game: Any, bots: Sequence[str], result: Any, path: Path | None) -
 def _records_command(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gamenight records",
-        description="Show the records of finished games: played, won, win rate against each bot (95%% interval), "
+        description="Show the records of finished games: played, won, win rate against each bot (95% interval), "
         "scores, streak, ratings, top ten.",
     )
     parser.add_argument("--game", help="only this game (e.g. yatzy)")

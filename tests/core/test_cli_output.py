@@ -133,3 +133,10 @@ def test_room_options_before_a_command_run_the_command(monkeypatch, nim_registry
     assert "gamenight プラグイン" in out and "nim" in out  # the plugins table, in the config's language
     assert main(["--lang", "en", "plugins", "--json"]) == 0
     assert [record["games"] for record in json.loads(capsys.readouterr().out)] == [["nim"]]
+
+
+def test_records_help_says_95_percent_once(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["records", "--help"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0 and "95% interval" in out and "%%" not in out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +24,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
-from gamenight.replay import Replay
+from gamenight.replay import Replay, SaveGame
 from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
@@ -226,6 +227,9 @@ class ReplayBehaviour:
 
     def leave_table(self) -> None:
         self._replay_stop()
+        if _replay_command(self.app):  # type: ignore[attr-defined]
+            self.app.exit()  # type: ignore[attr-defined]
+            return
         self.app.pop_screen()  # type: ignore[attr-defined]
 
     def autosave(self) -> bool:
@@ -250,6 +254,12 @@ class ReplayBehaviour:
         if action in ("chat", "start_now"):
             return False
         return True
+
+
+def _replay_command(app: Any) -> bool:
+    """True in the room ``gamenight replay FILE`` opened: leaving the replay ends it (there is no
+    lobby the person came from)."""
+    return getattr(app, "start_replay", None) is not None
 
 
 _CLASSES: dict[type, type] = {}
@@ -299,6 +309,18 @@ def replay_screen(replay: Replay) -> GameScreen:
     return screen
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` terminal cells (wide characters count 2), with … if cut."""
+    if cell_len(text) <= width:
+        return text
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width - 1:
+            break
+        out += char
+    return out + "…"
+
+
 class ReplayGameChooser(ModalScreen[int | None]):
     """Which game of a save holding several to replay (Return chooses, Escape goes back)."""
 
@@ -311,19 +333,29 @@ class ReplayGameChooser(ModalScreen[int | None]):
     }
     """
 
-    def __init__(self, games: list[tuple[int, tuple[float, ...] | None, int]]) -> None:
+    def __init__(self, games: list[SaveGame]) -> None:
         super().__init__()
         translate_bindings(self, _)
         self.games = games
 
     def compose(self) -> ComposeResult:
         options = []
-        for number, scores, moves in self.games:
+        for number, scores, moves, names in self.games:
             if scores is None:
-                text = _("Game {number}: unfinished, {moves} moves", number=number + 1, moves=moves)
+                if moves == 1:
+                    text = _("Game {number}: unfinished, 1 move", number=number + 1)
+                else:
+                    text = _("Game {number}: unfinished, {moves} moves", number=number + 1, moves=moves)
             else:
-                shown = " – ".join(f"{score:g}" for score in scores)
-                text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
+                # each score beside its seat's name (cut short where names are long)
+                room = max(4, 40 // max(1, len(scores)) - 4)
+                shown = " – ".join(
+                    f"{_cut(safe_text(name, 40), room)} {score:g}" for name, score in zip(names, scores, strict=False)
+                )
+                if moves == 1:
+                    text = _("Game {number}: {scores} (1 move)", number=number + 1, scores=shown)
+                else:
+                    text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
             options.append(Option(Text(safe_text(text, 56)), id=str(number)))
         chooser = OptionList(*options, id="replay-games")
         chooser.border_title = _("This save holds {count} games: which one?", count=len(self.games))
@@ -340,3 +372,5 @@ class ReplayGameChooser(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+        if _replay_command(self.app):
+            self.app.exit()

@@ -43,10 +43,8 @@ WIDE = 100
 
 _BINDINGS: list[BindingType] = [
     Binding("left", "replay_step(-1)", _("Back"), priority=True),
-    Binding("right", "replay_step(1)", _("Forward"), priority=True),
-    Binding("home", "replay_jump(0)", _("First move"), priority=True, show=False),
-    Binding("end", "replay_jump(-1)", _("Last move"), priority=True, show=False),
-    Binding("space", "replay_play", _("Play/Pause"), priority=True),
+    Binding("right", "replay_step(1)", _("Next"), priority=True, tooltip=_("Forward")),
+    Binding("space", "replay_play", _("Auto"), priority=True, tooltip=_("Play/Pause")),
     Binding(
         "v",
         "replay_view",
@@ -56,6 +54,8 @@ _BINDINGS: list[BindingType] = [
     ),
     Binding("l", "replay_log", _("Log"), priority=True, tooltip=_("Show or hide the move log")),
     Binding("escape,q", "leave", _("Leave"), priority=True),
+    Binding("home", "replay_jump(0)", _("First"), priority=True, tooltip=_("First move")),
+    Binding("end", "replay_jump(-1)", _("Last"), priority=True, tooltip=_("Last move")),
 ]
 
 _CSS = """
@@ -163,6 +163,24 @@ class ReplayBehaviour:
         )
 
     # -- keys ----------------------------------------------------------------------------
+
+    _replay_acting: frozenset[str] = frozenset()
+    """The actions of the game's own keys, refused here (:func:`replay_screen` sets them)."""
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        """The keys the bar and the palette offer: the replay's own first, then the rest, without
+        the game's keys that would play or Save (still refused with a message when pressed)."""
+        ours: dict[str, Any] = {}
+        rest: dict[str, Any] = {}
+        for key, active in super().active_bindings.items():  # type: ignore[misc]
+            name = active.binding.action.split("(", 1)[0]
+            if name in self._replay_acting or name == "save":
+                continue
+            (ours if name.startswith("replay_") or name == "leave" else rest)[key] = active
+        order = [binding.action for binding in _BINDINGS if isinstance(binding, Binding)]
+        first = sorted(ours, key=lambda key: order.index(ours[key].binding.action))
+        return {**{key: ours[key] for key in first}, **rest}
 
     def action_replay_step(self, delta: int) -> None:
         self._replay_stop()
@@ -303,8 +321,10 @@ def replay_screen(replay: Replay) -> GameScreen:
     # replay's behaviour before it, made on the same table as the factory makes it.
     screen = _replay_class(type(made))(table)
     screen.replay = replay  # type: ignore[attr-defined]
-    for name in _acting_actions(screen):
+    acting = _acting_actions(screen)
+    for name in acting:
         setattr(screen, f"action_{name}", screen.refuse)  # type: ignore[attr-defined]
+    screen._replay_acting = frozenset(acting)  # type: ignore[attr-defined]
     screen._view_seat = replay.follow if replay.follow >= 0 else 0
     return screen
 

@@ -57,6 +57,22 @@ class ScorePlot(PlotextPlot):
         return text
 
 
+class FiguresScroll(VerticalScroll):
+    """The figures, scrolled; while more lies below the fold its bottom border says so (at
+    80x24 the ratings and the top ten start below it)."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.show_hint()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_hint)
+
+    def show_hint(self) -> None:
+        below = self.max_scroll_y > 0 and round(self.scroll_y) < self.max_scroll_y
+        self.border_subtitle = _("more below: Tab, ↓") if below else ""
+
+
 class RecordsScreen(Screen):
     """Choose a game on the left; its figures on the right, its past games below."""
 
@@ -73,7 +89,9 @@ class RecordsScreen(Screen):
     }
     RecordsScreen #records-top { height: 1fr; }
     RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
-    RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
+    RecordsScreen #figures {
+        width: 1fr; height: 1fr; padding: 0 1; border: round $panel; border-subtitle-color: $text;
+    }
     RecordsScreen #plot-pane { width: 1fr; height: 1fr; border: round $panel; display: none; }
     RecordsScreen #plot-legend { height: auto; padding: 0 1; }
     RecordsScreen #plot { height: 1fr; }
@@ -111,7 +129,7 @@ class RecordsScreen(Screen):
             games = OptionList(Option(_("Reading the records…"), disabled=True), id="record-games")
             games.border_title = _("Games")
             yield games
-            with VerticalScroll(id="figures"):
+            with FiguresScroll(id="figures"):
                 yield Static("", id="figures-text")
             with Vertical(id="plot-pane"):
                 # The title and legend are Rich text: plotext counts a Japanese character as one cell.
@@ -310,7 +328,9 @@ class RecordsScreen(Screen):
         self._draw_plot(bots)
         names = self._names(game)
         self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots, names)))
-        self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
+        figures_pane = self.query_one("#figures", FiguresScroll)
+        figures_pane.scroll_home(animate=False)
+        figures_pane.call_after_refresh(figures_pane.show_hint)
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
         past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
@@ -392,7 +412,10 @@ class RecordsScreen(Screen):
             legend.update(Text(_("No scores of a person to plot yet.")))
             return
         plot.display = True
-        text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        if len(self.history) == 1:
+            text = Text(_("{player}: the latest score", player=safe_text(player, 24)))
+        else:
+            text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
         text.append("\n")
         games = list(range(1, len(self.history) + 1))
         plt.plot(games, self.history, marker="braille", color=PLOT_COLOURS[0])
@@ -423,14 +446,20 @@ class RecordsScreen(Screen):
         plt.plot(games, mus, marker="braille", color=PLOT_COLOURS[0])
         plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
         mu, sigma = self.rating_history[-1]
-        text = Text(
-            _(
+        if len(games) == 1:
+            said = _(
+                "{player}: rating after the latest game; now {rating}",
+                player=safe_text(player, 24),
+                rating=rating_text(mu, sigma),
+            )
+        else:
+            said = _(
                 "{player}: rating, latest {count} games; now {rating}",
                 player=safe_text(player, 24),
                 count=len(games),
                 rating=rating_text(mu, sigma),
             )
-        )
+        text = Text(said)
         text.append("\n")
         text.append("━━ ", style=PLOT_COLOURS[0])
         text.append(_("rating"))

@@ -6,12 +6,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
 from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 

@@ -87,11 +87,39 @@ def _plugins_command(argv: Sequence[str]) -> int:
             ),
             Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"),
         )
-    console.print(table)
+    from rich.measure import Measurement
+
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
+        console.print(table)
+    else:  # too wide for the terminal (a table would split names and lose its right edge): a block each
+        _print_plugin_blocks(console, registry.plugins)
     for record in registry.failures:  # below the table: a whole line each, wrapped between words
         for error in record.errors:
             console.print(Text.assemble((safe_text(record.name, 80), "bold"), ": ", (safe_text(error), "red")))
     return status
+
+
+def _print_plugin_blocks(console: Any, plugins: Sequence[Any]) -> None:
+    """The plugins as blocks (a line of name, distribution, version and status, then a line per
+    kind of thing it adds), for a terminal too narrow for the table: wrapped between names only."""
+    from rich.text import Text
+
+    console.print(Text(_("gamenight plugins"), style="bold"))
+    for record in plugins:
+        status = Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green")
+        head = Text.assemble(
+            (safe_text(record.name, 80), "bold"),
+            "  ",
+            _plain(record.distribution, 80),
+            " ",
+            _plain(record.version, 80),
+            "  ",
+            status,
+        )
+        console.print(head)
+        for label, values in ((_("Games"), record.games), (_("Bots"), record.bots), (_("Themes"), record.themes)):
+            if values:
+                console.print(Text.assemble("  ", (label, "bold"), ": ", _plain(", ".join(values), 2000)))
 
 
 def _arena_command(argv: Sequence[str]) -> int:

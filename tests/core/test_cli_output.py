@@ -140,3 +140,33 @@ def test_records_help_says_95_percent_once(capsys):
         main(["records", "--help"])
     out = capsys.readouterr().out
     assert exited.value.code == 0 and "95% interval" in out and "%%" not in out
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_plugins_too_wide_for_80_columns_keep_every_name_whole(monkeypatch, nim_registry, capsys, language):
+    from gamenight.i18n import set_language
+
+    def registry():
+        found = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+        found.plugins.append(
+            PluginRecord(
+                name="example",
+                distribution="gamenight-example",
+                version="0.1.0",
+                games=["goofspiel"],
+                bots=["goofspiel-high", "goofspiel-random"],
+                themes=["example-night"],
+            )
+        )
+        return found
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", registry)
+    monkeypatch.setattr("gamenight.cli.detect_language", lambda *_args: language)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["plugins"]) == 0
+    set_language("en")
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    words = {word.strip(",:") for line in lines for word in line.replace("│", " ").split()}
+    assert {"gamenight-example", "goofspiel-high", "goofspiel-random", "example-night", "nim"} <= words
+    assert not any(line.startswith("│") and not line.rstrip().endswith("│") for line in lines)  # no lost edge

@@ -55,9 +55,9 @@ async def test_a_replay_never_shows_a_card_the_followed_seat_could_not_see(tmp_p
     set_language(language)
     replay = seven_replay()
     app = make_room(REGISTRY, tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(100, 24)) as pilot:  # from 100 columns the move log stands beside the table
         screen = await open_replay(pilot, app, replay)
-        await pilot.press("l")  # the move log beside the table: its text is checked too
+        assert screen.query_one("#replay-log").display  # its text is checked too
         fresh = Match(replay.game, list(replay.seats), {}, seed=replay.seed)
         public: set[int] = set()
         own_seen = 0
@@ -328,3 +328,24 @@ async def test_the_key_bar_offers_the_replays_keys_not_moves_or_save(tmp_path, g
         assert not refused
         moves = [key for key in shown if key not in {"left", "right", "space", "v", "l", "escape", "home", "end"}]
         assert set(moves) <= {"f1", "ctrl+p"}, moves  # no key of the game's that would play
+
+
+async def test_the_move_log_at_80_columns_takes_the_tables_place_not_squeezing_it(tmp_path):
+    game = REGISTRY.game("yatzy")
+    seats = [SeatConfig("Ann", "random"), SeatConfig("Bob", "random")]
+    played = play_headless(game, seats, seed=3)
+    replay = Replay(game, seats, {}, 3, 0, list(played.log))
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, replay)
+        await pilot.press("right", "right", "right")
+        sheet = screen.query_one("#sheet-scroll")
+        before = sheet.region
+        await pilot.press("l")
+        await pilot.pause()
+        assert "Moves" in text_of(app) and "3. Ann: Keeps 6 4 4 and rolls 2 dice." in text_of(app)
+        assert not screen.query_one("#replay-table").display or sheet.region == before  # never squeezed
+        await pilot.press("right", "l")  # a step on, then the table again
+        await pilot.pause()
+        assert sheet.region == before  # Yatzy's sheet at its own width: the scores in view
+        assert "Ann    Bob" in text_of(app) and "Moves" not in text_of(app)

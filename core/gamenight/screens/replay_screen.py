@@ -65,6 +65,8 @@ _CSS = """
     width: 30; height: 1fr; border: round $panel; border-title-color: $text; display: none;
 }
 #replay-log.shown { display: block; }
+#replay-body.narrow #replay-log { width: 1fr; }
+#replay-body.narrow.logging #replay-table { display: none; }
 #replay-log-text { width: 1fr; }
 """
 
@@ -90,6 +92,7 @@ class ReplayBehaviour:
         self.set_interval(PLAY_INTERVAL, self._replay_tick)  # type: ignore[attr-defined]
         if self.app.size.width >= WIDE:  # type: ignore[attr-defined]
             self.query_one("#replay-log").add_class("shown")  # type: ignore[attr-defined]
+        self._replay_fit()
         self.call_after_refresh(self.show_step, self.replay.position)  # type: ignore[attr-defined]
 
     @property
@@ -97,6 +100,19 @@ class ReplayBehaviour:
         """True while the public view is followed: drawn as a shared table's watcher sees it (no
         seat's hand, no move rows, every seat's count), not as a seat holding nothing."""
         return self.replay.follow == OBSERVER
+
+    def _replay_fit(self) -> None:
+        """Narrower than :data:`WIDE`, the move log takes the table's place while it is shown
+        (beside it, it squeezed Yatzy's sheet at 80 columns); wider, it stands beside the table."""
+        body = self.query_one("#replay-body")  # type: ignore[attr-defined]
+        body.set_class(self.app.size.width < WIDE, "narrow")  # type: ignore[attr-defined]
+        body.set_class(self.query_one("#replay-log").has_class("shown"), "logging")  # type: ignore[attr-defined]
+
+    def on_resize(self, event: Any) -> None:
+        handler = getattr(super(), "on_resize", None)
+        if handler is not None:
+            handler(event)
+        self._replay_fit()
 
     # -- showing a step ------------------------------------------------------------------
 
@@ -221,6 +237,7 @@ class ReplayBehaviour:
 
     def action_replay_log(self) -> None:
         self.query_one("#replay-log").toggle_class("shown")  # type: ignore[attr-defined]
+        self._replay_fit()
 
     # -- nothing acts ----------------------------------------------------------------------
 

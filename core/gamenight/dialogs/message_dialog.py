@@ -10,6 +10,8 @@ from textual.widgets import Button, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 class MessageDialog(ModalScreen[None]):
@@ -25,10 +27,11 @@ class MessageDialog(ModalScreen[None]):
     MessageDialog #message { width: auto; max-width: 70; margin-bottom: 1; }
     """
 
-    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "close", show=False)]
+    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "close", _("Close"))]
 
     def __init__(self, title: str, message: str) -> None:
         super().__init__()
+        translate_bindings(self, _)
         self.title_text = title
         self.message = message
 
@@ -37,6 +40,7 @@ class MessageDialog(ModalScreen[None]):
             yield Label(safe_text(self.title_text), id="title", markup=False)
             yield Label(safe_text(self.message, multiline=True), id="message", markup=False)
             yield Button(_("OK"), id="ok", variant="primary")
+        yield KeyBar()  # this message's keys, not those of the screen under it
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -8,7 +8,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.key_bar import KeyBar
 
 
 class PlainInput(Input):
@@ -32,10 +35,11 @@ class TextPrompt(ModalScreen[str | None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel", show=False)]
+    BINDINGS = [Binding("escape", "cancel", _("Back"))]
 
     def __init__(self, question: str, value: str = "") -> None:
         super().__init__()
+        translate_bindings(self, _)
         self.question = question
         self.value = value
 
@@ -43,6 +47,7 @@ class TextPrompt(ModalScreen[str | None]):
         with Vertical():
             yield Label(safe_text(self.question), markup=False)
             yield PlainInput(value=safe_text(self.value), id="answer")
+        yield KeyBar()  # this prompt's keys, not those of the screen under it
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -10,6 +12,7 @@ from textual.widgets import Button, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.widgets.key_bar import KeyBar
 
 
 class YesNoDialog(ModalScreen[bool]):
@@ -28,8 +31,8 @@ class YesNoDialog(ModalScreen[bool]):
     """
 
     BINDINGS = [
-        Binding("y", "answer(True)", show=False),
-        Binding("n", "answer(False)", show=False),
+        Binding("y", "answer(True)", _("Yes")),
+        Binding("n", "answer(False)", _("No")),
         Binding("escape", "answer(False)", show=False),
         # Return is the first choice even when no button has focus: a browser tab starts the room
         # unfocused, so its first dialog gets none (a focused button takes Return itself).
@@ -41,6 +44,11 @@ class YesNoDialog(ModalScreen[bool]):
         self.question = question
         self.yes_label = yes or _("Yes")
         self.no_label = no or _("No")
+        # the bar says the answers as the buttons do (a question's own words where it has them)
+        labels = {"y": self.yes_label, "n": self.no_label}
+        table = self._bindings.key_to_bindings
+        for key, label in labels.items():
+            table[key] = [dataclasses.replace(binding, description=label) for binding in table[key]]
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -48,6 +56,7 @@ class YesNoDialog(ModalScreen[bool]):
             with Horizontal():
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
                 yield Button(f"{self.no_label} (n)", id="no")
+        yield KeyBar()  # this question's keys, not those of the screen under it
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,7 +10,6 @@ from textual.widgets import Button, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
-from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
 
@@ -27,11 +26,12 @@ class MessageDialog(ModalScreen[None]):
     MessageDialog #message { width: auto; max-width: 70; margin-bottom: 1; }
     """
 
-    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "close", _("Close"))]
+    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "close", show=False)]
 
     def __init__(self, title: str, message: str) -> None:
         super().__init__()
-        translate_bindings(self, _)
+        # in the bar (Return is the focused OK button's), in today's language
+        self._bindings.key_to_bindings["escape"] = [Binding("escape", "close", _("Close"))]
         self.title_text = title
         self.message = message
 

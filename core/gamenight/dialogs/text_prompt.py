@@ -10,7 +10,6 @@ from textual.widgets import Input, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
-from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
 
@@ -35,11 +34,11 @@ class TextPrompt(ModalScreen[str | None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel", _("Back"))]
+    BINDINGS = [Binding("escape", "cancel", show=False)]
 
     def __init__(self, question: str, value: str = "") -> None:
         super().__init__()
-        translate_bindings(self, _)
+        self._bindings.key_to_bindings["escape"] = [Binding("escape", "cancel", _("Back"))]  # today's language
         self.question = question
         self.value = value
 

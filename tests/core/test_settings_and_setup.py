@@ -261,3 +261,21 @@ async def test_a_checkbox_shows_an_x_only_when_it_is_ticked(nim_registry, tmp_pa
         assert not box.value
         line = next(line for line in screen_text(app) if "Show my name" in line)
         assert "X" not in line.split("Show my name")[0]
+
+
+async def test_settings_saved_is_said_in_view_at_80x24(nim_registry, tmp_path):
+    from tests.core.tour import screen_text
+
+    folder = tmp_path / "home" / "someone" / ".config" / "gamenight"
+    folder.mkdir(parents=True)
+    app = make_app(nim_registry, Config.load(folder / "config.toml"), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        assert "Settings — /" in screen_text(app)[0]  # the title keeps the path on its line
+        app.screen.query_one("#player-0").value = "Kei"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+        assert "Settings saved to" in text and "config.toml." in text  # whole, in view

@@ -24,6 +24,7 @@ class SettingsScreen(Screen):
     DEFAULT_CSS = """
     SettingsScreen #settings-title {
         dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+        text-wrap: nowrap; text-overflow: ellipsis;
     }
     SettingsScreen VerticalScroll { padding: 0 1; }
     SettingsScreen .row { height: 3; }
@@ -152,6 +153,7 @@ class SettingsScreen(Screen):
         message = self.query_one("#settings-message", Static)
         message.update(text)
         message.set_class(error, "error")
+        message.call_after_refresh(message.scroll_visible, animate=False)  # below the fold at 80x24
         if error:
             self.app.bell()
 

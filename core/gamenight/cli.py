@@ -354,6 +354,10 @@ def _replay_command(argv: Sequence[str]) -> int:
     except ReplayError as error:
         print(f"gamenight replay: {safe_text(error, 1000)}", file=sys.stderr)
         return 1
+    problem = _terminal_problem()
+    if problem is not None:  # the replay is a room's screen: it needs a terminal as the room does
+        print(problem, file=sys.stderr)
+        return 2
     from gamenight.app import GameNightApp
 
     app = GameNightApp(
@@ -363,7 +367,7 @@ def _replay_command(argv: Sequence[str]) -> int:
         start_replay=args.file,
         start_replay_game=number,
     )
-    app.run()
+    _run_on_the_terminal(app)
     return app.return_code or 0
 
 

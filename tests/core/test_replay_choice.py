@@ -95,6 +95,7 @@ async def test_game_n_replays_that_game_and_a_missing_one_is_refused(nim_registr
     assert "The save holds 3 games; there is no game 4." in capsys.readouterr().err
     ran = []
     monkeypatch.setattr("gamenight.app.GameNightApp.run", lambda self: ran.append(self.start_replay_game))
+    monkeypatch.setattr("gamenight.cli._terminal_problem", lambda: None)  # as in a terminal
     assert main(["replay", str(path), "--game", "2"]) == 0
     assert ran == [1]
 

@@ -51,6 +51,30 @@ def test_without_a_terminal_the_room_says_so_in_one_line_and_exits_2(tmp_path: P
     assert plugins.returncode == 0 and b"yatzy" in plugins.stdout  # the commands need no terminal
 
 
+def test_without_a_terminal_a_replay_says_so_too(tmp_path: Path) -> None:
+    from gamenight.match import SeatConfig, play_headless
+    from gamenight.plugins import load_registry
+    from gamenight.saves import save_match
+
+    game = load_registry().game("yatzy")
+    path = save_match(
+        play_headless(game, [SeatConfig("A", "random"), SeatConfig("B", "random")], seed=1), tmp_path / "y.toml"
+    )
+    env = {**os.environ, "LANG": "C.UTF-8", "GAMENIGHT_LANG": "en"}
+    env.pop("TEXTUAL_DRIVER", None)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "gamenight", "replay", str(path)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the replay kept running without a terminal")
+    assert done.returncode == 2 and b"needs a terminal" in done.stderr and done.stdout == b""
+
+
 def test_a_room_with_stderr_in_a_file_is_drawn_on_the_terminal(terminals, tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text("[general]\nbot_delay = 99\n", encoding="utf-8")
     log = tmp_path / "err.log"

@@ -73,8 +73,10 @@ class ResultDialog(ModalScreen[str]):
     BOARD_KEY = "b"
 
     DEFAULT_CSS = """
-    ResultDialog { align: center middle; }
+    ResultDialog { align: center middle; layers: bar box; }
+    ResultDialog KeyBar { layer: bar; }  /* under the box: a tall box keeps every row, covering it */
     ResultDialog > #box {
+        layer: box;
         width: 50; height: auto; max-height: 100%;
         padding: 0 2; border: thick $accent; background: $surface;
     }

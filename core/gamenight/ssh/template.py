@@ -461,7 +461,7 @@ def preload() -> None:
     from gamenight.plugins import preload_registry
 
     preload_registry()  # imports every game; a room takes a copy of this registry instead of looking again
-    from gamenight.ui.shared_css import share_parsed_css
+    from gamenight.compat.textual_internals import share_parsed_css
 
     share_parsed_css()
     warm_up()

@@ -347,7 +347,7 @@ def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
 
     check = (
         "from textual.css.stylesheet import Stylesheet\n"
-        "from gamenight.ui.shared_css import share_parsed_css\n"
+        "from gamenight.compat.textual_internals import share_parsed_css\n"
         "share_parsed_css()\n"
         "share_parsed_css()  # twice: still one layer\n"
         "css = 'Label { color: $accent; }'\n"

@@ -81,10 +81,18 @@ def test_perfect_beats_greedy_over_a_pair_of_matches() -> None:
 
 
 def test_perfect_stops_early_when_asked_and_still_answers_legally(rules: MateRules) -> None:
-    state = random_deal(rules, 2)
+    state = random_deal(rules, 2)  # choosing a card to set aside: 11 choices, each solved in turn
     legal = rules.legal_actions(state)
-    stopped = BotContext(seat=0, rng=random.Random(0), should_stop=lambda: True)
-    assert PerfectBot().choose(state, legal, stopped) in legal
+    assert len(legal) > 2
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return True
+
+    stopped = BotContext(seat=0, rng=random.Random(0), should_stop=stop)
+    assert PerfectBot().choose(state, legal, stopped) == legal[0]  # the only choice it solved
+    assert asked == [1]  # asked once, after the first choice, and stopped there
 
 
 def test_the_explanation_names_move_card_and_points_for_the_seat() -> None:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight import BotSpec, GameInfo, Option, hookimpl
-from gamenight.sdk import lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
 
 from . import __version__
 from .bots import make_matcher, make_random

@@ -1,4 +1,4 @@
-"""Abusive clients (issue 14): each test plays one attack against a real server and fails
+"""Abusive clients: each test plays one attack against a real server and fails
 without the limit that stops it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The room template (issue 18): rooms forked from one pre-loaded process, and nothing crossing
+"""The room template: rooms forked from one pre-loaded process, and nothing crossing
 between sessions through it; the spawn path when it is off, broken, dead or out of date."""
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def test_explain_best_play_on_a_forced_mate(rules: MateRules) -> None:
 
 
 def test_explain_best_play_names_the_card_to_set_aside_when_foreplacing(rules: MateRules) -> None:
-    """Issue 13 item 9: "e" names the move (the card to set aside, or keeping all), not only the outcome."""
+    """The "e" key names the move (the card to set aside, or keeping all), not only the outcome."""
     for seed in range(6):
         state = random_deal(rules, seed)
         seat = rules.to_move(state)

@@ -1,6 +1,6 @@
 """Code, tests, docs and bench results say what a thing is, not which issue of a tracker asked for it.
 
-The tracker is not in the repository, so "issue 16" tells the next reader nothing; "shared tables"
+The tracker is not in the repository, so its numbers tell the next reader nothing; "shared tables"
 does.  A reference to an upstream project's tracker says "upstream" on its line.
 """
 

@@ -238,7 +238,7 @@ async def _listen(hub: Hub, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
         allow_scp=False,
         sftp_factory=None,
         password_auth=False,
-        kbdint_auth=False,
+        kbdint_auth=settings.guest,  # a guest without a key: nothing to type (guests.py)
         host_based_auth=False,
         gss_kex=False,
         gss_auth=False,

@@ -37,6 +37,7 @@ __all__ = [
     "GameChannel",
     "GameSession",
     "build_environment",
+    "code_notice",
     "colour_depth",
     "last_line",
 ]
@@ -204,6 +205,9 @@ class GameSession(asyncssh.SSHServerSession):
 
     def _refuse(self, message: str) -> None:
         assert self.chan is not None
+        if self.owner.new_code is not None:  # the new guest's only chance to learn its code
+            message += " " + code_notice(self.language, self.owner.username, self.owner.new_code)
+            self.owner.new_code = None
         self.chan.write_stderr(("gamenight: " + message + "\r\n").encode())
         self.chan.exit(1)
 
@@ -214,6 +218,8 @@ class GameSession(asyncssh.SSHServerSession):
         home = user_dir(settings.data_dir, owner.user_id)
         with contextlib.suppress(OSError):
             os.utime(home)  # in use: guest expiry counts from here
+        if owner.new_code is not None:
+            self._tell_code(owner.username, owner.new_code)
         depth = colour_depth(self.term, client_env)
         # The room's end of its connection to the table service; the server's end is served as
         # this connection's authenticated identity (never anything the room or client says).
@@ -298,6 +304,14 @@ class GameSession(asyncssh.SSHServerSession):
         if self._early:
             room.write(bytes(self._early))
             self._early.clear()
+
+    def _tell_code(self, name: str, code: str) -> None:
+        """Show a new keyless guest its reconnect code, once, before its room starts (it stays on
+        the terminal's main screen, under the room's, and is there again when the room ends)."""
+        assert self.chan is not None
+        self.owner.new_code = None
+        with contextlib.suppress(OSError):
+            self.chan.write(("\r\n" + code_notice(self.language, name, code) + "\r\n\r\n").encode())
 
     async def _serve_tables(self, ours: socket.socket) -> None:
         """Hand the server's end of the room's socket to the table service for this session."""
@@ -451,6 +465,18 @@ def last_line(path: Path, limit: int = 4096) -> str:
         tail = file.read().decode("utf-8", "replace")
     lines = [line for line in tail.splitlines() if line.strip() and not line.startswith("---")]
     return lines[-1][:300] if lines else ""
+
+
+def code_notice(language: str, name: str, code: str) -> str:
+    """What a new keyless guest is told, once: how to come back under its name."""
+    return client_text(
+        language,
+        "Welcome, {name}: this name is now yours on this server. You connected without a key, so "
+        "come back with the user name {name}+{code} (ssh {name}+{code}@host). "
+        "The code is shown only this once: note it down.",
+        name=name,
+        code=code,
+    )
 
 
 TABLES_FD = "GAMENIGHT_TABLES_FD"

@@ -5,7 +5,8 @@ user's saves and writes one on ``s``).  Ben logs in with his key and saves; anot
 key, or a name that only looks like his (``Ben``, full-width) is refused with the reason and
 never reaches his folder, while Ben with his key is let back in to it.  A guest without a key
 gets a fresh folder and a reconnect code shown once on its terminal; ``ben+CODE`` brings it
-back to that folder, a wrong code is refused.
+back to that folder, a wrong code is refused.  With the real room: Ben seated at a table keeps
+his seat; nobody else logs in as ben, and Ben's own second session, with his key, is at it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 
 from gamenight.ssh.guests import CODE_ALPHABET, CODE_LENGTH
 
-from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv
+from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.test_shared_tables import LOBBY, open_table
 
 CODE = re.compile(rf"the user name (\S+)\+([{CODE_ALPHABET}]{{{CODE_LENGTH}}})".encode())
 
@@ -91,3 +93,28 @@ def test_a_guest_without_a_key_gets_a_code_to_come_back_with(start_server, termi
     assert folder_of(server, "cleo") == cleos
     assert server.of_kind("auth_ok", since=mark)[-1]["method"] == "guest_code"
     assert CODE.search(bytes(back.received)) is None  # shown only once
+
+
+@needs_ssh
+def test_a_guest_seated_at_a_table_keeps_the_seat_from_anyone_else_named_like_him(
+    start_server, terminals, tmp_path: Path
+) -> None:
+    server = start_server("--guest", "--max-new-per-minute", "1000")  # the real room
+    ben_key, other_key = make_key(tmp_path, "ben"), make_key(tmp_path, "mallory")
+    ben = terminals(ssh_argv(server.port, "ben", ben_key, "-tt"), 80, 24)
+    ben.wait_for(LOBBY, 40)
+    open_table(ben)  # Ben holds seat 1 of a waiting Mille table
+    bens = folder_of(server, "ben")
+    tables = server.data_dir / "tables"
+    wait_until(lambda: bens in "".join(p.read_text() for p in tables.glob("*.table.toml")), 20, "the seat saved")
+
+    for key in (None, other_key):
+        mark = server.mark()
+        result = run_ssh(ssh_argv(server.port, "ben", key, "-tt"))
+        assert "is taken on this server" in result.stderr, result.stderr
+        assert not server.of_kind("auth_ok", since=mark) and not server.of_kind("session_start", since=mark)
+    assert "waiting for 1 more" in ben.text()  # still at his table: nobody took his connection's place
+    assert bens in "".join(p.read_text() for p in tables.glob("*.table.toml"))
+    again = terminals(ssh_argv(server.port, "ben", ben_key, "-tt"), 80, 24)  # Ben himself, with his key
+    again.wait_for("waiting for 1 more", 40)  # his second session is at his seat
+    assert folder_of(server, "ben") == bens

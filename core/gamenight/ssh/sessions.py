@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CRASH_LOG_NAME",
     "ENV_NAMES",
+    "NOTICE",
     "TABLES_FD",
     "GameChannel",
     "GameSession",
@@ -218,14 +219,13 @@ class GameSession(asyncssh.SSHServerSession):
         home = user_dir(settings.data_dir, owner.user_id)
         with contextlib.suppress(OSError):
             os.utime(home)  # in use: guest expiry counts from here
-        if owner.new_code is not None:
-            self._tell_code(owner.username, owner.new_code)
+        notice = self._tell_code(owner.username, owner.new_code) if owner.new_code is not None else None
         depth = colour_depth(self.term, client_env)
         # The room's end of its connection to the table service; the server's end is served as
         # this connection's authenticated identity (never anything the room or client says).
         ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
         tables_fd = theirs.fileno() if theirs is not None else None
-        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd)
+        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd, notice)
         template = self.hub.templates.get() if self.hub.templates is not None else None
         room: RoomProcess | None = None
         if template is not None:
@@ -305,13 +305,16 @@ class GameSession(asyncssh.SSHServerSession):
             room.write(bytes(self._early))
             self._early.clear()
 
-    def _tell_code(self, name: str, code: str) -> None:
+    def _tell_code(self, name: str, code: str) -> str:
         """Show a new keyless guest its reconnect code, once, before its room starts (it stays on
-        the terminal's main screen, under the room's, and is there again when the room ends)."""
+        the terminal's main screen, under the room's, and is there again when the room ends);
+        returns the text, for the room to show too (:data:`NOTICE`)."""
         assert self.chan is not None
         self.owner.new_code = None
+        text = code_notice(self.language, name, code)
         with contextlib.suppress(OSError):
-            self.chan.write(("\r\n" + code_notice(self.language, name, code) + "\r\n\r\n").encode())
+            self.chan.write(("\r\n" + text + "\r\n\r\n").encode())
+        return text
 
     async def _serve_tables(self, ours: socket.socket) -> None:
         """Hand the server's end of the room's socket to the table service for this session."""
@@ -485,8 +488,12 @@ descriptor number of a connected stream socket speaking :mod:`gamenight.tables.p
 Set by the server only: the client's own variables never pass the allow-list (:data:`ENV_NAMES`)."""
 
 
+NOTICE = "GAMENIGHT_NOTICE"
+"""A message from the server the room shows once in its lobby (a new guest's reconnect code)."""
+
+
 def build_environment(
-    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None
+    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None, notice: str | None = None
 ) -> dict[str, str]:
     """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
     env = {
@@ -514,4 +521,6 @@ def build_environment(
         env["GAMENIGHT_LANG"] = language
     if tables_fd is not None:
         env[TABLES_FD] = str(tables_fd)
+    if notice:
+        env[NOTICE] = notice
     return env

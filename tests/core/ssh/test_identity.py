@@ -118,3 +118,16 @@ def test_a_guest_seated_at_a_table_keeps_the_seat_from_anyone_else_named_like_hi
     again = terminals(ssh_argv(server.port, "ben", ben_key, "-tt"), 80, 24)  # Ben himself, with his key
     again.wait_for("waiting for 1 more", 40)  # his second session is at his seat
     assert folder_of(server, "ben") == bens
+
+
+@needs_ssh
+def test_the_real_room_shows_a_new_guest_its_code_in_the_lobby(start_server, terminals) -> None:
+    server = start_server("--guest")  # the real room: its screen covers what came before it
+    dora = terminals(ssh_argv(server.port, "dora", None, "-tt"), 80, 24)
+    dora.wait_for(LOBBY, 40)
+    before = CODE.search(bytes(dora.received))
+    assert before is not None and before.group(1) == b"dora"
+    code = before.group(2).decode()
+    dora.wait_for(f"dora+{code}", 20)  # in the lobby too, in a notice from the server
+    assert "From the server" in dora.text()
+    server.expect("guest_bound", user="dora", with_key=False)

@@ -109,8 +109,14 @@ def test_logging_in_keeps_a_name(tmp_path: Path) -> None:
     guests, _log = book(tmp_path, clock=clock)
     ben = guests.bind_key("ben", KEY.public_data)
     assert ben is not None
-    clock.now += 1000
+    written = (tmp_path / "guests.json").stat().st_mtime_ns
+    clock.now += 60
+    guests.touch(ben)  # a minute later: not worth a write
+    assert (tmp_path / "guests.json").stat().st_mtime_ns == written and ben.used == clock.now - 60
+    clock.now += g.TOUCH_EVERY
     guests.touch(ben)
+    assert ben.used == clock.now
+    assert g.GuestBook(tmp_path, Log()).find("ben").used == clock.now  # on file
     assert guests.expire(cutoff=clock.now - 10, active=[]) == []
 
 

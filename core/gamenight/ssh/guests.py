@@ -51,7 +51,7 @@ TOUCH_EVERY = 3600.0
 _CODE = re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
 _HINT = re.compile(r"[^a-z0-9]+")
 _ID = re.compile(r"^g-[a-z0-9-]{1,60}$")
-_HEX = re.compile(r"^[0-9a-f]{0,128}$")
+_HEX = re.compile(r"^(?:[0-9a-f]{2}){0,64}$")
 
 
 def split_code(user: str) -> tuple[str, str | None]:

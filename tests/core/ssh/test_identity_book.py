@@ -136,6 +136,7 @@ def test_the_book_is_bounded(tmp_path: Path) -> None:
         b'{"format": 1, "guests": [{"name": "x", "user_id": "g-x-1", "used": 1}]}',  # bound to nothing
         b'{"format": 1, "guests": [{"name": "x", "user_id": "g-x-1", "key": "zz", "used": 1}]}',
         b'{"format": 1, "guests": [{"name": "x", "user_id": "g-x-1", "key": "ab", "used": "soon"}]}',
+        b'{"format": 1, "guests": [{"name": "x", "user_id": "g-x-1", "salt": "abc", "code": "ab", "used": 1}]}',
         b"[" * 100_000,
         b'{"format": 1, "guests": [' + b" " * (g.MAX_FILE_BYTES + 10) + b"]}",
         b"\xff\xfe garbage",

@@ -131,3 +131,13 @@ def test_the_real_room_shows_a_new_guest_its_code_in_the_lobby(start_server, ter
     dora.wait_for(f"dora+{code}", 20)  # in the lobby too, in a notice from the server
     assert "From the server" in dora.text()
     server.expect("guest_bound", user="dora", with_key=False)
+
+
+@needs_ssh
+def test_a_new_guest_refused_a_command_still_learns_its_code(start_server) -> None:
+    server = start_server("--guest", "--command", FAKE_COMMAND)
+    result = run_ssh([*ssh_argv(server.port, "eve", None, "-T"), "ls"])
+    assert "commands are not available" in result.stderr
+    found = CODE.search(result.stderr.encode())
+    assert found is not None and found.group(1) == b"eve", result.stderr
+    server.expect("guest_bound", user="eve")

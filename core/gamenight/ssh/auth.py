@@ -151,7 +151,6 @@ class Connection(asyncssh.SSHServer):
         """The guest name this connection logged in under (``--guest``)."""
         self.new_code: str | None = None
         """A keyless guest's new reconnect code, shown once when its room starts."""
-        self._keyless = False
         self._told_taken = False
         self.session: GameSession | None = None
         self.started = time.monotonic()
@@ -428,8 +427,7 @@ class Connection(asyncssh.SSHServer):
         if book is None:
             return False
         if book.find(self.username) is None:
-            self._keyless = True
-            return True
+            return True  # auth_completed binds it (to a new code: no key was signed for)
         self._name_taken()
         return False
 

@@ -316,7 +316,10 @@ class Event(msgspec.Struct, tag="event"):
 class ChatLine(msgspec.Struct, tag="chatline"):
     table: str
     name: str
+    """Who said it, as shown at that table (no two identities there share a name)."""
     text: str
+    watching: bool = False
+    """Said by a watcher (shown as "NAME (watching)")."""
 
 
 class Finished(msgspec.Struct, tag="finished"):

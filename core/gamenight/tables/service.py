@@ -43,7 +43,8 @@ from gamenight.match import Match, SeatConfig
 from gamenight.saves import SaveError, load_match, match_to_document
 from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, GameInfo, IllegalAction, fill_seat_names, observer_view
 from gamenight.tables import protocol as p
-from gamenight.text import safe_text, validate_name
+from gamenight.tables.names import unique_name, usable_name
+from gamenight.text import safe_text
 
 __all__ = ["Connection", "Table", "TableService"]
 
@@ -78,6 +79,8 @@ class Connection:
     closed: bool = False
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
+    shown: str = ""
+    """The name it is shown under while it watches a table (unique there, see :func:`_names_but`)."""
     listing: bool = False
     """It asked for the table list: it is sent again whenever a table changes."""
     solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
@@ -259,7 +262,7 @@ class TableService:
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str, name: str) -> None:
         """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
         connection = Connection(
-            identity, _usable_name(name, identity), writer, messages=p.RateLimiter(*self.message_rate)
+            identity, usable_name(name, identity), writer, messages=p.RateLimiter(*self.message_rate)
         )
         self.connections.append(connection)
         try:
@@ -457,7 +460,7 @@ class TableService:
                 other.close()
         table.connections = [c for c in table.connections if c.identity != connection.identity]
         table.owners[seat] = connection.identity
-        table.names[seat] = _unique(connection.name, [n for s, n in enumerate(table.names) if s != seat])
+        table.names[seat] = unique_name(connection.name, _names_but(table, connection.identity, seat))
         table.away.pop(seat, None)
         if table.match.seats[seat].bot is not None and table.persons[seat]:  # reclaimed from the stand-in
             log.info("table %s: %s reclaims seat %d", table.id, connection.identity, seat)
@@ -479,6 +482,7 @@ class TableService:
         if connection.table is not None:
             self._detach(connection, dropped=False)
         connection.table, connection.seat, connection.log_sent = table, OBSERVER, 0
+        connection.shown = unique_name(connection.name, _names_but(table, connection.identity))
         table.connections.append(connection)
         self._broadcast(table)
 
@@ -591,7 +595,8 @@ class TableService:
         text = " ".join(safe_text(message.text, limit=CHAT_LIMIT).split())
         if not text:
             return
-        line = p.ChatLine(table.id, connection.name, text)
+        watching = connection.seat < 0
+        line = p.ChatLine(table.id, connection.shown if watching else table.names[connection.seat], text, watching)
         for other in table.connections:
             other.send(line)
 
@@ -1123,21 +1128,12 @@ def _read_hall(store: Any, game: str) -> p.HallOfFame:
     return p.HallOfFame(game, True, top, recent)
 
 
-def _usable_name(name: str, identity: str) -> str:
-    for candidate in (name, identity[:16], "Guest"):
-        if validate_name(candidate) is None:
-            return candidate
-    return "Guest"
-
-
-def _unique(name: str, taken: list[str]) -> str:
-    """``name``, or ``name 2``, ``name 3``... so no two seats at a table share a name."""
-    if name not in taken:
-        return name
-    number = 2
-    while f"{name[:12]} {number}" in taken:
-        number += 1
-    return f"{name[:12]} {number}"
+def _names_but(table: Table, identity: str, seat: int = OBSERVER) -> list[str]:
+    """The names shown at ``table`` for everyone but ``identity`` (in ``seat``, or watching):
+    the other seats' (a free seat's and a bot's too) and the other identities' watchers'."""
+    names = [name for s, name in enumerate(table.names) if s != seat and table.owners[s] != identity]
+    names += [c.shown for c in table.connections if c.seat == OBSERVER and c.identity != identity and c.shown]
+    return names
 
 
 def _narrow(value: Any) -> Any:

@@ -574,7 +574,10 @@ class GameScreen(Screen):
                 self.refresh_bindings()  # the host's start key comes and goes with the table's status
                 self.advance()
             case p.ChatLine():
-                self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
+                name = safe_text(message.name, limit=32)
+                if message.watching:
+                    name = _("{name} (watching)", name=name)
+                self.message(f"{name}: {safe_text(message.text, limit=200)}")
             case p.Error():
                 self.message(refusal_text(message.code, message.message), error=True)
 

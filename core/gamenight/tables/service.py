@@ -51,6 +51,11 @@ log = logging.getLogger("gamenight.tables")
 
 CHAT_LIMIT = 200
 MAX_TABLES = 200
+"""Tables a server keeps at once (the backstop behind the caps per identity and per address)."""
+TABLES_PER_IDENTITY = 3
+"""Open tables (waiting or playing) one identity may host at once."""
+TABLES_PER_ADDRESS = 6
+"""Open tables (waiting or playing) the identities of one client address may host at once."""
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
 MAX_VERIFYING = 2
@@ -69,6 +74,8 @@ class Connection:
     identity: str
     name: str
     writer: asyncio.StreamWriter
+    address: str = ""
+    """The SSH client's address (from the server; ``""``: not known, e.g. a local room)."""
     table: Table | None = None
     seat: int = OBSERVER
     violations: int = 0
@@ -140,6 +147,8 @@ class Table:
     code: str = ""
     timer: float = 0
     host: str = ""
+    address: str = ""
+    """The address the host opened the table from (not saved: a restored table counts for no address)."""
     started: bool = False
     away: dict[int, float] = field(default_factory=dict)
     """Seats whose person dropped: since when (monotonic)."""
@@ -187,8 +196,12 @@ class TableService:
         message_rate: tuple[float, float] = (20.0, 40.0),
         records: bool = True,
         verify_budget: float = VERIFY_BUDGET,
+        tables_per_identity: int = TABLES_PER_IDENTITY,
+        tables_per_address: int = TABLES_PER_ADDRESS,
     ) -> None:
         self.registry = registry
+        self.tables_per_identity = tables_per_identity
+        self.tables_per_address = tables_per_address
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.keep_records = records and self.data_dir is not None
         """Keep the server-wide records under the data dir (opened by :meth:`start`)."""
@@ -256,10 +269,18 @@ class TableService:
 
     # -- connections -------------------------------------------------------------------------
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str, name: str) -> None:
-        """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
+    async def serve(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        identity: str,
+        name: str,
+        address: str = "",
+    ) -> None:
+        """Serve one connection until it ends; ``identity``, ``name`` and the client's ``address``
+        come from the server."""
         connection = Connection(
-            identity, _usable_name(name, identity), writer, messages=p.RateLimiter(*self.message_rate)
+            identity, _usable_name(name, identity), writer, address, messages=p.RateLimiter(*self.message_rate)
         )
         self.connections.append(connection)
         try:
@@ -352,6 +373,17 @@ class TableService:
     def _open(self, connection: Connection, message: p.OpenTable) -> None:
         if connection.table is not None:
             return self._refuse(connection, "busy", "leave your table first", fatal=False)
+        open_tables = [table for table in self.tables.values() if table.status() != "over"]
+        if sum(table.host == connection.identity for table in open_tables) >= self.tables_per_identity:
+            return self._refuse(
+                connection, "host-limit", f"you host {self.tables_per_identity} open tables already", fatal=False
+            )
+        if connection.address and (
+            sum(table.address == connection.address for table in open_tables) >= self.tables_per_address
+        ):
+            return self._refuse(
+                connection, "address-limit", f"your address hosts {self.tables_per_address} open tables", fatal=False
+            )
         if len(self.tables) >= MAX_TABLES:
             self._prune()
         if len(self.tables) >= MAX_TABLES:
@@ -392,6 +424,7 @@ class TableService:
             code="" if message.public else secrets.token_hex(3).upper(),
             timer=message.timer,
             host=connection.identity,
+            address=connection.address,
         )
         self.tables[table_id] = table
         self._launch(table)
@@ -404,12 +437,24 @@ class TableService:
             if table.connections:
                 continue
             if table.status() == "over" or (table.status() == "waiting" and not any(table.owners)):
-                del self.tables[table.id]
-                if table.driver is not None:
-                    table.driver.cancel()
-                table.forgotten = True  # the saver removes its files after its last write
-                table.dirty.set()
-                log.info("table %s closed (%s, nobody there)", table.id, table.status())
+                self._forget(table, "nobody there")
+
+    def _forget(self, table: Table, why: str) -> None:
+        """Close ``table``: its driver stops, its files go; anyone still watching it is told and let go."""
+        if self.tables.get(table.id) is not table:
+            return
+        del self.tables[table.id]
+        if table.driver is not None:
+            table.driver.cancel()
+        table.forgotten = True  # the saver removes its files after its last write
+        table.dirty.set()
+        closed = p.Error("table-closed", "the table was closed: everyone left it")
+        for connection in table.connections:
+            connection.table, connection.seat = None, OBSERVER
+            connection.send(closed)
+        table.connections = []
+        log.info("table %s closed (%s, %s)", table.id, table.status(), why)
+        self._list_changed()
 
     def _seed(self) -> int:
         if self._seeds is not None:
@@ -517,6 +562,10 @@ class TableService:
             else:
                 table.owners[seat] = None
                 table.names[seat] = f"Seat {seat + 1}"
+        if not table.started and not any(table.owners):
+            # A waiting table nobody sits at any more (its host left, and no one else came): it would
+            # stay listed "free, free" for ever.  A table in play stays: its players may come back.
+            return self._forget(table, "its host left")
         self._changed(table)
 
     def _take_over(self, table: Table, seat: int) -> None:

@@ -575,6 +575,9 @@ class GameScreen(Screen):
                 self.advance()
             case p.ChatLine():
                 self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
+            case p.Error() if message.code == "table-closed":  # a watched table everyone left
+                self.app.notify(refusal_text(message.code, message.message), markup=False)
+                self.leave_table()
             case p.Error():
                 self.message(refusal_text(message.code, message.message), error=True)
 

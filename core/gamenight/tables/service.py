@@ -845,7 +845,7 @@ class TableService:
 
     def _record_table(self, table: Table) -> None:
         """Keep a shared table's finished game in the server-wide records (written off the loop)."""
-        if self.records is None:
+        if self.records is None or not people_at_the_end(table):
             return
         from gamenight.records.store import record_from_match
         from gamenight.records.verify import with_identities
@@ -1170,6 +1170,13 @@ def _read_hall(store: Any, game: str) -> p.HallOfFame:
         for record in store.hall_recent(p.HALL_SIZE)
     ]
     return p.HallOfFame(game, True, top, recent)
+
+
+def people_at_the_end(table: Table) -> bool:
+    """True when a person still holds a seat of ``table``'s finished game (not the table's bot standing
+    in for one who left).  A game the bots finished alone is no one's: it stays out of the records and
+    the hall of fame ("Expert 5400 Expert 1550" in the latest games, seconds after both people left)."""
+    return any(owner is not None and not table.bot_plays(seat) for seat, owner in enumerate(table.owners))
 
 
 def _usable_name(name: str, identity: str) -> str:

@@ -1,4 +1,5 @@
-"""How many tables one identity and one address may host, and waiting tables their host left."""
+"""How many tables one identity and one address may host, waiting tables their host left, and games the
+bots finished alone (no one's: not in the records)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from gamenight.tables.errors import refusal_text
 from gamenight.tables.service import TableService
 
 from .conftest import connect
+from .test_server_records import stored
 
 TWO_PEOPLE = [p.SeatSpec("person"), p.SeatSpec("person")]
 
@@ -121,3 +123,24 @@ async def test_a_waiting_table_closes_when_its_hosts_connection_drops_but_one_in
     ben = await connect(nim_service, "key:ben")
     playing, _cat = await a_table_in_play_left_by(nim_service, ben, "key:cat")
     assert nim_service.tables[playing].status() == "playing"
+
+
+async def test_a_game_the_bots_finished_after_everyone_left_is_not_recorded(nim_service):
+    ann = await connect(nim_service, "key:ann")
+    table_id, ben = await a_table_in_play_left_by(nim_service, ann, "key:ben")
+    table = nim_service.tables[table_id]
+    await ben.send(p.Leave())  # the last person goes: the table's bot plays both seats to the end
+    await until(lambda: table.match.over and table.match.recorded)
+    await asyncio.gather(*nim_service._db_tasks)
+    assert stored(nim_service).count("nim") == 0
+    # Played to the end by a person, a game is recorded as before.
+    carl = await connect(nim_service, "key:carl")
+    table_id, dan = await a_table_in_play_left_by(nim_service, carl, "key:dan")
+    while dan.snapshot.table.status != "over":
+        snap = await dan.wait_for(lambda c: (c.snapshot.legal or c.snapshot.table.status == "over") and c.snapshot)
+        if snap.legal:
+            await dan.send(p.Move(snap.legal[0], snap.turn))
+            await dan.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn or c.snapshot.table.status == "over")
+    await until(lambda: nim_service.tables[table_id].match.recorded)
+    await asyncio.gather(*nim_service._db_tasks)
+    assert stored(nim_service).count("nim") == 1

@@ -141,7 +141,7 @@ def _nested(depth: int, leaf: bytes, kind: int) -> bytes:
                 st.integers(-(2**63), 2**64 - 1),
                 st.floats(allow_nan=True),
                 st.text(max_size=300),
-                st.lists(st.integers(), max_size=5),
+                st.lists(st.integers(-(2**63), 2**64 - 1), max_size=5),
                 st.none(),
             ),
         ),

@@ -49,6 +49,7 @@ __all__ = [
     "OpenTable",
     "ProtocolError",
     "RateLimiter",
+    "Reason",
     "Recorded",
     "SeatInfo",
     "SeatSpec",
@@ -326,9 +327,21 @@ class Finished(msgspec.Struct, tag="finished"):
     save: str
 
 
+class Reason(msgspec.Struct):
+    """Why the rules refused a move, as data (``IllegalAction.because(code, template, **params)``): the
+    room says it in its own language, through the game's catalogue, as a local game does."""
+
+    code: str
+    template: str
+    """The English sentence with ``{placeholders}`` (the game's message id); ``""``: only ``Error.message``."""
+    params: dict[str, Any] = {}
+
+
 class Error(msgspec.Struct, tag="error"):
     code: str
     message: str
+    reason: Reason | None = None
+    """For a refused move (``code`` "illegal"): the rules' reason as data."""
 
 
 class Recorded(msgspec.Struct, tag="recorded"):

@@ -82,6 +82,9 @@ class Connection:
     messages: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=20, burst=40))
     """Messages of any kind: a person sends a few a second; a room that sends more is cut off."""
     chats: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=3))
+    illegal: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.5, burst=10))
+    """Moves the rules refuse: a person's mistakes (the room sends them to learn why) do not count
+    towards a cut-off at a person's pace; faster ones do."""
     closed: bool = False
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
@@ -327,12 +330,20 @@ class TableService:
                 if other.pending:
                     other.flush()
 
-    def _refuse(self, connection: Connection, code: str, reason: str, fatal: bool = True) -> None:
+    def _refuse(
+        self,
+        connection: Connection,
+        code: str,
+        reason: str,
+        fatal: bool = True,
+        why: p.Reason | None = None,
+        counted: bool = True,
+    ) -> None:
         log.warning("refused %s (%s): %s", connection.identity, code, reason)
         self.refusals.append((connection.identity, f"{code}: {reason}"))
         del self.refusals[:-1000]
-        connection.send(p.Error(code, reason))
-        connection.violations += 1
+        connection.send(p.Error(code, reason, why))
+        connection.violations += counted
         if fatal or connection.violations > MAX_VIOLATIONS:
             connection.close()
 
@@ -595,7 +606,14 @@ class TableService:
         try:
             self._apply(table, message.action)
         except IllegalAction as error:
-            self._refuse(connection, "illegal", safe_text(error, limit=200), fatal=False)
+            self._refuse(
+                connection,
+                "illegal",
+                safe_text(error, limit=200),
+                fatal=False,
+                why=_reason(error),
+                counted=not connection.illegal.allow(),
+            )
 
     def _apply(self, table: Table, action: str) -> None:
         """Apply one action for whoever is to move, then tell everyone (raises IllegalAction, changing nothing)."""
@@ -1170,6 +1188,20 @@ def _read_hall(store: Any, game: str) -> p.HallOfFame:
         for record in store.hall_recent(p.HALL_SIZE)
     ]
     return p.HallOfFame(game, True, top, recent)
+
+
+def _reason(error: IllegalAction) -> p.Reason | None:
+    """The rules' reason for a refused move as data for the room, or ``None`` when it cannot travel
+    (params that are not plain JSON values, or too long): the room then shows the English text."""
+    if not error.template:
+        return None
+    try:
+        reason = p.Reason(safe_text(error.code, limit=64), error.template, msgspec.to_builtins(error.params))
+        if len(p.encode(reason)) > 2000:
+            return None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return reason
 
 
 def people_at_the_end(table: Table) -> bool:

@@ -414,11 +414,11 @@ class GameScreen(Screen):
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
         if self.remote:
-            if action not in self.match.legal_actions():
-                self.message(_("That move is not allowed now."), error=True)
-                return False
+            # A move the snapshot's legal list lacks goes to the service all the same: only the rules,
+            # with the whole state, can say why it is refused ("opponent cannot go"), and the answer
+            # is said in this room's language (table_message).  Nothing changes meanwhile.
             self.match.apply(action)  # the service's next snapshot shows it (or an error says why not)
-            return True
+            return action in self.match.legal_actions()
         try:
             self._apply(action)
         except IllegalAction as error:
@@ -578,8 +578,26 @@ class GameScreen(Screen):
             case p.Error() if message.code == "table-closed":  # a watched table everyone left
                 self.app.notify(refusal_text(message.code, message.message), markup=False)
                 self.leave_table()
+            case p.Error() if message.code == "illegal":
+                self.message(self.refused_move_text(message), error=True)
             case p.Error():
                 self.message(refusal_text(message.code, message.message), error=True)
+
+    def refused_move_text(self, error: Any) -> str:
+        """Why the service refused this seat's move (an ``Error`` with the rules' reason as data), in
+        the room's language and the game's own words, as :meth:`illegal_text` says it in a local game."""
+        from gamenight.tables.errors import refusal_text
+
+        reason = error.reason
+        if reason is None:
+            return refusal_text(error.code, error.message)
+        refused = IllegalAction(
+            safe_text(error.message, limit=200), code=reason.code, params=reason.params, template=reason.template
+        )
+        try:
+            return self.illegal_text(refused)
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError):  # a template its values do not fill
+            return refusal_text(error.code, error.message)
 
     def tables_changed(self) -> None:
         """The connection to the table service came or went (the app calls this)."""

@@ -1,0 +1,52 @@
+"""A person at a shared table: why a move is refused, the status line when the next game starts,
+chat that shows whole and stays in a log."""
+
+from __future__ import annotations
+
+import contextlib
+
+from gamenight.i18n import set_language
+from gamenight.tables import protocol as p
+from gamenight.ui.game_screen import StatusLine
+from textual.widgets import Static
+
+from tests.core.tables.conftest import REGISTRY, connect
+from tests.core.tables.test_shared_end import open_shared_table
+from tests.core.tables.test_tables_lobby import room_for, table_screen, until
+
+
+def status(app) -> str:
+    return str(table_screen(app).query_one(StatusLine).query_one("#message", Static).render())
+
+
+async def test_a_refused_move_at_a_shared_table_says_the_rules_reason_in_the_rooms_language(service, tmp_path):
+    set_language("ja")
+    ann = await room_for(service, "ann", tmp_path, REGISTRY)
+    async with ann.run_test(size=(80, 24)) as pilot:
+        await open_shared_table(pilot, ann, "yatzy", person=False)
+        screen = table_screen(ann)
+        await until(pilot, lambda: screen.match.human_to_move() and ann.tables.snapshot.legal, what="Ann's turn")
+        assert not screen.submit("score:ones")  # before rolling: not in the legal list
+        await until(pilot, lambda: "記録する前にサイコロを振ってください。" in status(ann), what="the reason")
+        table = next(iter(service.tables.values()))
+        assert table.match.log == [] or all(entry.action != "score:ones" for entry in table.match.log)
+        # A person's mistakes are no attack: many of them do not cut the room off.
+        for _ in range(8):
+            screen.submit("score:ones")
+        await pilot.pause(0.2)
+        assert not ann.tables.closed.is_set()
+
+
+async def test_the_service_sends_a_refused_moves_reason_as_data(service):
+    ann = await connect(service, "key:ann", "Ann")
+    await ann.send(p.OpenTable("yatzy", [p.SeatSpec("person")]))
+    snap = await ann.wait_for(lambda c: c.snapshot and c.snapshot.legal and c.snapshot)
+    await ann.send(p.Move("score:ones", snap.turn))
+    error = await ann.wait_for(lambda c: c.errors and c.errors[-1])
+    assert error.code == "illegal" and error.message == "Roll the dice before scoring."
+    assert error.reason == p.Reason("roll-first", "Roll the dice before scoring.", {})
+    await ann.send(p.Move("score:nothing", snap.turn))
+    error = await ann.wait_for(lambda c: len(c.errors) > 1 and c.errors[-1])
+    assert error.reason == p.Reason("no-such-box", "There is no box called {name}.", {"name": "nothing"})
+    with contextlib.suppress(Exception):
+        await ann.close()

@@ -796,6 +796,7 @@ class GameScreen(Screen):
             self.message(_("Waiting for the others to play again…"))
             return
         self.match.start_game()
+        self.message("")  # the last game's last move is no news in the next one ("Ann played A♣" again)
         self.recent.clear()
         self.save_path = None
         self._view_seat = self._initial_view_seat()

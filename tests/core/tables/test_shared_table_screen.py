@@ -50,3 +50,49 @@ async def test_the_service_sends_a_refused_moves_reason_as_data(service):
     assert error.reason == p.Reason("no-such-box", "There is no box called {name}.", {"name": "nothing"})
     with contextlib.suppress(Exception):
         await ann.close()
+
+
+async def test_play_again_clears_the_last_games_last_move_from_the_status_line(nim_service, tmp_path):
+    """At a shared table (the service starts the next game) ..."""
+    ann = await room_for(nim_service, "ann", tmp_path)
+    async with ann.run_test(size=(80, 24)) as pilot:
+        await open_shared_table(pilot, ann, "nim", person=False)
+        table = next(iter(nim_service.tables.values()))
+        screen = table_screen(ann)
+        for _ in range(60):
+            if table.match.over:
+                break
+            if ann.screen is screen and screen.match.human_to_move():
+                turn = ann.tables.snapshot.turn
+                await pilot.press("1")
+                await until(pilot, lambda turn=turn: ann.tables.snapshot.turn != turn, what="a move")
+            await pilot.pause(0.02)
+        await until(pilot, lambda: type(ann.screen).__name__ == "ResultDialog", what="the end dialog")
+        assert "takes" in status(ann)  # the last move of the game
+        await pilot.press("a")
+        await until(pilot, lambda: not table.match.over, what="the next game")
+        await until(pilot, lambda: ann.screen is screen and screen.match.human_to_move(), what="the first turn")
+        assert status(ann) == ""
+
+
+async def test_play_again_in_a_local_game_clears_the_last_move_too(nim_registry, tmp_path):
+    """... and in a room's own game against a bot."""
+    from gamenight.match import Match, SeatConfig
+    from gamenight.testing import settle
+
+    from tests.core.test_text import nim_app
+
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 5})
+    app = nim_app(tmp_path, nim_registry, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")  # 4 left, the bot takes 1: 3
+        await settle(pilot)
+        await pilot.press("3")  # Ann takes the last three
+        await settle(pilot)
+        screen = app.screen_stack[-2]
+        assert "takes 3" in str(screen.query_one(StatusLine).query_one("#message", Static).render())
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen is screen and match.log == []
+        assert str(screen.query_one(StatusLine).query_one("#message", Static).render()) == ""

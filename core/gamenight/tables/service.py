@@ -50,6 +50,9 @@ __all__ = ["Connection", "Table", "TableService"]
 log = logging.getLogger("gamenight.tables")
 
 CHAT_LIMIT = 200
+LIST_INTERVAL = 0.5
+"""Seconds between two table lists sent to the connections that keep the list open: every change
+meanwhile goes out in the next one (the latest state wins; the last change is never lost)."""
 MAX_TABLES = 200
 """Tables a server keeps at once (the backstop behind the caps per identity and per address)."""
 TABLES_PER_IDENTITY = 3
@@ -89,7 +92,9 @@ class Connection:
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
     listing: bool = False
-    """It asked for the table list: it is sent again whenever a table changes."""
+    """It asked for the table list: it is sent again when the tables change (while it sits at none)."""
+    list_sent: bytes = b""
+    """The last table list frame it was sent (an unchanged list is not sent again)."""
     solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
     """Solo games sent for the records: one every few seconds (a game takes minutes to play)."""
     halls: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=5))
@@ -102,9 +107,14 @@ class Connection:
 
     def send(self, message: msgspec.Struct) -> None:
         """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
+        if not self.closed:
+            self.send_frame(p.encode(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an encoded frame (one encoded once for many connections)."""
         if self.closed:
             return
-        self.pending.append(p.encode(message))
+        self.pending.append(frame)
         if not self.flush_soon:
             self.flush_soon = True
             asyncio.get_running_loop().call_soon(self.flush)
@@ -227,6 +237,9 @@ class TableService:
         self._seeds = secrets.SystemRandom() if seed is None else None
         self._next_seed = seed or 0
         self._list_pending = False
+        self._closing = False
+        self._later = lambda delay, callback: asyncio.get_running_loop().call_later(delay, callback)
+        """How the next table list is scheduled (a test runs the callbacks itself: no clock)."""
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
 
@@ -252,11 +265,12 @@ class TableService:
             self._launch(table)
 
     async def close(self) -> None:
+        self._closing = True  # the connections ending now close no table: every one is saved as it is
         for table in self.tables.values():
             for task in (table.driver, table.saver):
                 if task is not None:
                     task.cancel()
-        for table in self.tables.values():
+        for table in list(self.tables.values()):
             for task in (table.driver, table.saver):
                 if task is not None:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -353,7 +367,8 @@ class TableService:
                 self._refuse(connection, "protocol", "hello twice")
             case p.ListTables():
                 connection.listing = True
-                connection.send(self._table_list())
+                connection.list_sent = p.encode(self._table_list())
+                connection.send_frame(connection.list_sent)
             case p.OpenTable():
                 self._open(connection, message)
             case p.Join():
@@ -536,7 +551,8 @@ class TableService:
             self._detach(connection, dropped=False)
         connection.table, connection.seat, connection.log_sent = table, OBSERVER, 0
         table.connections.append(connection)
-        self._broadcast(table)
+        self._send_snapshot(table, connection)
+        self._watchers_changed(table)
 
     def _start(self, connection: Connection) -> None:
         table = connection.table
@@ -565,7 +581,9 @@ class TableService:
         if connection in table.connections:
             table.connections.remove(connection)
         seat = connection.seat
-        if seat >= 0 and table.owners[seat] == connection.identity:
+        if seat < 0:  # a watcher leaves: the table is as it was, but for its count of watchers
+            return self._watchers_changed(table)
+        if table.owners[seat] == connection.identity:
             if dropped and table.started and not table.match.over:
                 table.away[seat] = time.monotonic()
             elif table.started:
@@ -573,7 +591,7 @@ class TableService:
             else:
                 table.owners[seat] = None
                 table.names[seat] = f"Seat {seat + 1}"
-        if not table.started and not any(table.owners):
+        if not table.started and not any(table.owners) and not self._closing:
             # A waiting table nobody sits at any more (its host left, and no one else came): it would
             # stay listed "free, free" for ever.  A table in play stays: its players may come back.
             return self._forget(table, "its host left")
@@ -686,6 +704,15 @@ class TableService:
                 other.log_sent = 0
         self._changed(table)
 
+    def _watchers_changed(self, table: Table) -> None:
+        """A watcher came or went: the players see the new count, the other watchers nothing (nothing
+        at the table changed for them).  Sending every watcher a snapshot made watch/leave churn cost
+        the server O(watchers²) snapshots."""
+        for connection in table.connections:
+            if connection.seat >= 0:
+                self._send_snapshot(table, connection)
+        self._list_changed()
+
     def _changed(self, table: Table) -> None:
         table.wake.set()
         table.dirty.set()
@@ -696,20 +723,25 @@ class TableService:
         return p.TableList([self._info(t) for t in self.tables.values() if t.public and t.status() != "over"])
 
     def _list_changed(self) -> None:
-        """Send the table list again to every connection that asked for it (at most every 0.2 s)."""
+        """The tables changed: the connections keeping the list open get it again, at most every
+        :data:`LIST_INTERVAL` (every change meanwhile is in that one list, encoded once)."""
         if self._list_pending or not any(c.listing for c in self.connections):
             return
         self._list_pending = True
+        self._later(LIST_INTERVAL, self._send_lists)
 
-        def send() -> None:
-            self._list_pending = False
-            listing = [c for c in self.connections if c.listing and not c.closed]
-            if listing:
-                frame = self._table_list()
-                for connection in listing:
-                    connection.send(frame)
-
-        asyncio.get_running_loop().call_later(0.2, send)
+    def _send_lists(self) -> None:
+        self._list_pending = False
+        # Not to those at a table (their room's list is out of sight; they get it when they leave):
+        # a busy table's watchers would otherwise get every list too.
+        listing = [c for c in self.connections if c.listing and c.table is None and not c.closed]
+        if not listing:
+            return
+        frame = p.encode(self._table_list())
+        for connection in listing:
+            if connection.list_sent != frame:  # the latest state wins; an unchanged list is not resent
+                connection.list_sent = frame
+                connection.send_frame(frame)
 
     async def _drive(self, table: Table) -> None:
         """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
@@ -1039,12 +1071,15 @@ class TableService:
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
-            try:
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
-            except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
-                table.wide_ints = True
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
-            connection.log_sent = len(table.descriptions)
+            self._send_snapshot(table, connection)
+
+    def _send_snapshot(self, table: Table, connection: Connection) -> None:
+        try:
+            connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
+        except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
+            table.wide_ints = True
+            connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
+        connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------
 

@@ -144,3 +144,19 @@ async def test_a_game_the_bots_finished_after_everyone_left_is_not_recorded(nim_
     await until(lambda: nim_service.tables[table_id].match.recorded)
     await asyncio.gather(*nim_service._db_tasks)
     assert stored(nim_service).count("nim") == 1
+
+
+async def test_a_server_closing_keeps_the_waiting_tables_whose_hosts_it_disconnects(tmp_path):
+    from .conftest import NIM_REGISTRY
+
+    service = TableService(NIM_REGISTRY, tmp_path / "data", seed=3)
+    await service.start()
+    ann = await connect(service, "key:ann")
+    table_id = (await opened(ann)).table.table
+    await service.close()
+    again = TableService(NIM_REGISTRY, tmp_path / "data", seed=3)
+    await again.start()
+    try:
+        assert table_id in again.tables
+    finally:
+        await again.close()

@@ -193,3 +193,28 @@ def palette_titles(app, screen) -> list[str]:
     from gamenight.commands import game_key_commands
 
     return [command.title for command in game_key_commands(app, screen)]
+
+
+async def test_a_watcher_of_a_waiting_table_its_host_left_is_told_and_taken_back_to_tables(service, tmp_path):
+    from textual.widgets import OptionList
+
+    from tests.core.tables.test_tables_lobby import notices
+
+    ann = await room_for(service, "ann", tmp_path, REGISTRY)
+    ben = await room_for(service, "ben", tmp_path, REGISTRY)
+    async with ann.run_test(size=(80, 24)) as a, ben.run_test(size=(80, 24)) as b:
+        await open_shared_table(a, ann, "yatzy")  # waits for a second person
+        await until(b, lambda: "t" in ben.screen.active_bindings, what="the Tables key")
+        await b.press("t")
+        await until(b, lambda: type(ben.screen).__name__ == "TablesScreen")
+        await until(b, lambda: ben.screen.query_one("#tables", OptionList).get_option_at_index(0).id, what="listed")
+        await b.press("w")
+        await until(b, lambda: table_screen(ben) is not None and ben.screen is table_screen(ben), what="watching")
+        await a.press("escape")
+        await until(a, lambda: type(ann.screen).__name__ == "YesNoDialog")
+        await a.press("y")
+        await until(b, lambda: table_screen(ben) is None, what="Ben back at the Tables list")
+        assert type(ben.screen).__name__ == "TablesScreen"
+        assert "The table was closed: everyone left it." in notices(ben)
+        await until(b, lambda: ben.screen.query_one("#tables", OptionList).get_option_at_index(0).id == "")
+        assert not service.tables

@@ -328,7 +328,9 @@ class GameSession(asyncssh.SSHServerSession):
             return
         self._tables = writer
         self.hub.keep(
-            asyncio.get_running_loop().create_task(tables.serve(reader, writer, owner.user_id, owner.username))
+            asyncio.get_running_loop().create_task(
+                tables.serve(reader, writer, owner.user_id, owner.username, owner.peer)
+            )
         )
         if self._ended:
             self._close_tables()

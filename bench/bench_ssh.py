@@ -328,7 +328,14 @@ def summary(values: list[float], unit: str, scale: float = 1.0) -> str:
 async def open_session(port: int, number: int) -> tuple[Session, float]:
     began = time.perf_counter()
     conn = await asyncssh.connect(
-        "127.0.0.1", port, username=f"bench{number}", known_hosts=None, client_keys=None, agent_path=None, config=[]
+        "127.0.0.1",
+        port,
+        username=f"bench{number}",
+        known_hosts=None,
+        client_keys=None,
+        agent_path=None,
+        config=[],
+        password="",  # a guest without a key: keyboard-interactive, nothing asked
     )
     process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
     session = Session(conn, process)

@@ -93,6 +93,7 @@ def connect(port: int, user: str, address: str):
         client_keys=None,
         agent_path=None,
         config=[],
+        password="",  # a guest without a key: keyboard-interactive, nothing asked
         local_addr=(address, 0),
     )
 

@@ -343,6 +343,9 @@ class GameNightApp(App):
     def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
             self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
+        notice = os.environ.pop("GAMENIGHT_NOTICE", "")  # from serve-ssh: a new guest's reconnect code
+        if notice:
+            self.notify(safe_text(notice, limit=600), title=_("From the server"), timeout=120, markup=False)
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").

@@ -8,10 +8,11 @@ an interactive session with a pty gets its own game room process in its own
 pseudo-terminal (see :mod:`gamenight.ssh.child`).  Nothing else is reachable:
 exec requests, subsystems (SFTP), port forwarding, X11 and agent forwarding
 are refused.  Each user's saves and settings live in
-``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint or a hash
-of the guest name (:mod:`gamenight.ssh.identity`); where the system allows it,
-each room runs in user, mount and PID namespaces that hide everything of the
-data dir but that folder (:mod:`gamenight.ssh.launch`).
+``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint, or is the
+one the guest's name was bound to (:mod:`gamenight.ssh.identity`,
+:mod:`gamenight.ssh.guests`); where the system allows it, each room runs in
+user, mount and PID namespaces that hide everything of the data dir but that
+folder (:mod:`gamenight.ssh.launch`).
 
 The parts: :mod:`~gamenight.ssh.settings` (options and their validation),
 :mod:`~gamenight.ssh.log` (the structured log), :mod:`~gamenight.ssh.auth`
@@ -238,7 +239,7 @@ async def _listen(hub: Hub, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
         allow_scp=False,
         sftp_factory=None,
         password_auth=False,
-        kbdint_auth=False,
+        kbdint_auth=settings.guest,  # a guest without a key: nothing to type (guests.py)
         host_based_auth=False,
         gss_kex=False,
         gss_auth=False,

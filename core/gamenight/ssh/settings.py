@@ -152,7 +152,9 @@ def parser() -> argparse.ArgumentParser:
         help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"),
     )
     auth.add_argument(
-        "--guest", action="store_true", help=_("admit anyone, without a password; the user name picks the saves")
+        "--guest",
+        action="store_true",
+        help=_("admit anyone, without a password; a name belongs to the first key (or code) it is used with"),
     )
     for name, kind, metavar, text in _number_options():
         parser.add_argument(_option(name), type=kind, default=getattr(Settings, name), metavar=metavar, help=text)

@@ -39,8 +39,6 @@ SSH_OPTIONS = [
     "-o",
     "LogLevel=ERROR",
     "-o",
-    "BatchMode=yes",
-    "-o",
     "IdentitiesOnly=yes",
     "-o",
     "ConnectTimeout=10",
@@ -180,9 +178,9 @@ def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
     """The OpenSSH client command for 127.0.0.1:``port``."""
     argv = [SSH or "ssh", *SSH_OPTIONS, "-p", str(port)]
     if key is not None:
-        argv += ["-i", str(key)]
-    else:
-        argv += ["-o", "PubkeyAuthentication=no"]
+        argv += ["-o", "BatchMode=yes", "-i", str(key)]
+    else:  # a guest without a key logs in by keyboard-interactive, with nothing to type (BatchMode would refuse it)
+        argv += ["-o", "PubkeyAuthentication=no", "-o", "PasswordAuthentication=no"]
     return [*argv, *extra, "-l", user, "127.0.0.1"]
 
 

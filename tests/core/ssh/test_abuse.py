@@ -21,7 +21,8 @@ LOBBY = b"choose a game"
 
 
 def connect(server, username: str = "alice", **options):
-    options = {"known_hosts": None, "client_keys": None, "agent_path": None, "config": [], **options}
+    # password "": a guest without a key logs in by keyboard-interactive, with nothing asked
+    options = {"known_hosts": None, "client_keys": None, "agent_path": None, "config": [], "password": "", **options}
     return asyncssh.connect("127.0.0.1", server.port, username=username, **options)
 
 
@@ -203,10 +204,11 @@ async def test_one_address_cannot_take_every_slot(start_server) -> None:
 
 async def test_one_user_cannot_take_every_slot(start_server) -> None:
     server = start_server("--guest", "--max-sessions", "5", "--max-per-user", "1", "--command", FAKE_COMMAND)
-    async with connect(server, "ann") as first:
+    key = asyncssh.generate_private_key("ssh-ed25519")  # Ann's name is bound to her key: she is one user
+    async with connect(server, "ann", client_keys=[key]) as first:
         await open_fake_room(first)
         with pytest.raises((asyncssh.Error, ConnectionError)) as refused:
-            async with connect(server, "ann", local_addr=("127.0.0.2", 0)) as again:
+            async with connect(server, "ann", client_keys=[key], local_addr=("127.0.0.2", 0)) as again:
                 await open_fake_room(again)
         assert "connected too many times" in str(refused.value)
         server.expect("limit", kind="user")

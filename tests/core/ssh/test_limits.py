@@ -17,7 +17,14 @@ from tests.core.ssh.processes import process_alive, process_group
 
 def connect(server, username: str = "alice"):
     return asyncssh.connect(
-        "127.0.0.1", server.port, username=username, known_hosts=None, client_keys=None, agent_path=None, config=[]
+        "127.0.0.1",
+        server.port,
+        username=username,
+        known_hosts=None,
+        client_keys=None,
+        agent_path=None,
+        config=[],
+        password="",  # a guest without a key logs in by keyboard-interactive, with nothing asked
     )
 
 
@@ -44,8 +51,8 @@ async def test_the_connection_limit_holds(start_server) -> None:
 
 async def test_the_rate_of_new_connections_per_address_holds(start_server) -> None:
     server = start_server("--guest", "--max-new-per-minute", "3", "--command", FAKE_COMMAND)
-    for _ in range(3):
-        async with connect(server):
+    for number in range(3):
+        async with connect(server, f"guest{number}"):  # a keyless guest's name is its own: one each
             pass
     with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as refused:
         async with connect(server):

@@ -68,7 +68,8 @@ async def session(port: int, user: str, key: asyncssh.SSHKey | None = None) -> A
         client_keys=[key] if key is not None else None,
         known_hosts=None,
         agent_path=None,
-        preferred_auth="publickey" if key is not None else "none",
+        preferred_auth="publickey" if key is not None else "keyboard-interactive",
+        password=None if key is not None else "",  # a guest without a key: keyboard-interactive, nothing asked
     ) as conn:
         process = await conn.create_process(
             term_type="xterm-256color", term_size=(80, 24), env={"GAMENIGHT_TABLES_FD": "0"}, encoding=None

@@ -15,7 +15,7 @@ client in this process:
    to the last byte of the redraw it causes (and to its first byte).
 
 ``--template on|off|auto`` is passed to the server: rooms forked from the room template or
-spawned (issue 18).  Issue 18's load shapes: ``--sessions 50`` (50 sessions opened one after
+spawned.  The load shapes the room template was built for: ``--sessions 50`` (50 sessions opened one after
 another while the earlier ones stay: connect to first frame, median and p95; idle room USS) and
 ``--sessions 200`` (200 idle sessions held, keystroke to screen with them held).
 

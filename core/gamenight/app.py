@@ -7,7 +7,6 @@ default); the ``gamenight`` command passes what the command line says.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import signal
 import socket
@@ -265,23 +264,11 @@ class GameNightApp(App):
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
-        """Textual's driver, with its Linux input thread made tolerant of invalid UTF-8.
+        """Textual's driver, its input thread made tolerant of invalid UTF-8 (see gamenight.compat)."""
+        from gamenight.compat.textual_internals import tolerate_undecodable_input
 
-        The Linux driver decodes stdin strictly: one stray byte (a terminal set
-        to Latin-1, a pasted binary) raised in its input thread, which then
-        stopped, leaving a room that no longer heard any key.  Undecodable bytes
-        now become U+FFFD, which no binding uses.
-        """
         driver_class = super().get_driver_class()
-        module = sys.modules.get(driver_class.__module__)
-        strict = getattr(module, "getincrementaldecoder", None)
-        if strict is not None and not getattr(strict, "gamenight_tolerant", False):
-
-            def tolerant(encoding: str):
-                return functools.partial(strict(encoding), errors="replace")
-
-            tolerant.gamenight_tolerant = True  # type: ignore[attr-defined]
-            module.getincrementaldecoder = tolerant  # type: ignore[union-attr]
+        tolerate_undecodable_input(driver_class)
         return driver_class
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

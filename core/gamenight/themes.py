@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 DEFAULT_THEME = "gamenight"
-SIXTEEN_COLOUR_THEME = "gamenight-16"
 
 MAX_THEME_BYTES = 64 * 1024
 """A larger theme file is refused (the shipped ones are under 2 KiB)."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from gamenight.compat.asyncssh_internals import on_refused_global_request
 from gamenight.ssh.guests import Guest, GuestBook, split_code
 from gamenight.ssh.identity import key_user_id
 from gamenight.ssh.limits import RateLimiter
@@ -182,7 +183,6 @@ class Connection(asyncssh.SSHServer):
         self._schedule_idle_check()
         # Count what the client is refused; asyncssh answers these without asking the server object.
         open_failure, auth_failure = conn.send_channel_open_failure, conn.send_userauth_failure
-        global_response = conn._report_global_response
 
         def channel_open_failed(*args: Any, **kwargs: Any) -> None:
             open_failure(*args, **kwargs)
@@ -197,17 +197,9 @@ class Connection(asyncssh.SSHServer):
                     "auth_tries", _("Too many authentication failures."), asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE
                 )
 
-        def global_answered(result: Any) -> None:
-            # Only requests asyncssh knows and the server refused (forwardings); an unknown one
-            # may be an OpenSSH client's keepalive@openssh.com (ServerAliveInterval).
-            known = conn._global_request_queue and callable(conn._global_request_queue[0][0])
-            global_response(result)
-            if result is False and known:
-                self.count_refused()
-
         conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
         conn.send_userauth_failure = auth_failed  # type: ignore[method-assign]
-        conn._report_global_response = global_answered  # type: ignore[method-assign]
+        on_refused_global_request(conn, self.count_refused)  # forwardings, not keepalives (gamenight.compat)
 
     def note(self, event: str, **fields: Any) -> None:
         """Log a line about something refused, at most :data:`NOISY_LINES` per connection."""

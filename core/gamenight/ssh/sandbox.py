@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gamenight.room_args import SIXTEEN_COLOUR_THEME
 from gamenight.ssh.settings import Settings
 from gamenight.ssh.template import SessionSettings
-from gamenight.themes import SIXTEEN_COLOUR_THEME
 
 __all__ = ["LAUNCH", "SANDBOX_PREFIX", "UNSHARE", "build_command", "room_arguments", "room_settings", "sandbox_works"]
 

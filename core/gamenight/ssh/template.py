@@ -1,7 +1,7 @@
 """The room template: one pre-loaded process that forks a game room for each new session.
 
 A fresh ``python -m gamenight`` spends most of a hosted room's first frame importing Textual,
-the room and the games (bench/RESULTS.md, issue 18).  ``serve-ssh`` therefore starts one
+the room and the games (bench/RESULTS.md, "A hosted room's first frame").  ``serve-ssh`` therefore starts one
 helper, ``python -m gamenight.ssh.template``, that imports all of that once, calls
 :func:`gc.freeze` (so the collector never writes to those pages and forked rooms keep sharing
 them) and then waits on its control socket.
@@ -461,7 +461,7 @@ def preload() -> None:
     from gamenight.plugins import preload_registry
 
     preload_registry()  # imports every game; a room takes a copy of this registry instead of looking again
-    from gamenight.ui.shared_css import share_parsed_css
+    from gamenight.compat.textual_internals import share_parsed_css
 
     share_parsed_css()
     warm_up()

@@ -1,4 +1,4 @@
-"""Abusive clients (issue 14): each test plays one attack against a real server and fails
+"""Abusive clients: each test plays one attack against a real server and fails
 without the limit that stops it."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pyte
 import pytest
 from gamenight.ssh.server import sandbox_works
 
-from tests.core.ssh.conftest import FAKE_COMMAND
+from tests.core.ssh.conftest import FAKE_COMMAND, wait_until
 from tests.core.ssh.processes import process_alive
 
 LOBBY = b"choose a game"
@@ -79,13 +79,13 @@ async def test_a_fast_typing_client_does_not_grow_the_room_and_the_room_still_an
         # And it still answers: the rules of the highlighted game open at once.
         await asyncio.sleep(0.5)
         assert "choose a game" in "\n".join(screen.display)
-        asked = time.monotonic()
         process.stdin.write(b"h")
-        while "choose a game" in "\n".join(screen.display) and time.monotonic() - asked < 10:
+        for _ in range(600):  # a guard against a hang, not a measure: the room answers or the test fails
+            if "choose a game" not in "\n".join(screen.display):
+                break
             await asyncio.sleep(0.05)
-        answered = time.monotonic() - asked
         reader.cancel()
-    assert answered < 5, answered
+    assert "choose a game" not in "\n".join(screen.display), "the flooded room no longer answers a key"
     if not process_alive(room):  # it ends with the connection; its log line may follow a moment later
         server.wait_event(lambda event: event["event"] == "session_end", 10)
 
@@ -178,12 +178,14 @@ async def test_bare_tcp_connects_do_not_lock_out_a_key_holder(start_server, tmp_
 
 async def test_connections_that_do_not_log_in_are_dropped_at_the_login_timeout(start_server) -> None:
     server = start_server("--guest", "--login-timeout", "2", "--command", FAKE_COMMAND)
+    mark = server.mark()
     silent = await bare_tcp(3, server.port)
-    began = time.monotonic()
     for reader, writer in silent:
-        await asyncio.wait_for(reader.read(), 10)  # EOF, after the server's version line
+        await asyncio.wait_for(reader.read(), 30)  # EOF, after the server's version line
         writer.close()
-    assert 1.5 < time.monotonic() - began < 5
+    # Dropped by the login timeout (asyncssh's reason), not by anything else.
+    wait_until(lambda: len(server.of_kind("disconnect", since=mark)) >= 3, 10, "three disconnect lines")
+    assert [e["reason"] for e in server.of_kind("disconnect", since=mark)] == ["Login timeout expired"] * 3
 
 
 async def test_one_address_cannot_take_every_slot(start_server) -> None:
@@ -282,17 +284,18 @@ async def test_a_resize_storm_reaches_the_room_a_few_times_a_second(start_server
     server = start_server("--guest", "--command", FAKE_COMMAND)
     async with connect(server, "stormy") as conn:
         process = await open_fake_room(conn)
-        began = time.monotonic()
         for sent in range(1000):  # 1,000 resizes in about 3 s
             process.change_terminal_size(40 + sent % 100, 10 + sent % 50)
             await asyncio.sleep(0.003)
         process.change_terminal_size(123, 45)
-        seen = await read_until(process, b"size:123x45", 10)
-        seconds = time.monotonic() - began
+        seen = await read_until(process, b"size:123x45", 10)  # the last size wins
     # The room says its size on each SIGWINCH (the kernel's and the server's: one or two per resize).
+    # The server passes on at most one size per RESIZE_INTERVAL (0.25 s): about 12 of these 1,001
+    # in the 3 s they take; at one per 50 ms it was about 60. Counted, not timed: fewer than 40
+    # holds unless sending them took over 10 s (tests/core/ssh/test_resize_pacing.py: with a fake clock).
     sizes = [line.split(b"\r")[0] for line in seen.split(b"size:")[1:]]
     reached = sum(1 for before, after in zip([b"", *sizes], sizes, strict=False) if before != after)
-    assert reached <= seconds / 0.25 + 3, (reached, seconds)  # at one per 50 ms it was about 20 a second
+    assert reached < 40, reached
 
 
 def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
@@ -304,15 +307,15 @@ def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
     home = tmp_path / "users" / "g-newcomer-0"
     home.mkdir(parents=True)
     env = build_environment(home, "xterm", "256", None)  # what a room of a new guest gets
-    began = time.monotonic()
-    subprocess.run(
-        [sys.executable, "-c", "from gamenight_yatzy.strategy import load_table\nload_table(True); load_table(False)"],
-        env=env,
-        cwd=home,
-        check=True,
-        timeout=60,
+    never_build = (
+        "import gamenight_yatzy.strategy as strategy\n"
+        "def build_table(*args, **kwargs):\n"
+        "    raise SystemExit('a new guest built the Yatzy table (about 30 s of CPU)')\n"
+        "strategy.build_table = build_table\n"
+        "strategy.load_table(True); strategy.load_table(False)\n"
     )
-    assert time.monotonic() - began < 15  # a build takes about 30 s of CPU
+    done = subprocess.run([sys.executable, "-c", never_build], env=env, cwd=home, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
     assert not [path for path in home.rglob("*") if path.is_file()]  # nothing written, nothing cached per guest
 
 

@@ -1,4 +1,4 @@
-"""serve-ssh connects every room to the shared tables' service (issue 16, the server's side).
+"""serve-ssh connects every room to the shared tables' service (the server's side).
 
 The server runs in this test's event loop (``serve``), the room is
 ``tables_room.py``, the client is asyncssh's: so the test can look at the table

@@ -1,4 +1,4 @@
-"""The room template (issue 18): rooms forked from one pre-loaded process, and nothing crossing
+"""The room template: rooms forked from one pre-loaded process, and nothing crossing
 between sessions through it; the spawn path when it is off, broken, dead or out of date."""
 
 from __future__ import annotations
@@ -352,7 +352,7 @@ def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
 
     check = (
         "from textual.css.stylesheet import Stylesheet\n"
-        "from gamenight.ui.shared_css import share_parsed_css\n"
+        "from gamenight.compat.textual_internals import share_parsed_css\n"
         "share_parsed_css()\n"
         "share_parsed_css()  # twice: still one layer\n"
         "css = 'Label { color: $accent; }'\n"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = re.compile(r"\b[Ii]ssues? #?\d")
+
+
 def test_no_file_names_an_issue_of_our_tracker():
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     found = []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gamenight.ssh import launch, sandbox
+from gamenight.ssh.sessions import last_line
 from gamenight.ssh.settings import Settings
 from gamenight.ssh.template import TemplateError, parse_settings
 
@@ -113,3 +114,18 @@ def test_as_root_the_users_folder_is_given_to_the_rooms_user_once(tmp_path: Path
 def test_the_forked_child_refuses_a_bad_user_or_needed_folders(data: bytes) -> None:
     with pytest.raises(TemplateError):
         parse_settings(data)
+
+
+def test_the_server_reads_a_rooms_crash_log_only_as_a_plain_file(tmp_path: Path) -> None:
+    # The room owns its folder: its crash log may be a link to a file only the server can read, or
+    # a FIFO that would block the server's loop for good.
+    secret = tmp_path / "secret"
+    secret.write_text("the host key\n")
+    (tmp_path / "crash.log").symlink_to(secret)
+    with pytest.raises(OSError):
+        last_line(tmp_path / "crash.log")
+    os.mkfifo(tmp_path / "fifo.log")
+    with pytest.raises(OSError):
+        last_line(tmp_path / "fifo.log")  # at once, not waiting for a writer
+    (tmp_path / "plain.log").write_text("Traceback\nValueError: x\n")
+    assert last_line(tmp_path / "plain.log") == "ValueError: x"

@@ -256,13 +256,23 @@ def hide(data_dir: str, home: str, needs: Sequence[str] = (), uid: int | None = 
     gid = os.getegid() if gid is None else gid
     covers, keeps = plan(data_dir, home, needs, uid, gid)
     held = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keeps]  # before anything is covered
-    for folder in covers:
+
+    def cover(folder: str) -> None:
         os.makedirs(folder, mode=0o755, exist_ok=True)  # inside a cover above it, if there is one
         mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k", f"cover {folder}")
-    for path, fd in held:
+
+    def put_back(path: str, fd: int) -> None:
         os.makedirs(path, mode=0o755)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC, None, f"put back {path}")
         os.close(fd)
+
+    for folder in covers:
+        if folder != data_dir:
+            cover(folder)
+    for path, fd in held[1:]:
+        put_back(path, fd)
+    cover(data_dir)  # last, on top: even inside a folder put back above, only ``home`` shows
+    put_back(*held[0])
     for folder in covers:
         flags = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
         mount(None, folder, None, flags, None, f"make {folder} read-only")
@@ -370,8 +380,9 @@ def set_up(data_dir: str, home: str, needs: Sequence[str] = (), user: tuple[int,
 
 
 def _status() -> dict[str, str]:
-    with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
-        return dict(line.split(":\t", 1) for line in handle.read().splitlines() if ":\t" in line)
+    with open("/proc/self/status", "rb") as handle:  # no codec to import: the stdlib may be out of reach
+        text = handle.read().decode(errors="replace")
+    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
 
 
 def check(data_dir: str, home: str) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from gamenight.ssh.sessions import last_line
 from gamenight.ssh.settings import Settings
 from gamenight.ssh.template import TemplateError, parse_settings
 
+from tests.core.ssh.test_isolation import namespaces_allowed
 from tests.core.ssh.test_template import settings as raw_settings
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chown)")
@@ -129,3 +131,17 @@ def test_the_server_reads_a_rooms_crash_log_only_as_a_plain_file(tmp_path: Path)
         last_line(tmp_path / "fifo.log")  # at once, not waiting for a writer
     (tmp_path / "plain.log").write_text("Traceback\nValueError: x\n")
     assert last_line(tmp_path / "plain.log") == "ValueError: x"
+
+
+@as_root
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
+def test_a_data_dir_inside_a_folder_put_back_stays_hidden(tmp_path: Path) -> None:
+    # Python's folder (needed by the room) under a folder nobody may enter, with the data dir in it.
+    work = tmp_path / "private" / "work"
+    data = work / "data"
+    (data / "users").mkdir(parents=True)
+    (data / "ssh_host_ed25519_key").write_text("secret")
+    (tmp_path / "private").chmod(0o700)
+    options = ["--sandbox", str(data), str(data / "users"), "--as", "65534", "65534", "--need", str(work), "--probe"]
+    probe = subprocess.run([*sandbox.first_stage(*options), "true"], capture_output=True, text=True, timeout=30)
+    assert probe.returncode == 0, probe.stderr  # launch.check: only users/ is visible in the data dir

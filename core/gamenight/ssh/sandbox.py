@@ -74,7 +74,7 @@ def room_needs(settings: Settings) -> list[str]:
         return []
     found: list[str] = []
     candidates = [sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix]
-    candidates += [os.path.dirname(os.path.realpath(sys.executable)), *sys.path]
+    candidates += [os.path.dirname(os.path.realpath(sys.executable)), *sys.path, *_package_folders()]
     for path in candidates:
         if not path or not os.path.isabs(path):
             continue
@@ -82,6 +82,29 @@ def room_needs(settings: Settings) -> list[str]:
         if os.path.isdir(real) and real not in found:
             found.append(real)
     return found
+
+
+def _package_folders() -> list[str]:
+    """gamenight's and the installed games' package folders, and a checkout's ``themes/``: an
+    editable install finds them by an import hook, not on ``sys.path``."""
+    import importlib.metadata
+    import importlib.util
+
+    import gamenight
+    from gamenight.plugins import ENTRY_POINT_GROUP
+
+    package = Path(gamenight.__file__).resolve().parent
+    folders = [str(package), str(package.parents[1] / "themes")]
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            spec = importlib.util.find_spec(entry.value.split(":")[0].split(".")[0])
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(spec.submodule_search_locations)
+        elif spec is not None and spec.origin:
+            folders.append(os.path.dirname(spec.origin))
+    return folders
 
 
 def own_home(settings: Settings, home: Path) -> None:

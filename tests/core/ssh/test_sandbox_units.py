@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,15 @@ def test_a_data_dir_inside_a_folder_put_back_stays_hidden(tmp_path: Path) -> Non
     options = ["--sandbox", str(data), str(data / "users"), "--as", "65534", "65534", "--need", str(work), "--probe"]
     probe = subprocess.run([*sandbox.first_stage(*options), "true"], capture_output=True, text=True, timeout=30)
     assert probe.returncode == 0, probe.stderr  # launch.check: only users/ is visible in the data dir
+
+
+def test_a_room_run_as_another_user_is_given_python_and_every_package_folder(tmp_path: Path) -> None:
+    import gamenight
+    import gamenight_yatzy
+
+    needs = sandbox.room_needs(make_settings(tmp_path, room_uid=os.geteuid() + 1))
+    assert os.path.realpath(sys.base_prefix) in needs
+    # An editable install finds these by an import hook, not on sys.path: named one by one.
+    for package in (gamenight, gamenight_yatzy):
+        assert str(Path(package.__file__).resolve().parent) in needs
+    assert sandbox.room_needs(make_settings(tmp_path)) == []  # rooms run as the server: nothing to put back

@@ -109,11 +109,12 @@ def _package_folders() -> list[str]:
 
 def own_home(settings: Settings, home: Path) -> None:
     """When rooms run as another user than the server (root): give the user's folder to that user,
-    once (the data dir above it stays root's, 0700).  Links are not followed, and a file with more
-    than one name is left alone (it may be a hard link to a file elsewhere)."""
+    when it (or its ``saves/``) is not theirs yet (the data dir above it stays root's, 0700).
+    Links are not followed, and a file with more than one name is left alone (it may be a hard
+    link to a file elsewhere)."""
     uid, gid = settings.room_uid, settings.room_gid
-    if uid == os.geteuid() or home.lstat().st_uid == uid:
-        return
+    if uid == os.geteuid() or all(path.lstat().st_uid == uid for path in (home, home / "saves") if path.exists()):
+        return  # (``saves/`` is made again by the server, as root, if a room removed it)
     for folder, dirs, files in os.walk(home):
         for name in [*dirs, *files]:
             path = os.path.join(folder, name)

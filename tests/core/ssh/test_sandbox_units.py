@@ -158,3 +158,15 @@ def test_a_room_run_as_another_user_is_given_python_and_every_package_folder(tmp
     for package in (gamenight, gamenight_yatzy):
         assert str(Path(package.__file__).resolve().parent) in needs
     assert sandbox.room_needs(make_settings(tmp_path)) == []  # rooms run as the server: nothing to put back
+
+
+@as_root
+def test_a_saves_folder_the_server_made_again_is_given_back(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, room_uid=65534, room_gid=65534)
+    home = tmp_path / "data" / "users" / "g-x"
+    (home / "saves").mkdir(parents=True)
+    sandbox.own_home(settings, home)
+    (home / "saves").rmdir()  # the room removed it; the server's user_dir() makes it again, as root
+    (home / "saves").mkdir()
+    sandbox.own_home(settings, home)
+    assert (home / "saves").stat().st_uid == 65534

@@ -391,6 +391,12 @@ def check(data_dir: str, home: str) -> str | None:
         return "not PID 1 of a PID namespace"
     if os.listdir(data_dir) != [os.path.relpath(home, data_dir).split(os.sep)[0]]:
         return "the data dir is not hidden"
+    if os.listdir("/dev/pts") != ["ptmx"]:
+        return "/dev/pts is not a devpts instance of its own"
+    with open("/proc/self/net/dev", "rb") as handle:
+        interfaces = [line.split(b":")[0].strip() for line in handle.read().splitlines()[2:]]
+    if interfaces != [b"lo"]:
+        return "the network is not a namespace of its own"
     status = _status()
     if int(status.get("CapEff", "1").strip(), 16) or int(status.get("CapBnd", "1").strip(), 16):
         return "capabilities are left"

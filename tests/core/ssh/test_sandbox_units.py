@@ -170,3 +170,23 @@ def test_a_saves_folder_the_server_made_again_is_given_back(tmp_path: Path) -> N
     (home / "saves").mkdir()
     sandbox.own_home(settings, home)
     assert (home / "saves").stat().st_uid == 65534
+
+
+@pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
+@pytest.mark.parametrize(
+    ("missing", "reason"),
+    [
+        ("own_devpts", "/dev/pts"),
+        ("drop_capabilities", "capabilities"),
+        ("seccomp_filter", "seccomp"),
+    ],
+)
+def test_the_start_up_probe_finds_each_missing_piece_of_the_lock_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str, reason: str
+) -> None:
+    data = tmp_path / "data"
+    (data / "users").mkdir(parents=True)
+    assert launch.probe(str(data), str(data / "users"), [], None) is None
+    monkeypatch.setattr(launch, missing, lambda: None)  # the forked probe runs this module's code
+    problem = launch.probe(str(data), str(data / "users"), [], None)
+    assert problem is not None and reason in problem, problem

@@ -26,13 +26,10 @@ from textual.theme import Theme
 from gamenight.i18n import _
 from gamenight.sdk import THEME_VARIABLE_NAME, THEME_VARIABLE_VALUE
 from gamenight.text import safe_text
-from gamenight.theme_names import DEFAULT_THEME, SIXTEEN_COLOUR_THEME
 from gamenight.tomlfile import TomlFileError, nesting_depth, read_toml
 
 __all__ = [
-    "DEFAULT_THEME",
     "MAX_THEME_BYTES",
-    "SIXTEEN_COLOUR_THEME",
     "ThemeSet",
     "builtin_theme_dir",
     "check_game_variables",
@@ -42,6 +39,7 @@ __all__ = [
     "theme_from_mapping",
 ]
 
+DEFAULT_THEME = "gamenight"
 
 MAX_THEME_BYTES = 64 * 1024
 """A larger theme file is refused (the shipped ones are under 2 KiB)."""

@@ -17,10 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gamenight.room_args import SIXTEEN_COLOUR_THEME
 from gamenight.ssh.messages import _
 from gamenight.ssh.settings import Settings
 from gamenight.ssh.template import SessionSettings
-from gamenight.theme_names import SIXTEEN_COLOUR_THEME
 
 __all__ = [
     "DEFAULT_ROOM_USER",

@@ -385,13 +385,15 @@ def _status() -> dict[str, str]:
     return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
 
 
-def check(data_dir: str, home: str) -> str | None:
-    """In a set-up sandbox (PID 1): what is wrong with it, or ``None``."""
+def check(data_dir: str, home: str, host_pts: int) -> str | None:
+    """In a set-up sandbox (PID 1): what is wrong with it, or ``None``.  ``host_pts``: the device of
+    the ``/dev/pts`` seen before the sandbox (the host's)."""
     if os.getpid() != 1:
         return "not PID 1 of a PID namespace"
     if os.listdir(data_dir) != [os.path.relpath(home, data_dir).split(os.sep)[0]]:
         return "the data dir is not hidden"
-    if os.listdir("/dev/pts") != ["ptmx"]:
+    pts = os.stat("/dev/pts").st_dev
+    if pts == host_pts or (os.path.exists("/dev/ptmx") and os.stat("/dev/ptmx").st_dev != pts):
         return "/dev/pts is not a devpts instance of its own"
     with open("/proc/self/net/dev", "rb") as handle:
         interfaces = [line.split(b":")[0].strip() for line in handle.read().splitlines()[2:]]
@@ -460,12 +462,13 @@ def probe(data_dir: str, home: str, needs: Sequence[str], user: tuple[int, int] 
     if pid == 0:
         os.close(read)
         try:
+            host_pts = os.stat("/dev/pts").st_dev
             enter_namespaces()
             init = os.fork()
             if init:
                 os._exit(wait_for(init))
             set_up(data_dir, home, needs, user)
-            reason = check(data_dir, home)
+            reason = check(data_dir, home, host_pts)
         except BaseException as error:
             reason = str(error) or type(error).__name__
         if reason:

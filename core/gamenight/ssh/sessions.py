@@ -12,6 +12,7 @@ import codecs
 import contextlib
 import os
 import socket
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -464,10 +465,16 @@ CRASH_LOG_NAME = "crash.log"
 
 
 def last_line(path: Path, limit: int = 4096) -> str:
-    """The last non-empty line of a text file (its tail only), for the server's log."""
-    with path.open("rb") as file:
-        file.seek(max(0, path.stat().st_size - limit))
-        tail = file.read().decode("utf-8", "replace")
+    """The last non-empty line of a text file (its tail only), for the server's log.  The file is
+    the room's: a link (to a file only the server may read) or anything but a regular file (a FIFO
+    would block the server) is an :class:`OSError`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"not a regular file: {path}")
+        file.seek(max(0, info.st_size - limit))
+        tail = file.read(limit).decode("utf-8", "replace")
     lines = [line for line in tail.splitlines() if line.strip() and not line.startswith("---")]
     return lines[-1][:300] if lines else ""
 

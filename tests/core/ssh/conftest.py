@@ -45,6 +45,9 @@ SSH_OPTIONS = [
 ]
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
+UNSANDBOXED = ["--sandbox", "off", *(["--room-user", "root"] if os.geteuid() == 0 else [])]
+"""``serve-ssh`` options for rooms without the sandbox; as root that needs ``--room-user root`` (rooms as
+root: the server refuses it otherwise)."""
 TEMPLATE = os.environ.get("GAMENIGHT_TEST_TEMPLATE", "auto")
 """``serve-ssh --template`` for every server the tests start (a test's own ``--template`` wins):
 ``GAMENIGHT_TEST_TEMPLATE=off`` runs them all with spawned rooms, ``on`` with forked ones."""

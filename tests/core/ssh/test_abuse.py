@@ -14,7 +14,7 @@ import pyte
 import pytest
 from gamenight.ssh.server import sandbox_works
 
-from tests.core.ssh.conftest import FAKE_COMMAND, wait_until
+from tests.core.ssh.conftest import FAKE_COMMAND, UNSANDBOXED, wait_until
 from tests.core.ssh.processes import process_alive
 
 LOBBY = b"choose a game"
@@ -51,7 +51,7 @@ async def read_until(process, needle: bytes, timeout: float = 30) -> bytes:
 
 # -- 1. input a room accepts, and its memory ------------------------------------------------
 async def test_a_fast_typing_client_does_not_grow_the_room_and_the_room_still_answers(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off")
+    server = start_server("--guest", *UNSANDBOXED)
     async with connect(server, "typist") as conn:
         process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
         await read_until(process, LOBBY, 60)
@@ -91,7 +91,7 @@ async def test_a_fast_typing_client_does_not_grow_the_room_and_the_room_still_an
 
 
 async def test_a_room_that_passes_its_memory_cap_ends_and_keeps_its_saves(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--room-memory", "300", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--room-memory", "300", "--command", FAKE_COMMAND)
     async with connect(server, "hoarder") as conn:
         process = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
         await read_until(process, b"saves:")
@@ -121,7 +121,7 @@ async def open_fake_room(conn, **options):
 
 # -- 4. environment requests ---------------------------------------------------------------
 async def test_big_environment_requests_do_not_grow_the_server(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--command", FAKE_COMMAND)
     async with connect(server, "warmup") as conn:  # the server's own imports and buffers first
         (await open_fake_room(conn)).close()
     await asyncio.sleep(0.5)
@@ -144,7 +144,7 @@ async def test_big_environment_requests_do_not_grow_the_server(start_server) -> 
 
 
 async def test_the_environment_a_room_uses_still_arrives(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--command", FAKE_COMMAND)
     async with connect(server, "colour") as conn:
         process = await conn.create_process(
             term_type="xterm",
@@ -265,7 +265,8 @@ async def test_a_connection_that_keeps_sending_refused_requests_is_closed(start_
 async def test_a_disconnect_ends_the_room_within_a_second(start_server, sandbox: str) -> None:
     if sandbox == "on" and not sandbox_works(Path(tempfile.mkdtemp())):
         pytest.skip("this system does not allow user, mount and PID namespaces (no sandbox to test)")
-    server = start_server("--guest", "--sandbox", sandbox, "--command", FAKE_COMMAND)  # grace: 5 s
+    options = UNSANDBOXED if sandbox == "off" else ["--sandbox", sandbox]
+    server = start_server("--guest", *options, "--command", FAKE_COMMAND)  # grace: 5 s
     async with connect(server, "leaver") as conn:
         process = await open_fake_room(conn)
         process.stdin.write(b"a")  # the room saves when told to end (SIGHUP/SIGTERM)

@@ -11,7 +11,7 @@ import signal
 import asyncssh
 import pytest
 
-from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.conftest import FAKE_COMMAND, UNSANDBOXED, needs_ssh, ssh_argv, wait_until
 from tests.core.ssh.processes import process_alive, process_group
 
 
@@ -81,7 +81,8 @@ async def test_the_idle_timeout_disconnects_and_ends_the_room(start_server) -> N
 @pytest.mark.parametrize("sandbox", ["off", "auto"])
 @needs_ssh
 def test_a_vanished_client_ends_its_whole_process_group(start_server, terminals, sandbox: str) -> None:
-    server = start_server("--guest", "--grace", "1", "--sandbox", sandbox, "--command", FAKE_COMMAND)
+    options = UNSANDBOXED if sandbox == "off" else ["--sandbox", sandbox]
+    server = start_server("--guest", "--grace", "1", *options, "--command", FAKE_COMMAND)
     terminal = terminals(ssh_argv(server.port, "alice", None, "-tt"))
     terminal.wait_for("saves:")
     room = server.wait_event(lambda e: e["event"] == "session_start")["pid"]

@@ -135,8 +135,8 @@ def test_a_spawned_sandboxed_rooms_pid_1_is_the_small_waiter(start_server, termi
     assert start["forked"] is False
     exes = {pid: os.readlink(f"/proc/{pid}/exe") for pid in process_group(start["pid"])}
     waiters = [pid for pid, exe in exes.items() if exe == os.path.realpath(find_waiter())]
-    assert len(waiters) == 1, exes  # PID 1 of the namespace (launch.py's run_as_init), not a Python
-    assert b"fake_room.py" in Path(f"/proc/{waiters[0]}/cmdline").read_bytes()
+    assert len(waiters) == 2, exes  # the first stage and PID 1 of the namespace (launch.py), not Pythons
+    assert all(b"fake_room.py" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in waiters)
     assert "python" in exes[max(exes)]  # the room itself
     alice.kill()
     server.expect("session_end", user_id=start["user_id"])

@@ -31,7 +31,13 @@ from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.text import hosted, safe_text, shown_path
-from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, resolve_game_variables
+from gamenight.themes import (
+    DEFAULT_THEME,
+    ansi_fallbacks,
+    check_game_variables,
+    load_themes,
+    resolve_game_variables,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -272,7 +278,16 @@ class GameNightApp(App):
         return driver_class
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**self.game_theme_variables, **THEME_VARIABLE_DEFAULTS}
+        """The games' own colours and the room's shared ones, each theme's ``[variables]`` over them.
+
+        Under a 16-colour theme (``ansi = true``) a default given in RGB falls back to the nearest of
+        the terminal's 16 colours (:func:`gamenight.themes.ansi_fallbacks`): a plugin's colours work
+        there without the theme naming them."""
+        defaults = {**self.game_theme_variables, **THEME_VARIABLE_DEFAULTS}
+        theme = self.get_theme(self.theme) if self.theme else None
+        if theme is not None and theme.ansi:
+            return ansi_fallbacks(defaults)
+        return defaults
 
     def _take_game_variables(self) -> None:
         """Register the games' theme variables; rename old names in the themes, report unknown ones.

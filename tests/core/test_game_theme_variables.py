@@ -201,3 +201,57 @@ async def test_plugins_found_after_the_lobby_paints_bring_their_variables(tmp_pa
         app.open_match(match)
         await settle(pilot)
         assert tuple(shape_s_colour(app).get_truecolor()) == (0x12, 0x34, 0x56)
+
+
+def disc_registry(colour: str):
+    """Nim, plus a third party's game whose one colour of its own is given in RGB only."""
+    import dataclasses
+
+    from gamenight.hookspecs import hookimpl
+
+    class DiscPlugin:
+        GAMENIGHT_API = "1.0"
+
+        @hookimpl
+        def register_games(self, register):
+            register(dataclasses.replace(NIM, id="discs", title="Discs", theme_variables={"discs-red": colour}))
+
+    return load_registry(extra_plugins={"nim": NimPlugin(), "discs": DiscPlugin()}, entry_points=[])
+
+
+@pytest.mark.parametrize(
+    ("colour", "sixteen"),
+    [("#d03030", "ansi_red"), ("#1f5e3a", "ansi_green"), ("#f0f0f0", "ansi_bright_white"), ("ansi_cyan", "ansi_cyan")],
+)
+async def test_a_plugins_rgb_colour_falls_back_to_the_terminals_16_under_gamenight_16(
+    tmp_path: Path, colour: str, sixteen: str
+) -> None:
+    """A plugin's own colour, declared only in RGB, comes out as one of the terminal's 16 colours under
+    a 16-colour theme (never a 256- or true-colour code), and as declared under the others; switching
+    themes in the room switches it too."""
+    from textual.containers import Container
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    class DiscScreen(Screen):
+        DEFAULT_CSS = "#disc { color: $discs-red; }"
+
+        def compose(self):
+            yield Container(Static("●", id="disc"))
+
+    app = GameNightApp(
+        registry=disc_registry(colour),
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        theme_name="gamenight-16",
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.theme_variables["discs-red"] == sixteen
+        await app.push_screen(DiscScreen())
+        await settle(pilot)
+        drawn = app.screen.query_one("#disc").rich_style.color
+        assert drawn.type.name in ("STANDARD", "DEFAULT") and drawn.number == Color.parse(sixteen).ansi
+        app.theme = "gamenight"
+        await settle(pilot)
+        assert app.theme_variables["discs-red"] == colour

@@ -249,3 +249,16 @@ async def test_a_record_of_a_newer_plugin_is_not_replayed_and_says_why(nim_regis
                 break
         assert any("newer than the installed" in message for message in said), said
         assert not isinstance(app.screen, ReplayBehaviour)
+
+
+async def test_a_games_screen_knows_it_shows_a_replay(tmp_path):
+    """``GameScreen.in_replay``: the game's own screen under the replay viewer says so; at a table it does not."""
+    from gamenight.sdk import GameScreen
+
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, seven_replay())
+        assert isinstance(screen, GameScreen) and screen.in_replay
+    game = REGISTRY.game("seven")
+    local = Match(game, [SeatConfig("Ann"), SeatConfig("Bot", "random")], {}, seed=1)
+    assert not game.screen(local).in_replay

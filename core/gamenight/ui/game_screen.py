@@ -319,6 +319,13 @@ class GameScreen(Screen):
         return self.match.client.snapshot.table.status == "waiting"
 
     @property
+    def in_replay(self) -> bool:
+        """True when this screen shows a replay (``gamenight replay``, the records' past games): read-only,
+        with the replay's own key bar and, at 100 columns and more, its move log beside the table (lay
+        side panels out for the narrower space)."""
+        return getattr(self.match, "replay", False) is True  # a ReplayTable says so; Match.replay is a method
+
+    @property
     def watching(self) -> bool:
         """True for a watcher of a shared table: no seat, no hand, only what is public."""
         return getattr(self, "remote", False) and self.match.watching

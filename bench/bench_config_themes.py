@@ -1,4 +1,4 @@
-"""Cost of reading the settings and themes with their schema checks (issue 13 items 5/6, issue 14 item 9).
+"""Cost of reading the settings and themes with their schema checks.
 
     .venv/bin/python bench/bench_config_themes.py --runs 200
 

@@ -1,5 +1,5 @@
 """Rules engines side by side: each game's fast kernel, its readable rules.py, and (optionally)
-the rules.py of another checkout, timed in alternating rounds in one process (issue 15.3).
+the rules.py of another checkout, timed in alternating rounds in one process.
 
     .venv/bin/python bench/bench_kernels.py --rounds 15
     .venv/bin/python bench/bench_kernels.py --rounds 15 --against /tmp/main/plugins

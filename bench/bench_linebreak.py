@@ -1,4 +1,4 @@
-"""What Japanese line breaking (gamenight.linebreak, issue 13 item 8) costs.
+"""What Japanese line breaking (gamenight.linebreak) costs.
 
 1. Loading BudouX's Japanese parser (once per process, on the first wrap of
    text with a wide character): a fresh interpreter per run.

@@ -1,4 +1,4 @@
-"""Cost of the records (issue 17): recording one finished game, and opening the records over 100,000 games.
+"""Cost of the records: recording one finished game, and opening the records over 100,000 games.
 
     .venv/bin/python bench/bench_records.py --games 100000 --runs 50
 

@@ -1,4 +1,4 @@
-"""Replay stepping (issue 17 item 4): per step, for every installed game; target ≤ 20 ms a step.
+"""Replay stepping: per step, for every installed game; target ≤ 20 ms a step.
 
     .venv/bin/python bench/bench_replay.py            # a seeded random game of each, 80×24
 

@@ -1,4 +1,4 @@
-"""Where a forked room's private memory is (issue 18: an idle room's USS).
+"""Where a forked room's private memory is (an idle room's USS).
 
 Starts ``serve-ssh --guest --template on`` (``--sandbox on|off``), opens ``--sessions`` sessions
 with an asyncssh client (80x24, the real room), waits until they are idle in the lobby, and then,

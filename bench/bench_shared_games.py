@@ -1,4 +1,4 @@
-"""What each shared-table game test over real SSH costs (issue 16): wall time and CPU of the whole tree.
+"""What each shared-table game test over real SSH costs: wall time and CPU of the whole tree.
 
 Runs one test file at a time (``pytest -q -n0 FILE``) ``--runs`` times and
 reports, per file, the median and the spread (min-max) of:

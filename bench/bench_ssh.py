@@ -15,7 +15,7 @@ client in this process:
    to the last byte of the redraw it causes (and to its first byte).
 
 ``--template on|off|auto`` is passed to the server: rooms forked from the room template or
-spawned (issue 18).  Issue 18's load shapes: ``--sessions 50`` (50 sessions opened one after
+spawned.  The load shapes the room template was built for: ``--sessions 50`` (50 sessions opened one after
 another while the earlier ones stay: connect to first frame, median and p95; idle room USS) and
 ``--sessions 200`` (200 idle sessions held, keystroke to screen with them held).
 
@@ -328,7 +328,14 @@ def summary(values: list[float], unit: str, scale: float = 1.0) -> str:
 async def open_session(port: int, number: int) -> tuple[Session, float]:
     began = time.perf_counter()
     conn = await asyncssh.connect(
-        "127.0.0.1", port, username=f"bench{number}", known_hosts=None, client_keys=None, agent_path=None, config=[]
+        "127.0.0.1",
+        port,
+        username=f"bench{number}",
+        known_hosts=None,
+        client_keys=None,
+        agent_path=None,
+        config=[],
+        password="",  # a guest without a key: keyboard-interactive, nothing asked
     )
     process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
     session = Session(conn, process)

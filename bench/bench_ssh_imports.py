@@ -1,4 +1,4 @@
-"""How much of a hosted room's first frame is imports (issue 18's first measurement).
+"""How much of a hosted room's first frame is imports (the room template's first measurement).
 
 Starts the room as ``serve-ssh`` does (``python -m gamenight`` in a local 80x24 pty, a fresh
 ``HOME``; no SSH, no sandbox), ``--runs`` times with ``-X importtime`` and as many times

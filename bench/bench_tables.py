@@ -1,4 +1,4 @@
-"""Bench of the shared-table service (issue 16, phase 1: headless, the real protocol).
+"""Bench of the shared-table service (phase 1: headless, the real protocol).
 
 ``--tables`` SEVEN tables of five seats, every seat a simulated client playing
 random legal moves after a short "think" (``--think`` seconds, uniform from

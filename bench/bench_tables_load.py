@@ -1,4 +1,5 @@
-"""Issue 16's combined load: 20 SEVEN tables of simulated clients and 10 real SSH sessions, one server.
+"""The combined load shared tables were specified for: 20 SEVEN tables of simulated clients and
+10 real SSH sessions, one server.
 
 Three processes, so that each one's CPU is its own:
 

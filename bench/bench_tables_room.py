@@ -1,4 +1,4 @@
-"""A room's own work for a move at a shared table (issue 16): what one room's CPU does per move.
+"""A room's own work for a move at a shared table: what one room's CPU does per move.
 
 Two rooms (the real ``GameNightApp``, Pilot, 80x24) sit at one Mille table of an
 in-process table service, each on its own socketpair, and play ``--moves`` moves

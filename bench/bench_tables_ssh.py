@@ -1,4 +1,4 @@
-"""Bench of a shared table over real SSH (issue 16): move -> the other seat's screen.
+"""Bench of a shared table over real SSH: move -> the other seat's screen.
 
 Starts ``python -m gamenight.ssh`` (key logins, a temporary data dir) and two
 real OpenSSH clients in pseudo-terminals whose screens pyte keeps (80x24), the

@@ -1,4 +1,4 @@
-"""Cost of the games' own theme variables at start-up (issue 15, section 2).
+"""Cost of the games' own theme variables at start-up.
 
     .venv/bin/python bench/bench_theme_variables.py --runs 200
 

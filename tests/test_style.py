@@ -31,7 +31,8 @@ def test_ruff_would_see_a_problem(tmp_path: Path):
 
 
 def test_ruff_format_leaves_the_tree_as_it_is():
+    """The whole tree, as `ruff format --check .` sees it: the Python in README.md and docs/*.md too."""
     result = subprocess.run(
-        [str(RUFF), "format", "--check", "--no-cache", *FOLDERS], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [str(RUFF), "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
-    assert result.returncode == 0, "run `ruff format core plugins tests examples bench`:\n" + result.stdout
+    assert result.returncode == 0, "run `ruff format .`:\n" + result.stdout

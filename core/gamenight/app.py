@@ -7,7 +7,6 @@ default); the ``gamenight`` command passes what the command line says.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import signal
 import socket
@@ -32,7 +31,13 @@ from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.text import hosted, safe_text, shown_path
-from gamenight.themes import DEFAULT_THEME, check_game_variables, load_themes, resolve_game_variables
+from gamenight.themes import (
+    DEFAULT_THEME,
+    ansi_fallbacks,
+    check_game_variables,
+    load_themes,
+    resolve_game_variables,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -265,27 +270,24 @@ class GameNightApp(App):
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
 
     def get_driver_class(self):
-        """Textual's driver, with its Linux input thread made tolerant of invalid UTF-8.
+        """Textual's driver, its input thread made tolerant of invalid UTF-8 (see gamenight.compat)."""
+        from gamenight.compat.textual_internals import tolerate_undecodable_input
 
-        The Linux driver decodes stdin strictly: one stray byte (a terminal set
-        to Latin-1, a pasted binary) raised in its input thread, which then
-        stopped, leaving a room that no longer heard any key.  Undecodable bytes
-        now become U+FFFD, which no binding uses.
-        """
         driver_class = super().get_driver_class()
-        module = sys.modules.get(driver_class.__module__)
-        strict = getattr(module, "getincrementaldecoder", None)
-        if strict is not None and not getattr(strict, "gamenight_tolerant", False):
-
-            def tolerant(encoding: str):
-                return functools.partial(strict(encoding), errors="replace")
-
-            tolerant.gamenight_tolerant = True  # type: ignore[attr-defined]
-            module.getincrementaldecoder = tolerant  # type: ignore[union-attr]
+        tolerate_undecodable_input(driver_class)
         return driver_class
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**self.game_theme_variables, **THEME_VARIABLE_DEFAULTS}
+        """The games' own colours and the room's shared ones, each theme's ``[variables]`` over them.
+
+        Under a 16-colour theme (``ansi = true``) a default given in RGB falls back to the nearest of
+        the terminal's 16 colours (:func:`gamenight.themes.ansi_fallbacks`): a plugin's colours work
+        there without the theme naming them."""
+        defaults = {**self.game_theme_variables, **THEME_VARIABLE_DEFAULTS}
+        theme = self.get_theme(self.theme) if self.theme else None
+        if theme is not None and theme.ansi:
+            return ansi_fallbacks(defaults)
+        return defaults
 
     def _take_game_variables(self) -> None:
         """Register the games' theme variables; rename old names in the themes, report unknown ones.
@@ -356,6 +358,9 @@ class GameNightApp(App):
     def on_mount(self) -> None:
         for message in self.startup_messages + self.config.warnings:
             self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
+        notice = os.environ.pop("GAMENIGHT_NOTICE", "")  # from serve-ssh: a new guest's reconnect code
+        if notice:
+            self.notify(safe_text(notice, limit=600), title=_("From the server"), timeout=120, markup=False)
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").

@@ -277,14 +277,14 @@ def _records_command(argv: Sequence[str]) -> int:
 
     from gamenight.records.stats import game_stats
     from gamenight.records.store import RecordsStore, RecordsUnavailable, default_records_path
-    from gamenight.records.text import records_text
+    from gamenight.records.text import json_text, records_text
 
     path = args.file or default_records_path()
     err = Console(stderr=True)
     stats = []
     if path.exists():
         try:
-            store = RecordsStore.open(path)
+            store = RecordsStore.open_read_only(path)  # it only reads: a damaged file stays as it is
         except RecordsUnavailable as error:
             err.print(Text.assemble("gamenight records: ", _plain(error)), style="red")
             return 1
@@ -292,7 +292,7 @@ def _records_command(argv: Sequence[str]) -> int:
         stats = [game_stats(store, game, args.player) for game in games]
         store.close()
     if args.json:
-        print(json.dumps({"file": str(path), "games": [entry.as_json() for entry in stats]}, ensure_ascii=False))
+        print(json_text({"file": str(path), "games": [entry.as_json() for entry in stats]}))
         return 0
     console = Console()
     if not any(entry.records or entry.ratings for entry in stats):

@@ -112,6 +112,35 @@ def _check_api(plugin: object) -> None:
             raise PluginAPIError(reason)
 
 
+MAX_PLUGIN_SOURCE = 1024 * 1024
+"""A plugin module larger than this is not read for its ``GAMENIGHT_API`` after a failed import."""
+
+
+def _declared_api(module_name: str) -> object | None:
+    """The ``GAMENIGHT_API = "X.Y"`` that ``module_name``'s source assigns at its top level, read
+    without running it (``None`` if it names none or cannot be read): for a module whose import
+    failed, perhaps because it uses a name of an SDK newer than this room's."""
+    import ast
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module_name)
+        origin = spec.origin if spec is not None else None
+        if origin is None or not origin.endswith(".py"):
+            return None
+        path = Path(origin)
+        if path.stat().st_size > MAX_PLUGIN_SOURCE:
+            return None
+        tree = ast.parse(path.read_bytes(), filename=origin)
+    except (Exception, RecursionError):  # a package that fails to import, unreadable or invalid source
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            if any(isinstance(target, ast.Name) and target.id == "GAMENIGHT_API" for target in node.targets):
+                return node.value.value
+    return None
+
+
 _preloaded: Registry | None = None
 """The registry :func:`preload_registry` loaded in this process (the room template), if it did."""
 
@@ -160,7 +189,7 @@ def load_registry(
     import pluggy
 
     from gamenight import hookspecs
-    from gamenight.sdk import BotSpec, GameInfo
+    from gamenight.sdk import BotSpec, GameInfo, api_mismatch
 
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
@@ -181,7 +210,14 @@ def load_registry(
         except PluginAPIError as error:
             record.errors.append(f"not loaded: {error}")
         except Exception as error:
-            record.errors.append(f"failed to load: {_short_error(error)}")
+            # A plugin written for a newer SDK may fail on import (a name this SDK lacks): say so.
+            module = getattr(entry, "module", None)
+            wanted = _declared_api(module) if isinstance(module, str) else None
+            reason = api_mismatch(wanted) if wanted is not None else None
+            if reason is not None:
+                record.errors.append(f"not loaded: {reason}")
+            else:
+                record.errors.append(f"failed to load: {_short_error(error)}")
     for name, plugin in (extra_plugins or {}).items():
         records[name] = PluginRecord(name=name, distribution=name)
         try:

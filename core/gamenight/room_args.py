@@ -9,7 +9,11 @@ from pathlib import Path
 
 from gamenight import __version__
 
-__all__ = ["room_parser"]
+__all__ = ["SIXTEEN_COLOUR_THEME", "room_parser"]
+
+SIXTEEN_COLOUR_THEME = "gamenight-16"
+"""The theme for a terminal of 16 colours (``--theme gamenight-16``): named here, where the
+SSH server can read it without importing the themes (and Textual)."""
 
 
 def room_parser() -> argparse.ArgumentParser:

@@ -161,7 +161,7 @@ def check_view_hiding(
 
 def check_observer_hiding(
     game: GameInfo,
-    perturb: Callable[[Any, int, random.Random], Any],
+    perturb: Callable[[Any, int, random.Random], Any] | None,
     games: int = 3,
     seed: int = 0,
     seats: int | None = None,
@@ -170,8 +170,10 @@ def check_observer_hiding(
 
     ``perturb`` is the one :func:`check_view_hiding` takes; applying it for
     every seat in turn changes every hand, and the public view must stay the
-    same.  A game that is not :attr:`~gamenight.sdk.Rules.watchable` must
-    refuse a watcher (:func:`~gamenight.sdk.observer_view` raises).
+    same.  Without ``perturb`` (a game of perfect information) every state of
+    the playouts must still give a watcher a view.  A game that is not
+    :attr:`~gamenight.sdk.Rules.watchable` must refuse a watcher
+    (:func:`~gamenight.sdk.observer_view` raises).
     """
     from gamenight.sdk import observer_view
 
@@ -188,10 +190,11 @@ def check_observer_hiding(
         for entry in match.log:
             state = replay.state
             public = observer_view(rules, state)
-            for seat in range(len(match.seats)):
-                assert observer_view(rules, perturb(state, seat, rng)) == public, (
-                    f"{game.id}: the watchers' view changed when only seat {seat}'s hidden information changed"
-                )
+            if perturb is not None:
+                for seat in range(len(match.seats)):
+                    assert observer_view(rules, perturb(state, seat, rng)) == public, (
+                        f"{game.id}: the watchers' view changed when only seat {seat}'s hidden information changed"
+                    )
             replay.apply(entry.action)
 
 
@@ -472,6 +475,8 @@ def run_conformance(
     * :func:`check_bot_legality` -- two games for each bot, every seat that bot;
     * :func:`check_view_hiding` with ``perturb`` -- required unless the game
       declares ``perfect_information=True``;
+    * :func:`check_observer_hiding` (with ``perturb`` when given): a watchable
+      game's watcher view hides every seat's hand, any other game refuses watchers;
     * :func:`check_public_events` (with ``perturb`` when given);
     * :func:`check_save_round_trip`;
     * with ``package_root`` and a ``"ja"`` catalogue: :func:`missing_translations`
@@ -491,6 +496,7 @@ def run_conformance(
         raise AssertionError(
             f"{game.id}: has hidden information (perfect_information=False), so pass perturb= to check its views"
         )
+    check_observer_hiding(game, perturb, games=max(1, games // 4), seed=seed)
     check_public_events(game, perturb, games=max(1, games // 4), seed=seed)
     with tempfile.TemporaryDirectory() as folder:
         check_save_round_trip(game, _game_registry(game, registry), Path(folder), seed=seed)

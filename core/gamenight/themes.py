@@ -12,6 +12,7 @@ back to the default theme with that message.
 
 from __future__ import annotations
 
+import colorsys
 import math
 import re
 import sys
@@ -31,6 +32,7 @@ from gamenight.tomlfile import TomlFileError, nesting_depth, read_toml
 __all__ = [
     "MAX_THEME_BYTES",
     "ThemeSet",
+    "ansi_fallbacks",
     "builtin_theme_dir",
     "check_game_variables",
     "check_variables",
@@ -40,7 +42,6 @@ __all__ = [
 ]
 
 DEFAULT_THEME = "gamenight"
-SIXTEEN_COLOUR_THEME = "gamenight-16"
 
 MAX_THEME_BYTES = 64 * 1024
 """A larger theme file is refused (the shipped ones are under 2 KiB)."""
@@ -82,6 +83,46 @@ def builtin_theme_dir() -> Path:
 
 def _is_style_variable(name: str) -> bool:
     return name.endswith("-style") or name.endswith("-text-style")
+
+
+def nearest_ansi(red: int, green: int, blue: int) -> str:
+    """The terminal colour (of the 16) that stands for an RGB colour, as Textual spells it (``ansi_red``).
+
+    It keeps what a player reads a colour by: its hue (a dark green felt stays green, not grey) and,
+    for greys and very dark or pale colours, its lightness.  A colour as bright as the terminal's
+    bright ones (value 0.9 and up) takes the bright variant."""
+    hue, saturation, value = colorsys.rgb_to_hsv(red / 255, green / 255, blue / 255)
+    if value < 0.15:
+        return "ansi_black"
+    if saturation < 0.3:
+        grey = (
+            "black" if value < 0.25 else "bright_black" if value < 0.6 else "white" if value < 0.9 else "bright_white"
+        )
+        return f"ansi_{grey}"
+    name = ("red", "yellow", "green", "cyan", "blue", "magenta")[round(hue * 6) % 6]
+    return f"ansi_bright_{name}" if value >= 0.9 else f"ansi_{name}"
+
+
+def ansi_fallbacks(variables: Mapping[str, str]) -> dict[str, str]:
+    """``variables`` for a 16-colour theme (``ansi = true``): every colour given as RGB (``#d03030``,
+    ``rgb(…)``, a named web colour) becomes the nearest of the terminal's 16 colours, so a game's
+    own colours never come out as 256- or true-colour codes there.  Terminal colours (``ansi_…``),
+    ``auto`` colours, text styles and anything that is not a colour are kept as they are."""
+    result = dict(variables)
+    for name, value in variables.items():
+        if _is_style_variable(name) or not isinstance(value, str):
+            continue
+        text = value.strip()
+        if text.startswith(("ansi_", "auto")):
+            continue
+        try:
+            colour = Color.parse(text)
+        except Exception:
+            continue
+        if colour.ansi is not None:
+            continue
+        result[name] = nearest_ansi(colour.r, colour.g, colour.b)
+    return result
 
 
 def check_variables(variables: Mapping[str, str]) -> str | None:

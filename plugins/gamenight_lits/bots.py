@@ -78,9 +78,12 @@ class _Search:
     (docs/rules/lits.md 6.2: uncoverable cells protect marks).
     """
 
-    def __init__(self, deadline: float, should_stop: Callable[[], bool]) -> None:
+    def __init__(
+        self, deadline: float, should_stop: Callable[[], bool], clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         self.deadline = deadline
         self.should_stop = should_stop
+        self.clock = clock
         self.nodes = 0
         self.table: dict[tuple[int, ...], tuple[int, float, int]] = {}
         """shapes -> (depth, exact value, best pid), for the side to move."""
@@ -88,7 +91,7 @@ class _Search:
     def check_time(self) -> None:
         """Raise _OutOfTime once the deadline passes or the runner says stop."""
         self.nodes += 1
-        if self.nodes & 7 == 0 and (time.perf_counter() > self.deadline or self.should_stop()):
+        if self.nodes & 7 == 0 and (self.clock() > self.deadline or self.should_stop()):
             raise _OutOfTime
 
     @staticmethod
@@ -167,13 +170,13 @@ class _Search:
             return self.first_piece(legal, mine, theirs)
         unc_mine, unc_theirs = mine & ~state.covered, theirs & ~state.covered
         found = (0.0, max(legal, key=lambda pid: _gain(pid, unc_mine, unc_theirs)))  # if time runs out at once
-        started = time.perf_counter()
+        started = self.clock()
         for depth in range(1, max_depth + 1):
             try:
                 found = self.node(state.covered, state.shapes, state.remaining, mine, theirs, depth, -2 * WIN, 2 * WIN)
             except _OutOfTime:
                 break
-            spent = time.perf_counter() - started
+            spent = self.clock() - started
             if abs(found[0]) >= WIN - 200 or spent > (self.deadline - started) * 0.3:
                 break  # a proven result, or the next depth would not finish
         return found
@@ -211,14 +214,16 @@ class ExpertBot:
     and swaps if ○ is worse off.
     """
 
-    def __init__(self, budget: float | None = None) -> None:
+    def __init__(self, budget: float | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.budget = budget
+        self.clock = clock
+        """Seconds, for the time budget (tests pass a fake clock)."""
 
     def choose(self, view: LitsState, legal: Sequence[Action], ctx: BotContext) -> Action:
         """The searched best action within the time budget."""
         budget = self.budget if self.budget is not None else ctx.time_budget
-        deadline = time.perf_counter() + 0.9 * budget
-        search = _Search(deadline, ctx.should_stop)
+        deadline = self.clock() + 0.9 * budget
+        search = _Search(deadline, ctx.should_stop, self.clock)
         if view.pie_pending:
             # I hold ○ now; "keep" means I (○) place next in this very position.
             value, _pid = search.best(view, ctx.seat)

@@ -124,7 +124,7 @@ class MilleScreen(GameScreen):
         return f">>:{verb}: {card}_"
 
     def refresh_view(self) -> None:
-        view: MilleView = self.view  # the screen draws from the view only (issue 16: it may be a remote table's)
+        view: MilleView = self.view  # the screen draws from the view only (it may be a remote table's)
         if view.phase == 0:  # waiting for the first deal: nothing to draw yet
             return
         seat = self.view_seat
@@ -357,7 +357,7 @@ class MilleScreen(GameScreen):
                 and self.submit("extend" if extend else "stop")
             ):
                 # Asked until the view leaves the extension phase: at a shared table the answer takes a
-                # round trip, and the redraw as the dialog closes would otherwise ask again (issue 16).
+                # round trip, and the redraw as the dialog closes would otherwise ask again.
                 return
             self._asking = False
 

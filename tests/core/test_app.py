@@ -240,7 +240,7 @@ def test_result_rows_may_hold_short_texts_beside_numbers():
 
 
 async def test_an_unexpected_error_keeps_the_game_in_the_autosave(nim_registry, config, tmp_path, monkeypatch):
-    # Issue 14.3: a crash must keep the autosave and log the traceback, never show it.
+    # A crash must keep the autosave and log the traceback, never show it.
     monkeypatch.setenv("GAMENIGHT_CRASH_LOG", str(tmp_path / "crash.log"))
     game = nim_registry.game("nim")
     match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 10})
@@ -293,7 +293,7 @@ async def settings_palette(app, pilot):
 
 
 async def test_a_command_chosen_twice_in_a_hurry_runs_once_and_the_room_lives(nim_registry, config, tmp_path):
-    # Issue 14.3 (the SSH load test): a fast typist's second selection reached a palette that had
+    # A fast typist's second selection reached a palette that had
     # already closed; it popped the lobby and the room died (ScreenStackError).
     from textual.widgets import OptionList
 

@@ -161,7 +161,7 @@ def test_a_browser_tab_plays_a_yatzy_turn_and_two_tabs_are_two_rooms(web_room):
         page.goto(url)
         first = Tab(page)
         first.wait_for("choose a game")
-        # No click on the page: keys must reach the room at once (issue 13.12).
+        # No click on the page: keys must reach the room at once.
         page.keyboard.press("End")
         page.keyboard.press("Enter")
         first.wait_for("Seats")

@@ -21,7 +21,7 @@ from tests.core.walks import DEFAULT_THEME, THEMES, ContrastTour, tour
 
 LITS_ANSI = (
     "LITS's board draws its marks and ghost in the terminal's default colour (white as text) on "
-    "ANSI-coloured pieces; the board's look belongs to LITS (issue 13 item 10, small-fixes)"
+    "ANSI-coloured pieces; the board's look belongs to LITS"
 )
 SEVEN_DIM = (
     "SEVEN dims the cards you cannot play now -- inactive choices, which WCAG 1.4.3 exempts -- and dim "

@@ -1,4 +1,4 @@
-"""A game's styles stay on its own screens; result dialogs show their choices and the board (issue 13, items 1-2)."""
+"""A game's styles stay on its own screens; result dialogs show their choices and the board."""
 
 from __future__ import annotations
 

@@ -141,16 +141,31 @@ async def test_a_bad_declaration_is_reported_like_a_broken_plugin_and_the_room_s
     assert NIM.theme_variables == {}  # the field is optional: a game without colours of its own
 
 
-def test_every_kit_widget_is_documented_and_the_dice_are_yatzys() -> None:
-    """gamenight.widgets holds only widgets meant for any game, each named in docs/plugins.md's "Widgets"."""
+def test_every_kit_widget_is_in_the_sdk_and_documented_and_the_dice_are_yatzys() -> None:
+    """gamenight.widgets holds only widgets meant for any game: each is exported by gamenight.sdk
+    and named in docs/plugins.md's "Widgets"; Yatzy's dice are Yatzy's own."""
+    import importlib
+
+    import gamenight.sdk as sdk
+    from textual.widget import Widget
+
     docs = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
     section = docs[docs.index("## Widgets\n") :].split("\n## ", 1)[0]
     kit = sorted(path.stem for path in (REPO / "core" / "gamenight" / "widgets").glob("*.py"))
     kit.remove("__init__")
     assert "dice" not in kit and "score_table" in kit
-    for module in kit:
-        assert f"{module}." in section, module
-    assert "gamenight_yatzy/dice.py" in section
+    for module_name in kit:
+        module = importlib.import_module(f"gamenight.widgets.{module_name}")
+        widgets = [
+            name
+            for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, Widget) and value.__module__ == module.__name__
+        ]
+        assert widgets, module_name
+        for name in widgets:
+            if not name.startswith("_"):
+                assert getattr(sdk, name) is getattr(module, name), name
+                assert f"`{name}`" in section, name
     assert (REPO / "plugins" / "gamenight_yatzy" / "dice.py").is_file()
 
 
@@ -186,3 +201,57 @@ async def test_plugins_found_after_the_lobby_paints_bring_their_variables(tmp_pa
         app.open_match(match)
         await settle(pilot)
         assert tuple(shape_s_colour(app).get_truecolor()) == (0x12, 0x34, 0x56)
+
+
+def disc_registry(colour: str):
+    """Nim, plus a third party's game whose one colour of its own is given in RGB only."""
+    import dataclasses
+
+    from gamenight.hookspecs import hookimpl
+
+    class DiscPlugin:
+        GAMENIGHT_API = "1.0"
+
+        @hookimpl
+        def register_games(self, register):
+            register(dataclasses.replace(NIM, id="discs", title="Discs", theme_variables={"discs-red": colour}))
+
+    return load_registry(extra_plugins={"nim": NimPlugin(), "discs": DiscPlugin()}, entry_points=[])
+
+
+@pytest.mark.parametrize(
+    ("colour", "sixteen"),
+    [("#d03030", "ansi_red"), ("#1f5e3a", "ansi_green"), ("#f0f0f0", "ansi_bright_white"), ("ansi_cyan", "ansi_cyan")],
+)
+async def test_a_plugins_rgb_colour_falls_back_to_the_terminals_16_under_gamenight_16(
+    tmp_path: Path, colour: str, sixteen: str
+) -> None:
+    """A plugin's own colour, declared only in RGB, comes out as one of the terminal's 16 colours under
+    a 16-colour theme (never a 256- or true-colour code), and as declared under the others; switching
+    themes in the room switches it too."""
+    from textual.containers import Container
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    class DiscScreen(Screen):
+        DEFAULT_CSS = "#disc { color: $discs-red; }"
+
+        def compose(self):
+            yield Container(Static("●", id="disc"))
+
+    app = GameNightApp(
+        registry=disc_registry(colour),
+        config=Config.load(tmp_path / "c.toml"),
+        saves_dir=tmp_path / "saves",
+        theme_name="gamenight-16",
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.theme_variables["discs-red"] == sixteen
+        await app.push_screen(DiscScreen())
+        await settle(pilot)
+        drawn = app.screen.query_one("#disc").rich_style.color
+        assert drawn.type.name in ("STANDARD", "DEFAULT") and drawn.number == Color.parse(sixteen).ansi
+        app.theme = "gamenight"
+        await settle(pilot)
+        assert app.theme_variables["discs-red"] == colour

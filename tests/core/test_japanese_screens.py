@@ -1,4 +1,4 @@
-"""Issue 13 item 8: Japanese screens a newcomer sees whole and translated, at 80×24."""
+"""Japanese screens a newcomer sees whole and translated, at 80×24."""
 
 from __future__ import annotations
 

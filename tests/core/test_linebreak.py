@@ -1,4 +1,4 @@
-"""Issue 13 item 8: Japanese line breaking (gamenight.linebreak) and the help screens that use it."""
+"""Japanese line breaking (gamenight.linebreak) and the help screens that use it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 7: every game key is a command-palette command too, and running it does what the key does.
+"""Every game key is a command-palette command too, and running it does what the key does.
 
 Two identical rooms at 80×24 open the same seeded match.  In one a person
 presses a key of the table's key bar; in the other they open the palette
@@ -168,7 +168,7 @@ MILLE_KEYS = {
 
 async def test_mille_keys_are_palette_commands_too():
     def cases(_screen):
-        # the issue's words: "pick" and "order" find Mille's commands
+        # the review's words: "pick" and "order" find Mille's commands
         return [(key, {"p": "pick", "o": "order"}.get(key, title[:-4]), title) for key, title in MILLE_KEYS.items()]
 
     await compare("mille", cases)

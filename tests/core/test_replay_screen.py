@@ -349,3 +349,16 @@ async def test_the_move_log_at_80_columns_takes_the_tables_place_not_squeezing_i
         await pilot.pause()
         assert sheet.region == before  # Yatzy's sheet at its own width: the scores in view
         assert "Ann    Bob" in text_of(app) and "Moves" not in text_of(app)
+
+
+async def test_a_games_screen_knows_it_shows_a_replay(tmp_path):
+    """``GameScreen.in_replay``: the game's own screen under the replay viewer says so; at a table it does not."""
+    from gamenight.sdk import GameScreen
+
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, seven_replay())
+        assert isinstance(screen, GameScreen) and screen.in_replay
+    game = REGISTRY.game("seven")
+    local = Match(game, [SeatConfig("Ann"), SeatConfig("Bot", "random")], {}, seed=1)
+    assert not game.screen(local).in_replay

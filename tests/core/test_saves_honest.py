@@ -1,7 +1,7 @@
 """Saves that cannot lie: every field is checked, the totals re-derived and chance re-drawn.
 
-Issues 13.3 (a tampered total is accepted), 14.10 (values the game never
-produced, forged chance, huge files) and 14.9 (deep nesting).
+What a review found accepted before: a tampered total, values the game never produced, forged
+chance, huge files and deep nesting.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The guard of issues 13 and 14.10: tampering with any field of a real save is refused or harmless.
+"""The guard of honest saves: tampering with any field of a real save is refused or harmless.
 
 For a real session of each of the five games and the example's Goofspiel
 (one finished game in the history, the next under way), every field of the

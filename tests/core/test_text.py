@@ -1,4 +1,4 @@
-"""One sanitiser for outside text (issue 14.2): names, plugin errors, file names, the save prompt."""
+"""One sanitiser for outside text: names, plugin errors, file names, the save prompt."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from tests.core.walks import tour
 
 REGISTRY = load_registry()
 LANGUAGES = ("en", "ja")
-ITEM_8 = "issue 13 item 8"
+ITEM_8 = "Japanese screens whole and translated"
 INTERLUDES = {"mille", "mate"}
 """Built-in games with an end-of-hand pause (a seeded random playout reaches it)."""
 KNOWN: dict[tuple[str, str], str] = {}

@@ -42,7 +42,7 @@ class ContrastTour(Tour):
             super().check(game_id, stop, expect)
         else:
             self.findings.setdefault(f"{game_id}/{stop}", [])  # visited (its layout is checked elsewhere)
-        if (game_id, stop) == ("mate", "table"):  # the button the issue names is on the screen measured
+        if (game_id, stop) == ("mate", "table"):  # the button the review names is on the screen measured
             assert "Keep all cards" in str(self.app.screen.query_one("#keep-all").render())
         for palette_name, palette in self.palettes.items():
             problems = low_contrast_text(self.app, palette, AA)

@@ -1,4 +1,4 @@
-"""Issue 13 item 9: every game's help, in English and Japanese, has a keys section naming its table's keys."""
+"""Every game's help, in English and Japanese, has a keys section naming its table's keys."""
 
 from __future__ import annotations
 

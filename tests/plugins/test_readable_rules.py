@@ -1,5 +1,5 @@
-"""The rules modules of SEVEN, Mille Bornes and Yatzy stay plain statements of their rules
-(issue 15.3): states and events built by name or ``_replace``, read by field name, no module
+"""The rules modules of SEVEN, Mille Bornes and Yatzy stay plain statements of their rules:
+states and events built by name or ``_replace``, read by field name, no module
 state.  The speed tricks belong in ``fast.py`` beside them (checked by each game's
 test_fast_paths.py), where a new field cannot silently shift a reference constructor."""
 
@@ -18,7 +18,7 @@ STATE_NAMES = {"state", "s", "after", "new", "played", "done", "owing", "shuffle
 
 
 def tricks(source: str) -> list[str]:
-    """Every construct of the kind issue 15.3 moved out of the reference rules, with its line."""
+    """Every construct of the kind the readable-rules work moved out of the reference rules, with its line."""
     found = []
     records = {
         node.name

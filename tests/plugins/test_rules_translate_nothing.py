@@ -1,4 +1,4 @@
-"""Rules return data; the texts modules and the screens translate (issue 15 section 2).
+"""Rules return data; the texts modules and the screens translate.
 
 Done for all five games: their ``rules.py`` calls no ``translator`` and no ``_``; every
 sentence (events, refusals) is made by ``texts.py``, with the game's catalogue or the

@@ -1,4 +1,4 @@
-"""Every built-in game's screen plays a whole game without the match's full state (issue 16).
+"""Every built-in game's screen plays a whole game without the match's full state.
 
 A shared table's match (``RemoteTable``) has no ``state``: a screen must draw from
 ``match.view(seat)`` and learn what a move did from ``match.last_events()``. Here the

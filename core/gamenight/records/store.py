@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -306,6 +307,10 @@ def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
     )
 
 
+READ_TABLES = frozenset({"games", "game_logs", "seats", "ratings", "game_totals", "person_totals", "versus"})
+"""The tables the figures are read from (schema 1 on): a file without them holds no records."""
+ALL_TABLES = READ_TABLES | {"seat_owners", "players"}
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2]
 """``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -362,6 +367,42 @@ class RecordsStore:
             ) from None
         return store
 
+    @classmethod
+    def open_read_only(cls, path: Path) -> RecordsStore:
+        """Open the records at ``path`` to read them only (``gamenight records --file``).
+
+        The file is opened read-only (SQLite's ``mode=ro``): never created, migrated, or moved
+        aside when damaged -- whoever only reads a file leaves it as it is.  Raises
+        :class:`RecordsUnavailable`, saying why, when it cannot be read.
+        """
+        path = Path(path)
+        uri = "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=ro"
+        try:
+            connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as error:
+            raise RecordsUnavailable(
+                _("The records at {path} cannot be opened: {error}", path=shown_path(path), error=error)
+            ) from None
+        try:
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RecordsUnavailable(
+                    _("The records were written by a newer gamenight (schema {version}).", version=version)
+                )
+            store = cls(connection, path)
+            store._check_schema(READ_TABLES)
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            if isinstance(error, _Damaged) or getattr(error, "sqlite_errorcode", None) in DAMAGED_CODES:
+                raise RecordsUnavailable(_("The records file is damaged ({error}).", error=error)) from None
+            raise RecordsUnavailable(
+                _("The records at {path} cannot be used now: {error}", path=shown_path(path), error=error)
+            ) from None
+        except RecordsUnavailable:
+            connection.close()
+            raise
+        return store
+
     def close(self) -> None:
         """Close the database."""
         self.connection.close()
@@ -386,20 +427,10 @@ class RecordsStore:
                 MIGRATIONS[step](connection)
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def _check_schema(self) -> None:
+    def _check_schema(self, wanted: frozenset[str] | None = None) -> None:
         """A file with our version number but not our tables is damaged too."""
         tables = {row[0] for row in self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = {
-            "games",
-            "game_logs",
-            "seats",
-            "ratings",
-            "game_totals",
-            "person_totals",
-            "versus",
-            "seat_owners",
-            "players",
-        } - tables
+        missing = (ALL_TABLES if wanted is None else wanted) - tables
         if missing:
             raise _Damaged(f"missing tables: {', '.join(sorted(missing))}")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -15,7 +17,7 @@ from gamenight.i18n import _, translator
 from gamenight.records.stats import GameStats
 from gamenight.text import safe_text
 
-__all__ = ["past_game_text", "records_text", "top_ten_text"]
+__all__ = ["json_text", "past_game_text", "records_text", "top_ten_text"]
 
 # ``names`` below maps a game's default seat names, recorded as their English ids, to
 # today's language (a game recorded in English shows "ウルド" in a Japanese room).
@@ -142,3 +144,27 @@ def past_game_text(record: Any, bot_labels: dict[str, str], names: dict[str, str
         text.append("  ")
         text.append(f"{name} {score_text(seat.score)}", style="bold" if seat.place == 1 else "")
     return text
+
+
+_ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""What :func:`gamenight.text.safe_text` drops from text: controls (C0, DEL, C1 such as U+009B, which a
+terminal reads as CSI), format and bidi characters (U+202E), private use, unassigned, separators."""
+
+
+def json_text(data: Any) -> str:
+    """``data`` as one line of JSON that is safe to print: every character a terminal could act on is
+    written as a ``\\uXXXX`` escape.
+
+    Escaped rather than dropped (as the text output drops them): JSON is read by programs, which get
+    back exactly what the records hold (``json.loads`` undoes the escapes), while the terminal only
+    ever sees ASCII for them.  Everything else -- a Japanese name -- stays as it is.
+    """
+
+    def escape(ch: str) -> str:
+        if unicodedata.category(ch) not in _ESCAPED:
+            return ch
+        units = ch.encode("utf-16-be")
+        return "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))
+
+    # json.dumps leaves no raw character outside a string, so each one escaped here is inside one.
+    return "".join(escape(ch) for ch in json.dumps(data, ensure_ascii=False))

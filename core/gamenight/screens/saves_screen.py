@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
-from gamenight.text import safe_text
+from gamenight.text import hosted, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -32,8 +32,9 @@ class SavesScreen(Screen):
         translate_bindings(self, _)
 
     def compose(self) -> ComposeResult:
-        folder = self.app.saves.folder
-        yield Static(_("Saved games in {folder}", folder=safe_text(folder)), id="saves-title", markup=False)
+        # A hosted room's folder is a path on the server (its users' folders): no business of a visitor's.
+        title = _("Saved games") if hosted() else _("Saved games in {folder}", folder=safe_text(self.app.saves.folder))
+        yield Static(title, id="saves-title", markup=False)
         files = self.app.saves.list()
         options = [
             # Anyone who can write to the folder names these files: plain text, made safe, never markup.

@@ -59,7 +59,7 @@ class SetupScreen(Screen):
         super().__init__()
         self.game = game
         self.shared = shared
-        """A shared table (issue 16): seats open for a person or a bot, public/private, a move timer."""
+        """A shared table: seats open for a person or a bot, public/private, a move timer."""
         self.t = translator(game.id)
         translate_bindings(self, _)
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.linebreak import wrap
     from gamenight.match import Match, SeatConfig, play_headless
     from gamenight.ui.game_screen import GameScreen, Room, StatusLine, pad_cells
+    from gamenight.widgets.key_bar import KeyBar
     from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "GameScreen",
     "IllegalAction",
     "Interlude",
+    "KeyBar",
     "Match",
     "MessageDialog",
     "Option",
@@ -112,23 +114,26 @@ __all__ = [
     "wrap",
 ]
 
-API_VERSION = "1.0"
-"""The version of this SDK, ``MAJOR.MINOR``.
+API_VERSION = "1.1"
+"""The version of this SDK, ``MAJOR.MINOR`` (what each version added: CHANGELOG.md).
 
 A plugin names the version it was written for in its plugin module::
 
-    GAMENIGHT_API = "1.0"
+    GAMENIGHT_API = "1.1"
 
 A room loads it when the major versions are equal and the room's minor
 version is at least the plugin's (1.2 runs plugins for 1.0 and 1.2, not
 for 1.3 or 2.0); otherwise the plugin is listed as broken, with the reason,
-like any plugin that fails to load.  A plugin that names no version is
-loaded as before.
+like any plugin that fails to load -- even when the plugin's module could
+not be imported at all because it uses a name this SDK does not have yet.
+A plugin that names no version is loaded as before.  Minor versions only
+add; a change that can break a plugin raises the major version.
 """
 
 
-def api_mismatch(wanted: object, have: str = API_VERSION) -> str | None:
-    """Why a plugin that wants SDK ``wanted`` cannot run on SDK ``have``; None when it can."""
+def api_mismatch(wanted: object, have: str | None = None) -> str | None:
+    """Why a plugin that wants SDK ``wanted`` cannot run on SDK ``have`` (this one's); None when it can."""
+    have = API_VERSION if have is None else have
     if not isinstance(wanted, str) or not re.fullmatch(r"\d{1,4}\.\d{1,4}", wanted):
         return f"GAMENIGHT_API must be a string like {have!r}, not {str(wanted)[:40]!r}"
     major, minor = (int(part) for part in wanted.split("."))
@@ -806,6 +811,7 @@ _LAZY: dict[str, str] = {
     "ResultTable": "gamenight.dialogs",
     "YesNoDialog": "gamenight.dialogs",
     "TextPrompt": "gamenight.dialogs",
+    "KeyBar": "gamenight.widgets.key_bar",
     "ScoreCell": "gamenight.widgets.score_table",
     "ScoreRow": "gamenight.widgets.score_table",
     "ScoreTable": "gamenight.widgets.score_table",

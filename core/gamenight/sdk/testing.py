@@ -2,7 +2,8 @@
 
 The helpers the built-in games are tested with (:mod:`gamenight.testing` says what
 each checks): ``run_conformance``, ``random_playouts``, ``check_bot_legality``,
-``check_view_hiding``, ``check_save_round_trip``, ``check_screen_mounts``,
+``check_view_hiding``, ``check_observer_hiding``, ``check_public_events``,
+``check_save_round_trip``, ``check_screen_mounts``,
 ``screen_mounts``, ``settle`` / ``wait_for_bots``, ``message_ids``,
 ``missing_translations``, ``declared_texts``; and what a Pilot test of a table
 needs from the room: :func:`load_registry` (the installed plugins, found as the

@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from gamenight.ssh.identity import guest_user_id, key_user_id
+from gamenight.compat.asyncssh_internals import on_refused_global_request
+from gamenight.ssh.guests import Guest, GuestBook, split_code
+from gamenight.ssh.identity import key_user_id
 from gamenight.ssh.limits import RateLimiter
 from gamenight.ssh.log import EventLog
 from gamenight.ssh.messages import _, client_text
 from gamenight.ssh.sessions import GameChannel, GameSession
 from gamenight.ssh.settings import Settings
+from gamenight.tables.names import usable_name
 
 if TYPE_CHECKING:
     from gamenight.ssh.template import TemplateKeeper
@@ -63,6 +66,8 @@ class Hub:
         self.sweeper: asyncio.TimerHandle | None = None
         self.templates: TemplateKeeper | None = None
         """The room template rooms are forked from (``None``: every room is spawned)."""
+        self.guests = GuestBook(settings.data_dir, log) if settings.guest else None
+        """Who each guest name belongs to (``--guest``): :mod:`gamenight.ssh.guests`."""
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -90,16 +95,30 @@ class Hub:
         return sum(1 for connection in self.sessions if connection.user_id == user_id)
 
     def expire_guests(self) -> None:
-        """Delete guest folders nobody has used for ``--guest-expiry-days`` (never one in use)."""
+        """Delete guest folders and free guest names nobody has used for ``--guest-expiry-days``
+        (never one in use)."""
         days = self.settings.guest_expiry_days
         users = self.settings.data_dir / "users"
-        if days <= 0 or not users.is_dir():
+        if days <= 0:
             return
         cutoff = time.time() - days * 86400
-        active = {connection.user_id for connection in self.connections}
+        active = {connection.user_id for connection in self.connections if connection.user_id is not None}
+        forgotten = {guest.user_id for guest in self.guests.expire(cutoff, active)} if self.guests else set()
+        if forgotten:
+            self.log("guest_names_expired", names=len(forgotten), days=days)
+        if not users.is_dir():
+            return
         expired = 0
         for folder in users.iterdir():
             if not folder.name.startswith("g-") or folder.name in active or folder.is_symlink():
+                continue
+            if folder.name in forgotten:  # its name is free again: nobody could reach the folder
+                try:
+                    shutil.rmtree(folder)
+                except OSError as error:
+                    self.log("error", what="guest_expiry", detail=str(error))
+                    continue
+                expired += 1
                 continue
             try:
                 if last_used(folder) >= cutoff:
@@ -127,7 +146,13 @@ class Connection(asyncssh.SSHServer):
         self.peer = "?"
         self.peer_port = 0
         self.username = ""
+        """The user name the client sent (a guest's without its reconnect code)."""
         self.user_id: str | None = None
+        self.guest: Guest | None = None
+        """The guest name this connection logged in under (``--guest``)."""
+        self.new_code: str | None = None
+        """A keyless guest's new reconnect code, shown once when its room starts."""
+        self._told_taken = False
         self.session: GameSession | None = None
         self.started = time.monotonic()
         self.last_input = self.started
@@ -158,7 +183,6 @@ class Connection(asyncssh.SSHServer):
         self._schedule_idle_check()
         # Count what the client is refused; asyncssh answers these without asking the server object.
         open_failure, auth_failure = conn.send_channel_open_failure, conn.send_userauth_failure
-        global_response = conn._report_global_response
 
         def channel_open_failed(*args: Any, **kwargs: Any) -> None:
             open_failure(*args, **kwargs)
@@ -173,17 +197,9 @@ class Connection(asyncssh.SSHServer):
                     "auth_tries", _("Too many authentication failures."), asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE
                 )
 
-        def global_answered(result: Any) -> None:
-            # Only requests asyncssh knows and the server refused (forwardings); an unknown one
-            # may be an OpenSSH client's keepalive@openssh.com (ServerAliveInterval).
-            known = conn._global_request_queue and callable(conn._global_request_queue[0][0])
-            global_response(result)
-            if result is False and known:
-                self.count_refused()
-
         conn.send_channel_open_failure = channel_open_failed  # type: ignore[method-assign]
         conn.send_userauth_failure = auth_failed  # type: ignore[method-assign]
-        conn._report_global_response = global_answered  # type: ignore[method-assign]
+        on_refused_global_request(conn, self.count_refused)  # forwardings, not keepalives (gamenight.compat)
 
     def note(self, event: str, **fields: Any) -> None:
         """Log a line about something refused, at most :data:`NOISY_LINES` per connection."""
@@ -302,21 +318,110 @@ class Connection(asyncssh.SSHServer):
         if self._refusal is not None and self.conn is not None:
             self.conn.disconnect(*self._refusal)
             return True
-        self.username = username[:64]
         if self.hub.settings.guest:
-            user_id = guest_user_id(username)
-            if not self._admit(user_id):
-                return True
-            self.user_id = user_id
-            self.hub.log(
-                "auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id, method="guest"
-            )
-            return False
+            return self._begin_guest(username)
+        self.username = username[:64]
         if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
             self._admit(None)
             return True
         self.auth_tried = True
         return True
+
+    # -- guests: a name belongs to the key it was first used with, or to a reconnect code --------
+    def _begin_guest(self, username: str) -> bool:
+        """A guest names itself: ``NAME`` (then a key, or nothing) or ``NAME+CODE``."""
+        assert self.hub.guests is not None
+        name, code = split_code(username[:128])
+        self.username = usable_name(name[:64], "guest")
+        self.auth_tried = True
+        if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # told before any login
+            self._admit(None)
+            return True
+        if code is None:
+            return True  # the client's keys, then keyboard-interactive (nothing to type)
+        guest = self.hub.guests.find(self.username)
+        if guest is not None and self.hub.guests.has_code(guest, code):
+            return not self._guest_in(guest, "guest_code")
+        self.auth_failures += 1
+        self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username, method="guest_code")
+        self.close(
+            "guest_code",
+            _("Wrong reconnect code for the name {name}.", name=self.username),
+            asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+        )
+        return True
+
+    def _guest_in(self, guest: Guest, method: str, **fields: Any) -> bool:
+        """The connection logs in as ``guest`` (if the server and the user have room)."""
+        assert self.hub.guests is not None
+        if self.user_id is None and self.conn is not None and self not in self.hub.sessions:
+            if not self._admit(guest.user_id):
+                return False
+        self.user_id, self.guest = guest.user_id, guest
+        self.hub.guests.touch(guest)
+        self.hub.log(
+            "auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id, method=method, **fields
+        )
+        return True
+
+    def _name_taken(self) -> None:
+        self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username, method="name_taken")
+        self.close(
+            "name_taken",
+            _(
+                "The name {name} is taken on this server; pick another name, or connect with the key "
+                "you first used (or as {name}+CODE with your reconnect code).",
+                name=self.username,
+            ),
+            asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+        )
+
+    def _guest_completed(self) -> None:
+        """A guest's key (checked by its signature) or keyboard-interactive login went through."""
+        book = self.hub.guests
+        assert book is not None
+        guest, key = book.find(self.username), self._candidate
+        if guest is not None:  # the name was bound already (maybe a moment ago, by another connection)
+            if key is not None and book.has_key(guest, key.public_data):
+                self._guest_in(guest, "guest_key", key=key.get_fingerprint())
+            else:
+                self._name_taken()
+            return
+        if book.full():
+            self.hub.log("limit", kind="guests", conn=self.id, peer=self.peer, limit=book.limit)
+            self.close(
+                "guests",
+                _("This server has no room for another guest name; please try again later."),
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+            )
+            return
+        if not self._admit(None):  # a new name is bound only once the server has room for it
+            return
+        if key is not None:
+            guest = book.bind_key(self.username, key.public_data)
+            fields: dict[str, Any] = {"key": key.get_fingerprint()}
+        else:
+            bound = book.bind_code(self.username)
+            guest, self.new_code = bound if bound is not None else (None, None)
+            fields = {}
+        assert guest is not None
+        self.hub.log("guest_bound", user=self.username, user_id=guest.user_id, with_key=key is not None)
+        self._guest_in(guest, "guest_key" if key is not None else "guest_new", **fields)
+
+    def kbdint_auth_supported(self) -> bool:
+        return self.hub.settings.guest
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        """A guest without a key (or whose keys were not the name's): a free name is theirs at
+        once, with nothing to type; a bound name is refused with the reason."""
+        self._candidate = None  # a key offered but never signed for proves nothing
+        book = self.hub.guests
+        if book is None:
+            return False
+        if book.find(self.username) is None:
+            return True  # auth_completed binds it (to a new code: no key was signed for)
+        self._name_taken()
+        return False
 
     def _admit(self, user_id: str | None) -> bool:
         """Move a connection that has logged in (as ``user_id``) from the pending ones to the
@@ -343,9 +448,31 @@ class Connection(asyncssh.SSHServer):
         return False
 
     def public_key_auth_supported(self) -> bool:
-        return not self.hub.settings.guest
+        return True  # a guest's key binds its name
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        book = self.hub.guests
+        if book is not None:  # asyncssh checks the signature after this, before auth_completed
+            guest = book.find(self.username)
+            if guest is not None and not book.has_key(guest, key.public_data):
+                self.note("auth_rejected_key", user=self.username, key=key.get_fingerprint())
+                if not self._told_taken and self.conn is not None:  # the client may have the right key next
+                    self._told_taken = True
+                    self.conn.send_auth_banner(
+                        _(
+                            "The name {name} is taken on this server by another key or a reconnect code: "
+                            "the key {key} cannot log in as {name}.",
+                            name=self.username,
+                            key=key.get_fingerprint(),
+                        )
+                        + "\r\n"
+                    )
+                return False
+            if guest is not None and self.hub.of_user(guest.user_id) >= self.hub.settings.max_per_user:
+                self._admit(guest.user_id)  # refused with the reason now, not after the login
+                return False
+            self._candidate = key
+            return True
         keys = self.hub.authorized_keys()
         options = keys.validate(key, self.peer, self.peer) if keys is not None else None
         if options is None:
@@ -356,7 +483,12 @@ class Connection(asyncssh.SSHServer):
         return True
 
     def auth_completed(self) -> None:
-        if self.hub.settings.guest or self._candidate is None:
+        if self.user_id is not None or self._closing:
+            return
+        if self.hub.settings.guest:
+            self._guest_completed()
+            return
+        if self._candidate is None:
             return
         user_id = key_user_id(self._candidate)
         if not self._admit(user_id):

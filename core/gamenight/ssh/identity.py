@@ -1,8 +1,8 @@
 """Who a connection is, and where that person's files live.
 
 Nothing the client sends is used raw as a path.  A user's directory name is
-derived from the authenticated key (keys mode) or from a hash of the user name
-(guest mode), and only ever contains ``[a-z0-9-]``.
+derived from the authenticated key (keys mode), or made when a guest name was
+bound (guest mode, :mod:`gamenight.ssh.guests`), and only ever contains ``[a-z0-9-]``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def key_user_id(key: asyncssh.SSHKey) -> str:
 
 
 def guest_user_id(name: str) -> str:
-    """``g-<readable part>-<hash>``: a lower-cased ASCII hint plus a hash of the exact name.
+    """``g-<readable part>-<hash>``: a lower-cased ASCII hint plus a hash of the exact name (a
+    guest's folder before guest names were bound; now only the first to bind the name gets it).
 
     Two names that differ in any way (case, accents, punctuation) get different
     ids because the hash covers the raw UTF-8 bytes.

@@ -8,10 +8,11 @@ an interactive session with a pty gets its own game room process in its own
 pseudo-terminal (see :mod:`gamenight.ssh.child`).  Nothing else is reachable:
 exec requests, subsystems (SFTP), port forwarding, X11 and agent forwarding
 are refused.  Each user's saves and settings live in
-``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint or a hash
-of the guest name (:mod:`gamenight.ssh.identity`); where the system allows it,
-each room runs in user, mount and PID namespaces that hide everything of the
-data dir but that folder (:mod:`gamenight.ssh.launch`).
+``DATA_DIR/users/<id>/`` where the id comes from the key fingerprint, or is the
+one the guest's name was bound to (:mod:`gamenight.ssh.identity`,
+:mod:`gamenight.ssh.guests`); where the system allows it, each room runs in
+user, mount and PID namespaces that hide everything of the data dir but that
+folder (:mod:`gamenight.ssh.launch`).
 
 The parts: :mod:`~gamenight.ssh.settings` (options and their validation),
 :mod:`~gamenight.ssh.log` (the structured log), :mod:`~gamenight.ssh.auth`
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -42,7 +44,7 @@ from gamenight.ssh.auth import Connection, Hub, last_used
 from gamenight.ssh.identity import load_or_create_host_key
 from gamenight.ssh.log import EventLog
 from gamenight.ssh.messages import _, client_language, client_text
-from gamenight.ssh.sandbox import LAUNCH, build_command, sandbox_works
+from gamenight.ssh.sandbox import LAUNCH, build_command, decide_sandbox, sandbox_works
 from gamenight.ssh.sessions import CRASH_LOG_NAME, _safe_term, build_environment, colour_depth, last_line
 from gamenight.ssh.settings import Settings, UsageError, parser, settings_from_args
 from gamenight.ssh.template import TemplateKeeper, TemplateUnavailable, ksm_state
@@ -101,9 +103,7 @@ async def serve(
     """
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     host_key, created = load_or_create_host_key(settings.data_dir)
-    settings.isolated = settings.sandbox != "off" and sandbox_works(settings.data_dir)
-    if settings.sandbox == "on" and not settings.isolated:
-        raise ValueError(_("--sandbox on: this system does not allow user, mount and PID namespaces"))
+    sandbox_why = decide_sandbox(settings)
     hub = Hub(settings, log)
     if settings.authorized_keys is not None and hub.authorized_keys() is None:
         raise ValueError(f"cannot read authorized keys from {settings.authorized_keys}")
@@ -148,6 +148,8 @@ async def serve(
         host_key=host_key.get_fingerprint(),
         host_key_created=created,
         isolated=settings.isolated,
+        sandbox_why=sandbox_why,
+        room_uid=settings.room_uid,
         rooms="template" if templates is not None else "spawn",
         rooms_why=template_reason,
         ksm=_ksm(settings, templates),
@@ -212,7 +214,10 @@ async def _start_template(settings: Settings, log: EventLog) -> tuple[TemplateKe
         return None, "--template off"
     if settings.template == "auto" and settings.command is not None:
         return None, "--command runs a program of its own: the template would pre-load nothing it uses"
-    keeper = TemplateKeeper(str(settings.data_dir) if settings.isolated else None, log, settings.ksm)
+    user = (settings.room_uid, settings.room_gid) if settings.room_uid != os.geteuid() else None
+    keeper = TemplateKeeper(
+        str(settings.data_dir) if settings.isolated else None, log, settings.ksm, user, settings.room_needs
+    )
     try:
         template = await keeper.start()
     except TemplateUnavailable as error:
@@ -238,7 +243,7 @@ async def _listen(hub: Hub, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
         allow_scp=False,
         sftp_factory=None,
         password_auth=False,
-        kbdint_auth=False,
+        kbdint_auth=settings.guest,  # a guest without a key: nothing to type (guests.py)
         host_based_auth=False,
         gss_kex=False,
         gss_auth=False,

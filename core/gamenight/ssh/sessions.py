@@ -12,6 +12,7 @@ import codecs
 import contextlib
 import os
 import socket
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
 __all__ = [
     "CRASH_LOG_NAME",
     "ENV_NAMES",
+    "NOTICE",
     "TABLES_FD",
     "GameChannel",
     "GameSession",
     "build_environment",
+    "code_notice",
     "colour_depth",
     "last_line",
 ]
@@ -204,6 +207,9 @@ class GameSession(asyncssh.SSHServerSession):
 
     def _refuse(self, message: str) -> None:
         assert self.chan is not None
+        if self.owner.new_code is not None:  # the new guest's only chance to learn its code
+            message += " " + code_notice(self.language, self.owner.username, self.owner.new_code)
+            self.owner.new_code = None
         self.chan.write_stderr(("gamenight: " + message + "\r\n").encode())
         self.chan.exit(1)
 
@@ -214,12 +220,13 @@ class GameSession(asyncssh.SSHServerSession):
         home = user_dir(settings.data_dir, owner.user_id)
         with contextlib.suppress(OSError):
             os.utime(home)  # in use: guest expiry counts from here
+        notice = self._tell_code(owner.username, owner.new_code) if owner.new_code is not None else None
         depth = colour_depth(self.term, client_env)
         # The room's end of its connection to the table service; the server's end is served as
         # this connection's authenticated identity (never anything the room or client says).
         ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
         tables_fd = theirs.fileno() if theirs is not None else None
-        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd)
+        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd, notice)
         template = self.hub.templates.get() if self.hub.templates is not None else None
         room: RoomProcess | None = None
         if template is not None:
@@ -299,6 +306,17 @@ class GameSession(asyncssh.SSHServerSession):
             room.write(bytes(self._early))
             self._early.clear()
 
+    def _tell_code(self, name: str, code: str) -> str:
+        """Show a new keyless guest its reconnect code, once, before its room starts (it stays on
+        the terminal's main screen, under the room's, and is there again when the room ends);
+        returns the text, for the room to show too (:data:`NOTICE`)."""
+        assert self.chan is not None
+        self.owner.new_code = None
+        text = code_notice(self.language, name, code)
+        with contextlib.suppress(OSError):
+            self.chan.write(("\r\n" + text + "\r\n\r\n").encode())
+        return text
+
     async def _serve_tables(self, ours: socket.socket) -> None:
         """Hand the server's end of the room's socket to the table service for this session."""
         tables, owner = self.hub.tables, self.owner
@@ -311,7 +329,9 @@ class GameSession(asyncssh.SSHServerSession):
             return
         self._tables = writer
         self.hub.keep(
-            asyncio.get_running_loop().create_task(tables.serve(reader, writer, owner.user_id, owner.username))
+            asyncio.get_running_loop().create_task(
+                tables.serve(reader, writer, owner.user_id, owner.username, owner.peer)
+            )
         )
         if self._ended:
             self._close_tables()
@@ -445,12 +465,30 @@ CRASH_LOG_NAME = "crash.log"
 
 
 def last_line(path: Path, limit: int = 4096) -> str:
-    """The last non-empty line of a text file (its tail only), for the server's log."""
-    with path.open("rb") as file:
-        file.seek(max(0, path.stat().st_size - limit))
-        tail = file.read().decode("utf-8", "replace")
+    """The last non-empty line of a text file (its tail only), for the server's log.  The file is
+    the room's: a link (to a file only the server may read) or anything but a regular file (a FIFO
+    would block the server) is an :class:`OSError`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"not a regular file: {path}")
+        file.seek(max(0, info.st_size - limit))
+        tail = file.read(limit).decode("utf-8", "replace")
     lines = [line for line in tail.splitlines() if line.strip() and not line.startswith("---")]
     return lines[-1][:300] if lines else ""
+
+
+def code_notice(language: str, name: str, code: str) -> str:
+    """What a new keyless guest is told, once: how to come back under its name."""
+    return client_text(
+        language,
+        "Welcome, {name}: this name is now yours on this server. You connected without a key, so "
+        "come back with the user name {name}+{code} (ssh {name}+{code}@host). "
+        "The code is shown only this once: note it down.",
+        name=name,
+        code=code,
+    )
 
 
 TABLES_FD = "GAMENIGHT_TABLES_FD"
@@ -459,8 +497,12 @@ descriptor number of a connected stream socket speaking :mod:`gamenight.tables.p
 Set by the server only: the client's own variables never pass the allow-list (:data:`ENV_NAMES`)."""
 
 
+NOTICE = "GAMENIGHT_NOTICE"
+"""A message from the server the room shows once in its lobby (a new guest's reconnect code)."""
+
+
 def build_environment(
-    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None
+    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None, notice: str | None = None
 ) -> dict[str, str]:
     """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
     env = {
@@ -488,4 +530,6 @@ def build_environment(
         env["GAMENIGHT_LANG"] = language
     if tables_fd is not None:
         env[TABLES_FD] = str(tables_fd)
+    if notice:
+        env[NOTICE] = notice
     return env

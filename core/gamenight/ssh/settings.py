@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -46,6 +47,13 @@ class Settings:
     """``auto`` (isolate each room if this system allows it), ``on`` (required) or ``off``."""
     isolated: bool = False
     """Whether rooms are isolated in this run (decided at start-up)."""
+    room_user: str | None = None
+    """``--room-user``: who rooms run as when the server is root (``None``: ``nobody``)."""
+    room_uid: int = field(default_factory=os.geteuid)
+    room_gid: int = field(default_factory=os.getegid)
+    """The rooms' uid and gid in this run (decided at start-up; the server's own unless it is root)."""
+    room_needs: list[str] = field(default_factory=list)
+    """Folders rooms run as another user need (Python, its packages), for the sandbox to put back."""
     tables: bool = True
     """Whether the server runs the shared tables' service and connects every room to it."""
     template: str = "auto"
@@ -152,7 +160,9 @@ def parser() -> argparse.ArgumentParser:
         help=_("admit the public keys in FILE (OpenSSH authorized_keys format)"),
     )
     auth.add_argument(
-        "--guest", action="store_true", help=_("admit anyone, without a password; the user name picks the saves")
+        "--guest",
+        action="store_true",
+        help=_("admit anyone, without a password; a name belongs to the first key (or code) it is used with"),
     )
     for name, kind, metavar, text in _number_options():
         parser.add_argument(_option(name), type=kind, default=getattr(Settings, name), metavar=metavar, help=text)
@@ -161,9 +171,16 @@ def parser() -> argparse.ArgumentParser:
         choices=("auto", "on", "off"),
         default="auto",
         help=_(
-            "run each room where only its user's folder of the data dir is visible "
-            "(user, mount and PID namespaces): auto = when the system allows it (default)"
+            "run each room in a sandbox: only its user's folder of the data dir visible, no network, "
+            "no other terminal, no capability (namespaces, seccomp): auto = when the system allows it "
+            "(default); off = trusted players only (as root: with --room-user root only)"
         ),
+    )
+    parser.add_argument(
+        "--room-user",
+        metavar="USER",
+        default=None,
+        help=_("when the server runs as root: the unprivileged user rooms run as (default: nobody)"),
     )
     parser.add_argument(
         "--tables",
@@ -233,6 +250,7 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         idle_timeout=args.idle_timeout,
         grace=args.grace,
         sandbox=args.sandbox,
+        room_user=args.room_user,
         room_memory=args.room_memory,
         tables=args.tables == "on",
         template=args.template,

@@ -1,7 +1,7 @@
 """The room template: one pre-loaded process that forks a game room for each new session.
 
 A fresh ``python -m gamenight`` spends most of a hosted room's first frame importing Textual,
-the room and the games (bench/RESULTS.md, issue 18).  ``serve-ssh`` therefore starts one
+the room and the games (bench/RESULTS.md, "A hosted room's first frame").  ``serve-ssh`` therefore starts one
 helper, ``python -m gamenight.ssh.template``, that imports all of that once, calls
 :func:`gc.freeze` (so the collector never writes to those pages and forked rooms keep sharing
 them) and then waits on its control socket.
@@ -22,12 +22,12 @@ What crosses into the template, and what cannot:
 
 The forked child leads a new session with the pty as its controlling terminal, takes the pty
 as 0/1/2 (and the tables socket as 3), closes every other descriptor, caps its address space
-and, when isolated, enters fresh user, mount and PID namespaces (as ``unshare --user --mount
---pid --fork --mount-proc`` and :mod:`gamenight.ssh.launch` do for the spawned rooms): PID 1
-of the namespace mounts its ``/proc``, hides the data dir but the user's folder
-(:func:`gamenight.ssh.launch.hide`) and runs the room as its child.  The room is the same
-entry point ``python -m gamenight`` uses (:func:`gamenight.cli.main`) with the same argv, run
-in the forked process; a ``--command`` room is ``exec``'d instead.
+and, when isolated, enters the very sandbox a spawned room gets
+(:func:`gamenight.ssh.launch.sandboxed`: new mount, PID and network namespaces; PID 1 of the
+namespace mounts its ``/proc``, hides the data dir but the user's folder, mounts its own devpts,
+locks down (as the rooms' user when the server is root) and runs the room as its child).  The
+room is the same entry point ``python -m gamenight`` uses (:func:`gamenight.cli.main`) with the
+same argv, run in the forked process; a ``--command`` room is ``exec``'d instead.
 
 The template reports ``started`` (request id, outer pid) and ``exited`` (pid, status) back on
 the control socket; the server signals the room's process group and watches its pty exactly as
@@ -56,8 +56,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gamenight.ssh import launch
 from gamenight.ssh.child import RoomProcess
-from gamenight.ssh.launch import HANDLED, exit_code, find_waiter, hide, wait_for, wait_small
+from gamenight.ssh.launch import HANDLED, exit_code, find_waiter
 
 __all__ = [
     "CLONE_NEWNS",
@@ -71,12 +72,7 @@ __all__ = [
     "plugin_stamp",
 ]
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-MS_PRIVATE = 1 << 18
-MS_REC = 0x4000
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x2, 0x4, 0x8
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = launch.CLONE_NEWNS, launch.CLONE_NEWUSER, launch.CLONE_NEWPID
 PR_SET_PDEATHSIG = 1
 PR_SET_MEMORY_MERGE = 67
 """``prctl`` option (Linux 6.4+): every anonymous page of the process may be merged by KSM."""
@@ -114,6 +110,8 @@ class SessionSettings:
         memory: int = 0,
         hide: tuple[str, str] | None = None,
         execute: bool = False,
+        user: tuple[int, int] | None = None,
+        needs: Sequence[str] = (),
     ) -> None:
         self.argv = list(argv)
         self.env = dict(env)
@@ -121,6 +119,10 @@ class SessionSettings:
         self.memory = memory
         self.hide = hide
         self.execute = execute
+        self.user = user
+        """The room's uid and gid when the server is root (the sandbox maps the room to them)."""
+        self.needs = list(needs)
+        """Folders the room needs (Python, its packages) that its user may not reach on its own."""
 
     def encode(self) -> bytes:
         data = json.dumps(
@@ -131,6 +133,8 @@ class SessionSettings:
                 "memory": self.memory,
                 "hide": list(self.hide) if self.hide else None,
                 "exec": self.execute,
+                "user": list(self.user) if self.user else None,
+                "needs": self.needs,
             }
         ).encode()
         if len(data) > MAX_SETTINGS:
@@ -159,7 +163,7 @@ def parse_settings(data: bytes) -> SessionSettings:
         raw = json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
         raise TemplateError("settings are not JSON") from error
-    if not isinstance(raw, dict) or set(raw) != {"argv", "env", "cwd", "memory", "hide", "exec"}:
+    if not isinstance(raw, dict) or set(raw) != {"argv", "env", "cwd", "memory", "hide", "exec", "user", "needs"}:
         raise TemplateError("settings have the wrong fields")
     argv, env, memory, hidden, execute = raw["argv"], raw["env"], raw["memory"], raw["hide"], raw["exec"]
     if not isinstance(argv, list) or len(argv) > MAX_ARGS or not all(isinstance(a, str) for a in argv):
@@ -179,7 +183,19 @@ def parse_settings(data: bytes) -> SessionSettings:
         hidden = (_path(hidden[0], "data dir"), _path(hidden[1], "home"))
     if not isinstance(execute, bool) or (execute and not argv):
         raise TemplateError("bad command")
-    return SessionSettings(argv, env, _path(raw["cwd"], "cwd"), memory, hidden, execute)
+    user, needs = raw["user"], raw["needs"]
+    if user is not None:
+        if not isinstance(user, list) or len(user) != 2 or not all(_id(value) for value in user):
+            raise TemplateError("bad user")
+        user = (user[0], user[1])
+    if not isinstance(needs, list) or len(needs) > MAX_ARGS:
+        raise TemplateError("bad needed folders")
+    needs = [_path(need, "needed folder") for need in needs]
+    return SessionSettings(argv, env, _path(raw["cwd"], "cwd"), memory, hidden, execute, user, needs)
+
+
+def _id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 32
 
 
 # -- plugins on disk ---------------------------------------------------------------------------------
@@ -239,50 +255,6 @@ def ksm_state(path: str = KSM_RUN) -> str:
     except (OSError, ValueError):
         return "unavailable"
     return {"0": "stopped", "1": "running", "2": "unmerging"}.get(value, "unavailable")
-
-
-def _unshare(flags: int) -> None:
-    if hasattr(os, "unshare"):  # Python 3.12+
-        os.unshare(flags)
-        return
-    libc = _libc()
-    if libc.unshare(ctypes.c_int(flags)) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"unshare: {os.strerror(error)}")
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, what: str) -> None:
-    libc = _libc()
-    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-    encode = lambda value: None if value is None else value.encode()  # noqa: E731
-    if libc.mount(encode(source), encode(target), encode(fstype), flags, None) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"{what}: {os.strerror(error)}")
-
-
-def enter_namespaces() -> None:
-    """Fresh user, mount and PID namespaces for this process (as ``unshare --user --map-current-user
-    --mount --propagation private --pid``); the next child forked is PID 1 of the new PID namespace."""
-    uid, gid = os.getuid(), os.getgid()
-    _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE, "make mounts private")
-
-
-def _as_init() -> None:
-    """In PID 1 of a fresh namespace: die with the outer process, and see only this namespace's /proc."""
-    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mount /proc")
 
 
 def _room(settings: SessionSettings) -> int:
@@ -364,31 +336,8 @@ def child(session: socket.socket, keep: Sequence[int]) -> int:
         resource.setrlimit(resource.RLIMIT_AS, (settings.memory, settings.memory))
     if settings.hide is None:
         return _room(settings)
-    for signum in HANDLED:
-        signal.signal(signum, signal.SIG_IGN)  # the room, in this process group, gets them
-    try:
-        enter_namespaces()
-    except OSError as error:
-        os.write(2, f"gamenight: cannot isolate this session ({error}).\r\n".encode())
-        return 1
-    init = os.fork()
-    if init:
-        return wait_small(init, WAITER, title)
-    # PID 1 of the new namespace (see gamenight.ssh.launch.run_as_init).
-    code = 1
-    try:
-        try:
-            _as_init()
-            hide(*settings.hide)
-        except (OSError, ValueError) as error:
-            os.write(2, f"gamenight: cannot isolate this session ({error}).\r\n".encode())
-            os._exit(1)
-        room = os.fork()
-        if room == 0:
-            os._exit(_run(_room, settings))
-        code = wait_small(room, WAITER, title)
-    finally:
-        os._exit(code)
+    data_dir, home = settings.hide
+    return launch.sandboxed(data_dir, home, settings.needs, settings.user, lambda: _run(_room, settings), WAITER, title)
 
 
 def _run(function: Any, *args: Any) -> int:
@@ -405,39 +354,12 @@ def _run(function: Any, *args: Any) -> int:
         return 1
 
 
-def probe(data_dir: str) -> str | None:
-    """Whether a forked child can enter the namespaces and hide ``data_dir`` here; why not, if not."""
+def probe(data_dir: str, needs: Sequence[str] = (), user: tuple[int, int] | None = None) -> str | None:
+    """Whether a forked child can be sandboxed here (:func:`gamenight.ssh.launch.probe`: the
+    namespaces, the hiding, the devpts, the lock-down); why not, if not."""
     users = os.path.join(data_dir, "users")
     os.makedirs(users, mode=0o700, exist_ok=True)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-
-        def check() -> int:
-            enter_namespaces()
-            init = os.fork()
-            if init:
-                return wait_for(init)
-            _as_init()
-            hide(data_dir, users)
-            ok = os.listdir(data_dir) == ["users"] and os.getpid() == 1
-            return 0 if ok else 1
-
-        try:
-            os._exit(check())
-        except BaseException as error:
-            os.write(write, str(error).encode()[:500])
-            os._exit(1)
-    os.close(write)
-    reason = b""
-    while chunk := os.read(read, 1024):
-        reason += chunk
-    os.close(read)
-    _pid, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) == 0:
-        return None
-    return reason.decode(errors="replace") or "the namespaces did not hide the data dir"
+    return launch.probe(data_dir, users, needs, user)
 
 
 PRELOAD = (
@@ -461,7 +383,7 @@ def preload() -> None:
     from gamenight.plugins import preload_registry
 
     preload_registry()  # imports every game; a room takes a copy of this registry instead of looking again
-    from gamenight.ui.shared_css import share_parsed_css
+    from gamenight.compat.textual_internals import share_parsed_css
 
     share_parsed_css()
     warm_up()
@@ -596,8 +518,20 @@ def serve(control: socket.socket) -> int:
         send({"started": request, "pid": pid})
 
 
+def sandbox_options(argv: Sequence[str]) -> tuple[str, list[str], tuple[int, int] | None]:
+    """``--probe DATA_DIR [--as UID GID] [--need PATH]...``: the data dir, the needed folders, the user."""
+    data_dir = argv[argv.index("--probe") + 1]
+    needs = [argv[at + 1] for at, option in enumerate(argv) if option == "--need"]
+    user = None
+    if "--as" in argv:
+        at = argv.index("--as")
+        user = (int(argv[at + 1]), int(argv[at + 2]))
+    return data_dir, needs, user
+
+
 def main(argv: list[str]) -> int:
-    """``python -m gamenight.ssh.template CONTROL_FD [--probe DATA_DIR] [--ksm] [padding]``."""
+    """``python -m gamenight.ssh.template CONTROL_FD [--probe DATA_DIR [--as UID GID] [--need PATH]...]
+    [--ksm] [padding]``."""
     control = socket.socket(fileno=int(argv[0]))
     server = os.getppid()
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the server (not inherited by rooms)
@@ -608,7 +542,7 @@ def main(argv: list[str]) -> int:
     WAITER = find_waiter()
     try:
         preload()
-        reason = probe(argv[argv.index("--probe") + 1]) if "--probe" in argv else None
+        reason = probe(*sandbox_options(argv)) if "--probe" in argv else None
     except BaseException as error:  # reported to the server, which falls back
         control.send(json.dumps({"broken": f"{type(error).__name__}: {error}"[:1000]}).encode())
         return 1
@@ -673,9 +607,18 @@ def template_environment() -> dict[str, str]:
 class RoomTemplate:
     """The server's handle on one template process: start it, ask it for rooms, hear them end."""
 
-    def __init__(self, probe_dir: str | None = None, ksm: bool = False) -> None:
+    def __init__(
+        self,
+        probe_dir: str | None = None,
+        ksm: bool = False,
+        user: tuple[int, int] | None = None,
+        needs: Sequence[str] = (),
+    ) -> None:
         self.probe_dir = probe_dir
-        """The data dir, when rooms are isolated: the template checks it can hide it first."""
+        """The data dir, when rooms are isolated: the template checks it can sandbox a room first."""
+        self.user = user
+        self.needs = list(needs)
+        """The rooms' user (when root) and needed folders, for that check (as in :class:`SessionSettings`)."""
         self.ksm = ksm
         """Whether the template opts itself and its rooms in to KSM (``serve-ssh --ksm on``)."""
         self.pid: int | None = None
@@ -712,6 +655,10 @@ class RoomTemplate:
         argv = [sys.executable, "-m", "gamenight.ssh.template", str(theirs.fileno())]
         if self.probe_dir is not None:
             argv += ["--probe", self.probe_dir]
+            if self.user is not None:
+                argv += ["--as", str(self.user[0]), str(self.user[1])]
+            for need in self.needs:
+                argv += ["--need", need]
         if self.ksm:
             argv.append("--ksm")
         try:
@@ -935,8 +882,17 @@ class TemplateKeeper:
     once per :data:`RESTART_INTERVAL`) or when the installed plugins change on disk (checked at each
     session's start; the old one is kept until its rooms have ended, to report their exits)."""
 
-    def __init__(self, probe_dir: str | None, log: Callable[..., None], ksm: bool = False) -> None:
+    def __init__(
+        self,
+        probe_dir: str | None,
+        log: Callable[..., None],
+        ksm: bool = False,
+        user: tuple[int, int] | None = None,
+        needs: Sequence[str] = (),
+    ) -> None:
         self.probe_dir = probe_dir
+        self.user = user
+        self.needs = list(needs)
         self.log = log
         self.ksm = ksm
         self.current: RoomTemplate | None = None
@@ -951,7 +907,7 @@ class TemplateKeeper:
         import asyncio
 
         self._last_start = asyncio.get_running_loop().time()
-        template = RoomTemplate(self.probe_dir, self.ksm)
+        template = RoomTemplate(self.probe_dir, self.ksm, self.user, self.needs)
         await template.start()
         self._adopt(template)
         return template
@@ -1019,7 +975,7 @@ class TemplateKeeper:
         self._starting = asyncio.get_running_loop().create_task(self._start_again())
 
     async def _start_again(self) -> None:
-        template = RoomTemplate(self.probe_dir, self.ksm)
+        template = RoomTemplate(self.probe_dir, self.ksm, self.user, self.needs)
         try:
             await template.start()
         except Exception as error:  # TemplateUnavailable, or the machine out of something: spawn meanwhile

@@ -13,6 +13,9 @@ def refusal_text(code: str, message: str) -> str:
     texts = {
         "busy": _("Leave your table first."),
         "full": _("This server has no room for another table."),
+        "host-limit": _("You already host as many open tables as this server allows; finish or leave one first."),
+        "address-limit": _("Your address already hosts as many open tables as this server allows."),
+        "table-closed": _("The table was closed: everyone left it."),
         "bad-table": _("That table cannot be opened: {reason}", reason=safe_text(message, limit=200)),
         "no-table": _("No such table (or a wrong code)."),
         "no-seat": _("No free seat for a person there."),

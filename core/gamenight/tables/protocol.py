@@ -49,6 +49,7 @@ __all__ = [
     "OpenTable",
     "ProtocolError",
     "RateLimiter",
+    "Reason",
     "Recorded",
     "SeatInfo",
     "SeatSpec",
@@ -316,7 +317,10 @@ class Event(msgspec.Struct, tag="event"):
 class ChatLine(msgspec.Struct, tag="chatline"):
     table: str
     name: str
+    """Who said it, as shown at that table (no two identities there share a name)."""
     text: str
+    watching: bool = False
+    """Said by a watcher (shown as "NAME (watching)")."""
 
 
 class Finished(msgspec.Struct, tag="finished"):
@@ -326,9 +330,21 @@ class Finished(msgspec.Struct, tag="finished"):
     save: str
 
 
+class Reason(msgspec.Struct):
+    """Why the rules refused a move, as data (``IllegalAction.because(code, template, **params)``): the
+    room says it in its own language, through the game's catalogue, as a local game does."""
+
+    code: str
+    template: str
+    """The English sentence with ``{placeholders}`` (the game's message id); ``""``: only ``Error.message``."""
+    params: dict[str, Any] = {}
+
+
 class Error(msgspec.Struct, tag="error"):
     code: str
     message: str
+    reason: Reason | None = None
+    """For a refused move (``code`` "illegal"): the rules' reason as data."""
 
 
 class Recorded(msgspec.Struct, tag="recorded"):
@@ -390,12 +406,19 @@ def encode(message: msgspec.Struct) -> bytes:
 
 
 def _decode(decoder: msgspec.msgpack.Decoder[Any], payload: bytes) -> Any:
+    """Every way a payload can fail to decode is a :class:`ProtocolError`: a wrong field, bytes that are
+    not MessagePack, but also nesting too deep to follow (``RecursionError``) and numbers or lengths
+    no type can hold (``ValueError``, ``OverflowError``) -- never an exception the caller does not expect."""
     try:
         return decoder.decode(payload)
     except msgspec.ValidationError as error:
         raise ProtocolError(f"invalid message: {str(error)[:160]}") from None
     except msgspec.DecodeError as error:
         raise ProtocolError(f"undecodable message: {str(error)[:160]}") from None
+    except RecursionError:
+        raise ProtocolError("undecodable message: nested too deeply") from None
+    except (ValueError, OverflowError, TypeError, MemoryError) as error:
+        raise ProtocolError(f"undecodable message: {type(error).__name__}: {str(error)[:120]}") from None
 
 
 def decode_client(payload: bytes) -> ClientMessage:

@@ -43,14 +43,23 @@ from gamenight.match import Match, SeatConfig
 from gamenight.saves import SaveError, load_match, match_to_document
 from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, GameInfo, IllegalAction, fill_seat_names, observer_view
 from gamenight.tables import protocol as p
-from gamenight.text import safe_text, validate_name
+from gamenight.tables.names import unique_name, usable_name
+from gamenight.text import safe_text
 
 __all__ = ["Connection", "Table", "TableService"]
 
 log = logging.getLogger("gamenight.tables")
 
 CHAT_LIMIT = 200
+LIST_INTERVAL = 0.5
+"""Seconds between two table lists sent to the connections that keep the list open: every change
+meanwhile goes out in the next one (the latest state wins; the last change is never lost)."""
 MAX_TABLES = 200
+"""Tables a server keeps at once (the backstop behind the caps per identity and per address)."""
+TABLES_PER_IDENTITY = 3
+"""Open tables (waiting or playing) one identity may host at once."""
+TABLES_PER_ADDRESS = 6
+"""Open tables (waiting or playing) the identities of one client address may host at once."""
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
 MAX_VERIFYING = 2
@@ -69,17 +78,26 @@ class Connection:
     identity: str
     name: str
     writer: asyncio.StreamWriter
+    address: str = ""
+    """The SSH client's address (from the server; ``""``: not known, e.g. a local room)."""
     table: Table | None = None
     seat: int = OBSERVER
     violations: int = 0
     messages: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=20, burst=40))
     """Messages of any kind: a person sends a few a second; a room that sends more is cut off."""
     chats: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=3))
+    illegal: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.5, burst=10))
+    """Moves the rules refuse: a person's mistakes (the room sends them to learn why) do not count
+    towards a cut-off at a person's pace; faster ones do."""
     closed: bool = False
     log_sent: int = 0
     """How many of its table's move descriptions this connection has been sent in snapshots."""
+    shown: str = ""
+    """The name it is shown under while it watches a table (unique there, see :func:`_names_but`)."""
     listing: bool = False
-    """It asked for the table list: it is sent again whenever a table changes."""
+    """It asked for the table list: it is sent again when the tables change (while it sits at none)."""
+    list_sent: bytes = b""
+    """The last table list frame it was sent (an unchanged list is not sent again)."""
     solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
     """Solo games sent for the records: one every few seconds (a game takes minutes to play)."""
     halls: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=5))
@@ -92,9 +110,14 @@ class Connection:
 
     def send(self, message: msgspec.Struct) -> None:
         """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
+        if not self.closed:
+            self.send_frame(p.encode(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an encoded frame (one encoded once for many connections)."""
         if self.closed:
             return
-        self.pending.append(p.encode(message))
+        self.pending.append(frame)
         if not self.flush_soon:
             self.flush_soon = True
             asyncio.get_running_loop().call_soon(self.flush)
@@ -140,6 +163,8 @@ class Table:
     code: str = ""
     timer: float = 0
     host: str = ""
+    address: str = ""
+    """The address the host opened the table from (not saved: a restored table counts for no address)."""
     started: bool = False
     away: dict[int, float] = field(default_factory=dict)
     """Seats whose person dropped: since when (monotonic)."""
@@ -187,8 +212,12 @@ class TableService:
         message_rate: tuple[float, float] = (20.0, 40.0),
         records: bool = True,
         verify_budget: float = VERIFY_BUDGET,
+        tables_per_identity: int = TABLES_PER_IDENTITY,
+        tables_per_address: int = TABLES_PER_ADDRESS,
     ) -> None:
         self.registry = registry
+        self.tables_per_identity = tables_per_identity
+        self.tables_per_address = tables_per_address
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.keep_records = records and self.data_dir is not None
         """Keep the server-wide records under the data dir (opened by :meth:`start`)."""
@@ -211,6 +240,9 @@ class TableService:
         self._seeds = secrets.SystemRandom() if seed is None else None
         self._next_seed = seed or 0
         self._list_pending = False
+        self._closing = False
+        self._later = lambda delay, callback: asyncio.get_running_loop().call_later(delay, callback)
+        """How the next table list is scheduled (a test runs the callbacks itself: no clock)."""
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
 
@@ -236,11 +268,12 @@ class TableService:
             self._launch(table)
 
     async def close(self) -> None:
+        self._closing = True  # the connections ending now close no table: every one is saved as it is
         for table in self.tables.values():
             for task in (table.driver, table.saver):
                 if task is not None:
                     task.cancel()
-        for table in self.tables.values():
+        for table in list(self.tables.values()):
             for task in (table.driver, table.saver):
                 if task is not None:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -256,10 +289,18 @@ class TableService:
 
     # -- connections -------------------------------------------------------------------------
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, identity: str, name: str) -> None:
-        """Serve one connection until it ends; ``identity`` and ``name`` come from the server."""
+    async def serve(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        identity: str,
+        name: str,
+        address: str = "",
+    ) -> None:
+        """Serve one connection until it ends; ``identity``, ``name`` and the client's ``address``
+        come from the server."""
         connection = Connection(
-            identity, _usable_name(name, identity), writer, messages=p.RateLimiter(*self.message_rate)
+            identity, usable_name(name, identity), writer, address, messages=p.RateLimiter(*self.message_rate)
         )
         self.connections.append(connection)
         try:
@@ -306,12 +347,20 @@ class TableService:
                 if other.pending:
                     other.flush()
 
-    def _refuse(self, connection: Connection, code: str, reason: str, fatal: bool = True) -> None:
+    def _refuse(
+        self,
+        connection: Connection,
+        code: str,
+        reason: str,
+        fatal: bool = True,
+        why: p.Reason | None = None,
+        counted: bool = True,
+    ) -> None:
         log.warning("refused %s (%s): %s", connection.identity, code, reason)
         self.refusals.append((connection.identity, f"{code}: {reason}"))
         del self.refusals[:-1000]
-        connection.send(p.Error(code, reason))
-        connection.violations += 1
+        connection.send(p.Error(code, reason, why))
+        connection.violations += counted
         if fatal or connection.violations > MAX_VIOLATIONS:
             connection.close()
 
@@ -321,7 +370,8 @@ class TableService:
                 self._refuse(connection, "protocol", "hello twice")
             case p.ListTables():
                 connection.listing = True
-                connection.send(self._table_list())
+                connection.list_sent = p.encode(self._table_list())
+                connection.send_frame(connection.list_sent)
             case p.OpenTable():
                 self._open(connection, message)
             case p.Join():
@@ -352,6 +402,17 @@ class TableService:
     def _open(self, connection: Connection, message: p.OpenTable) -> None:
         if connection.table is not None:
             return self._refuse(connection, "busy", "leave your table first", fatal=False)
+        open_tables = [table for table in self.tables.values() if table.status() != "over"]
+        if sum(table.host == connection.identity for table in open_tables) >= self.tables_per_identity:
+            return self._refuse(
+                connection, "host-limit", f"you host {self.tables_per_identity} open tables already", fatal=False
+            )
+        if connection.address and (
+            sum(table.address == connection.address for table in open_tables) >= self.tables_per_address
+        ):
+            return self._refuse(
+                connection, "address-limit", f"your address hosts {self.tables_per_address} open tables", fatal=False
+            )
         if len(self.tables) >= MAX_TABLES:
             self._prune()
         if len(self.tables) >= MAX_TABLES:
@@ -392,6 +453,7 @@ class TableService:
             code="" if message.public else secrets.token_hex(3).upper(),
             timer=message.timer,
             host=connection.identity,
+            address=connection.address,
         )
         self.tables[table_id] = table
         self._launch(table)
@@ -404,12 +466,24 @@ class TableService:
             if table.connections:
                 continue
             if table.status() == "over" or (table.status() == "waiting" and not any(table.owners)):
-                del self.tables[table.id]
-                if table.driver is not None:
-                    table.driver.cancel()
-                table.forgotten = True  # the saver removes its files after its last write
-                table.dirty.set()
-                log.info("table %s closed (%s, nobody there)", table.id, table.status())
+                self._forget(table, "nobody there")
+
+    def _forget(self, table: Table, why: str) -> None:
+        """Close ``table``: its driver stops, its files go; anyone still watching it is told and let go."""
+        if self.tables.get(table.id) is not table:
+            return
+        del self.tables[table.id]
+        if table.driver is not None:
+            table.driver.cancel()
+        table.forgotten = True  # the saver removes its files after its last write
+        table.dirty.set()
+        closed = p.Error("table-closed", "the table was closed: everyone left it")
+        for connection in table.connections:
+            connection.table, connection.seat = None, OBSERVER
+            connection.send(closed)
+        table.connections = []
+        log.info("table %s closed (%s, %s)", table.id, table.status(), why)
+        self._list_changed()
 
     def _seed(self) -> int:
         if self._seeds is not None:
@@ -457,7 +531,7 @@ class TableService:
                 other.close()
         table.connections = [c for c in table.connections if c.identity != connection.identity]
         table.owners[seat] = connection.identity
-        table.names[seat] = _unique(connection.name, [n for s, n in enumerate(table.names) if s != seat])
+        table.names[seat] = unique_name(connection.name, _names_but(table, connection.identity, seat))
         table.away.pop(seat, None)
         if table.match.seats[seat].bot is not None and table.persons[seat]:  # reclaimed from the stand-in
             log.info("table %s: %s reclaims seat %d", table.id, connection.identity, seat)
@@ -479,8 +553,10 @@ class TableService:
         if connection.table is not None:
             self._detach(connection, dropped=False)
         connection.table, connection.seat, connection.log_sent = table, OBSERVER, 0
+        connection.shown = unique_name(connection.name, _names_but(table, connection.identity))
         table.connections.append(connection)
-        self._broadcast(table)
+        self._send_snapshot(table, connection)
+        self._watchers_changed(table)
 
     def _start(self, connection: Connection) -> None:
         table = connection.table
@@ -509,7 +585,9 @@ class TableService:
         if connection in table.connections:
             table.connections.remove(connection)
         seat = connection.seat
-        if seat >= 0 and table.owners[seat] == connection.identity:
+        if seat < 0:  # a watcher leaves: the table is as it was, but for its count of watchers
+            return self._watchers_changed(table)
+        if table.owners[seat] == connection.identity:
             if dropped and table.started and not table.match.over:
                 table.away[seat] = time.monotonic()
             elif table.started:
@@ -517,6 +595,10 @@ class TableService:
             else:
                 table.owners[seat] = None
                 table.names[seat] = f"Seat {seat + 1}"
+        if not table.started and not any(table.owners) and not self._closing:
+            # A waiting table nobody sits at any more (its host left, and no one else came): it would
+            # stay listed "free, free" for ever.  A table in play stays: its players may come back.
+            return self._forget(table, "its host left")
         self._changed(table)
 
     def _take_over(self, table: Table, seat: int) -> None:
@@ -546,7 +628,14 @@ class TableService:
         try:
             self._apply(table, message.action)
         except IllegalAction as error:
-            self._refuse(connection, "illegal", safe_text(error, limit=200), fatal=False)
+            self._refuse(
+                connection,
+                "illegal",
+                safe_text(error, limit=200),
+                fatal=False,
+                why=_reason(error),
+                counted=not connection.illegal.allow(),
+            )
 
     def _apply(self, table: Table, action: str) -> None:
         """Apply one action for whoever is to move, then tell everyone (raises IllegalAction, changing nothing)."""
@@ -591,7 +680,8 @@ class TableService:
         text = " ".join(safe_text(message.text, limit=CHAT_LIMIT).split())
         if not text:
             return
-        line = p.ChatLine(table.id, connection.name, text)
+        watching = connection.seat < 0
+        line = p.ChatLine(table.id, connection.shown if watching else table.names[connection.seat], text, watching)
         for other in table.connections:
             other.send(line)
 
@@ -619,6 +709,15 @@ class TableService:
                 other.log_sent = 0
         self._changed(table)
 
+    def _watchers_changed(self, table: Table) -> None:
+        """A watcher came or went: the players see the new count, the other watchers nothing (nothing
+        at the table changed for them).  Sending every watcher a snapshot made watch/leave churn cost
+        the server O(watchers²) snapshots."""
+        for connection in table.connections:
+            if connection.seat >= 0:
+                self._send_snapshot(table, connection)
+        self._list_changed()
+
     def _changed(self, table: Table) -> None:
         table.wake.set()
         table.dirty.set()
@@ -629,20 +728,25 @@ class TableService:
         return p.TableList([self._info(t) for t in self.tables.values() if t.public and t.status() != "over"])
 
     def _list_changed(self) -> None:
-        """Send the table list again to every connection that asked for it (at most every 0.2 s)."""
+        """The tables changed: the connections keeping the list open get it again, at most every
+        :data:`LIST_INTERVAL` (every change meanwhile is in that one list, encoded once)."""
         if self._list_pending or not any(c.listing for c in self.connections):
             return
         self._list_pending = True
+        self._later(LIST_INTERVAL, self._send_lists)
 
-        def send() -> None:
-            self._list_pending = False
-            listing = [c for c in self.connections if c.listing and not c.closed]
-            if listing:
-                frame = self._table_list()
-                for connection in listing:
-                    connection.send(frame)
-
-        asyncio.get_running_loop().call_later(0.2, send)
+    def _send_lists(self) -> None:
+        self._list_pending = False
+        # Not to those at a table (their room's list is out of sight; they get it when they leave):
+        # a busy table's watchers would otherwise get every list too.
+        listing = [c for c in self.connections if c.listing and c.table is None and not c.closed]
+        if not listing:
+            return
+        frame = p.encode(self._table_list())
+        for connection in listing:
+            if connection.list_sent != frame:  # the latest state wins; an unchanged list is not resent
+                connection.list_sent = frame
+                connection.send_frame(frame)
 
     async def _drive(self, table: Table) -> None:
         """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
@@ -796,7 +900,7 @@ class TableService:
 
     def _record_table(self, table: Table) -> None:
         """Keep a shared table's finished game in the server-wide records (written off the loop)."""
-        if self.records is None:
+        if self.records is None or not people_at_the_end(table):
             return
         from gamenight.records.store import record_from_match
         from gamenight.records.verify import with_identities
@@ -972,12 +1076,15 @@ class TableService:
 
     def _broadcast(self, table: Table) -> None:
         for connection in list(table.connections):
-            try:
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
-            except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
-                table.wide_ints = True
-                connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
-            connection.log_sent = len(table.descriptions)
+            self._send_snapshot(table, connection)
+
+    def _send_snapshot(self, table: Table, connection: Connection) -> None:
+        try:
+            connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
+        except OverflowError:  # an integer wider than 64 bits in the view: from now on sent as text
+            table.wide_ints = True
+            connection.send(self.snapshot(table, connection.seat, connection.log_sent, connection.identity))
+        connection.log_sent = len(table.descriptions)
 
     # -- saving ------------------------------------------------------------------------------
 
@@ -1123,21 +1230,33 @@ def _read_hall(store: Any, game: str) -> p.HallOfFame:
     return p.HallOfFame(game, True, top, recent)
 
 
-def _usable_name(name: str, identity: str) -> str:
-    for candidate in (name, identity[:16], "Guest"):
-        if validate_name(candidate) is None:
-            return candidate
-    return "Guest"
+def _names_but(table: Table, identity: str, seat: int = OBSERVER) -> list[str]:
+    """The names shown at ``table`` for everyone but ``identity`` (in ``seat``, or watching):
+    the other seats' (a free seat's and a bot's too) and the other identities' watchers'."""
+    names = [name for s, name in enumerate(table.names) if s != seat and table.owners[s] != identity]
+    names += [c.shown for c in table.connections if c.seat == OBSERVER and c.identity != identity and c.shown]
+    return names
 
 
-def _unique(name: str, taken: list[str]) -> str:
-    """``name``, or ``name 2``, ``name 3``... so no two seats at a table share a name."""
-    if name not in taken:
-        return name
-    number = 2
-    while f"{name[:12]} {number}" in taken:
-        number += 1
-    return f"{name[:12]} {number}"
+def _reason(error: IllegalAction) -> p.Reason | None:
+    """The rules' reason for a refused move as data for the room, or ``None`` when it cannot travel
+    (params that are not plain JSON values, or too long): the room then shows the English text."""
+    if not error.template:
+        return None
+    try:
+        reason = p.Reason(safe_text(error.code, limit=64), error.template, msgspec.to_builtins(error.params))
+        if len(p.encode(reason)) > 2000:
+            return None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return reason
+
+
+def people_at_the_end(table: Table) -> bool:
+    """True when a person still holds a seat of ``table``'s finished game (not the table's bot standing
+    in for one who left).  A game the bots finished alone is no one's: it stays out of the records and
+    the hall of fame ("Expert 5400 Expert 1550" in the latest games, seconds after both people left)."""
+    return any(owner is not None and not table.bot_plays(seat) for seat, owner in enumerate(table.owners))
 
 
 def _narrow(value: Any) -> Any:

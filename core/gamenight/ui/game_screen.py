@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual import work
 from textual._context import active_app
 from textual.app import ComposeResult
@@ -29,7 +30,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 from textual.worker import get_current_worker
 
 from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
@@ -79,6 +80,7 @@ class StatusLine(Horizontal):
     StatusLine { height: 1; background: $panel; }
     StatusLine #message { width: 1fr; padding: 0 1; }
     StatusLine #message.error { color: $text-error; text-style: bold; }
+    StatusLine #message.chat { text-wrap: nowrap; text-overflow: ellipsis; }
     StatusLine #thinking { width: auto; padding: 0 1; color: $text-accent; }
     """
 
@@ -91,11 +93,17 @@ class StatusLine(Horizontal):
         yield Static("", id="message", markup=False)
         yield Static("", id="thinking")
 
-    def show(self, text: str, error: bool = False) -> None:
-        """Show ``text`` (made safe: it may quote a plugin or a file); errors are highlighted."""
+    def show(self, text: str, error: bool = False, chat: bool = False) -> None:
+        """Show ``text`` (made safe: it may quote a plugin or a file); errors are highlighted.
+
+        A ``chat`` line is not wrapped but cut with "…" at the line's end: wrapped, a line of one
+        long word (or of wide characters) went below the one line shown, leaving only "name:".
+        The whole line is in the table's chat log.
+        """
         message = self.query_one("#message", Static)
         message.update(safe_text(text), layout=False)  # one line, as wide as the indicator leaves: no reflow
         message.set_class(error, "error")
+        message.set_class(chat, "chat")
 
     def thinking(self, text: str) -> None:
         """Show (or with ``""`` hide) the thinking indicator.
@@ -111,7 +119,58 @@ class StatusLine(Horizontal):
         self.query_one("#thinking", Static).update(text, layout=width_changed)
 
 
-_ROOM_ACTIONS = frozenset({"help", "save", "leave", "chat", "start_now"})
+CHAT_LOG_LINES = 50
+"""Chat lines a shared table's chat log keeps (the oldest go)."""
+
+
+class ChatLog(RichLog):
+    """A shared table's chat, the last :data:`CHAT_LOG_LINES` lines, wrapped (long words and Japanese
+    too: the room's line breaking), above the status line while shown.
+
+    It takes its rows from the table's while shown rather than covering them on a layer of its
+    own: over other widgets, Textual cut a wide character that straddled their edges into blanks.
+    """
+
+    DEFAULT_CSS = """
+    ChatLog {
+        height: 8; display: none;
+        background: $panel; border-top: solid $primary; border-title-align: left; padding: 0 1;
+        scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;
+    }
+    ChatLog.-shown { display: block; }
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(min_width=1, wrap=True, markup=False, highlight=False, **options)
+        self.border_title = _("Chat log · Ctrl+O hides it")
+        self.entries: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)
+        """The chat lines shown (a wrapped one takes several rows of the log)."""
+        self._wrapped_at = 0
+
+    def add(self, name: str, text: str) -> None:
+        """One chat line: the speaker's name in bold, the text after it (both already made safe)."""
+        full = len(self.entries) == self.entries.maxlen
+        self.entries.append((name, text))
+        if full:  # the oldest line goes, however many rows it took
+            self._rewrite()
+        else:
+            self.write(Text.assemble((name, "bold"), ": ", text))
+
+    def _rewrite(self) -> None:
+        self.clear()
+        for name, text in self.entries:
+            self.write(Text.assemble((name, "bold"), ": ", text))
+
+    def on_resize(self) -> None:
+        """Wrap every line again for a new width (a log written before it was shown is wrapped then)."""
+        width = self.scrollable_content_region.width
+        if width != self._wrapped_at and self._size_known:
+            self._wrapped_at = width
+            self._rewrite()
+
+
+_ROOM_ACTIONS = frozenset({"help", "save", "leave", "chat", "chat_log", "start_now"})
 """The actions of :class:`GameScreen`'s own keys; every other key of a game screen makes a move."""
 
 
@@ -123,6 +182,11 @@ class GameScreen(Screen):
         Binding("ctrl+s", "save", _("Save")),
         Binding("escape", "leave", _("Leave")),
         Binding("ctrl+t", "chat", _("Chat"), tooltip=_("Say one line to everyone at this shared table")),
+        # Not in the key bar (at 80 columns it would push a game's own keys off it, in Japanese):
+        # in the command palette, and named on the log's own border.
+        Binding(
+            "ctrl+o", "chat_log", _("Chat log"), tooltip=_("Show or hide the table's last 50 chat lines"), show=False
+        ),
         Binding(
             "ctrl+b", "start_now", _("Start with bots"), tooltip=_("Start the table now: bots take the free seats")
         ),
@@ -170,6 +234,9 @@ class GameScreen(Screen):
         translate_bindings(self, self.t)
         self.recent: deque[str] = deque(maxlen=50)
         """Sentences describing the latest actions, newest last."""
+        self.chat_lines: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)
+        """A shared table's chat as ``(name, text)``, newest last (what its chat log shows)."""
+        self._focus_before_log: Any = None
         self.save_path: Path | None = None
         self._bot_token = 0
         self._thinking_since = 0.0
@@ -250,6 +317,13 @@ class GameScreen(Screen):
         if not getattr(self, "remote", False) or self.match.client.snapshot is None:
             return False
         return self.match.client.snapshot.table.status == "waiting"
+
+    @property
+    def in_replay(self) -> bool:
+        """True when this screen shows a replay (``gamenight replay``, the records' past games): read-only,
+        with the replay's own key bar and, at 100 columns and more, its move log beside the table (lay
+        side panels out for the narrower space)."""
+        return getattr(self.match, "replay", False) is True  # a ReplayTable says so; Match.replay is a method
 
     @property
     def watching(self) -> bool:
@@ -352,6 +426,8 @@ class GameScreen(Screen):
         yield Static("", id="title-bar", markup=False)
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
+            if self.remote:
+                yield ChatLog(id="chat-log")
             yield StatusLine()
             yield KeyBar()
 
@@ -414,11 +490,11 @@ class GameScreen(Screen):
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
         if self.remote:
-            if action not in self.match.legal_actions():
-                self.message(_("That move is not allowed now."), error=True)
-                return False
+            # A move the snapshot's legal list lacks goes to the service all the same: only the rules,
+            # with the whole state, can say why it is refused ("opponent cannot go"), and the answer
+            # is said in this room's language (table_message).  Nothing changes meanwhile.
             self.match.apply(action)  # the service's next snapshot shows it (or an error says why not)
-            return True
+            return action in self.match.legal_actions()
         try:
             self._apply(action)
         except IllegalAction as error:
@@ -574,9 +650,53 @@ class GameScreen(Screen):
                 self.refresh_bindings()  # the host's start key comes and goes with the table's status
                 self.advance()
             case p.ChatLine():
-                self.message(f"{safe_text(message.name, limit=32)}: {safe_text(message.text, limit=200)}")
+                name = safe_text(message.name, limit=32)
+                if message.watching:
+                    name = _("{name} (watching)", name=name)
+                self.chat_line(name, safe_text(message.text, limit=200))
+            case p.Error() if message.code == "table-closed":  # a watched table everyone left
+                self.app.notify(refusal_text(message.code, message.message), markup=False)
+                self.leave_table()
+            case p.Error() if message.code == "illegal":
+                self.message(self.refused_move_text(message), error=True)
             case p.Error():
                 self.message(refusal_text(message.code, message.message), error=True)
+
+    def refused_move_text(self, error: Any) -> str:
+        """Why the service refused this seat's move (an ``Error`` with the rules' reason as data), in
+        the room's language and the game's own words, as :meth:`illegal_text` says it in a local game."""
+        from gamenight.tables.errors import refusal_text
+
+        reason = error.reason
+        if reason is None:
+            return refusal_text(error.code, error.message)
+        refused = IllegalAction(
+            safe_text(error.message, limit=200), code=reason.code, params=reason.params, template=reason.template
+        )
+        try:
+            return self.illegal_text(refused)
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError):  # a template its values do not fill
+            return refusal_text(error.code, error.message)
+
+    def chat_line(self, name: str, text: str) -> None:
+        """A line of the table's chat: on the status line (cut to its width) and in the chat log."""
+        self.chat_lines.append((name, text))
+        self.query_one(StatusLine).show(f"{name}: {text}", chat=True)
+        with contextlib.suppress(NoMatches):
+            self.query_one(ChatLog).add(name, text)
+
+    def action_chat_log(self) -> None:
+        """Show the table's chat log above the status line (focused, to scroll it), or hide it."""
+        log = self.query_one(ChatLog)
+        shown = not log.has_class("-shown")
+        if shown:
+            self._focus_before_log = self.focused
+        log.set_class(shown, "-shown")
+        if shown:
+            log.focus()
+            log.scroll_end(animate=False)
+        else:
+            self.set_focus(self._focus_before_log)
 
     def tables_changed(self) -> None:
         """The connection to the table service came or went (the app calls this)."""
@@ -601,7 +721,7 @@ class GameScreen(Screen):
         self.app.push_screen(TextPrompt(_("Say to the table:"), ""), said)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "chat":
+        if action in ("chat", "chat_log"):
             return getattr(self, "remote", False)
         if action == "start_now":
             return getattr(self, "remote", False) and self.match.can_start
@@ -775,6 +895,7 @@ class GameScreen(Screen):
             self.message(_("Waiting for the others to play again…"))
             return
         self.match.start_game()
+        self.message("")  # the last game's last move is no news in the next one ("Ann played A♣" again)
         self.recent.clear()
         self.save_path = None
         self._view_seat = self._initial_view_seat()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gamenight import CHANCE, TERMINAL, IllegalAction
+from gamenight.sdk import CHANCE, TERMINAL, IllegalAction, PublicEvent, fill_seat_names
 
 from gamenight_example.rules import GoofspielRules
 
@@ -87,7 +87,26 @@ def test_the_log_hides_a_bid_until_the_round_is_shown():
     state = play(RULES.new_game(2, {}), "prize:7")
     assert "9" not in RULES.describe_action(state, "bid:9", 0)
     state = play(state, "bid:9")
-    assert RULES.describe_action(state, "bid:4", 1) == "Bids 9, 4: seat 1 takes 7."
+    said = fill_seat_names(RULES.describe_action(state, "bid:4", 1), ["Ann", "Ben"])
+    assert said == "Ben bids face down. Bids 9, 4: Ann takes 7."
+
+
+def test_the_events_say_who_bid_and_show_the_cards_only_when_the_round_is():
+    state = play(RULES.new_game(2, {}), "prize:7")
+    assert RULES.public_events(state, "bid:9", 0) == [PublicEvent("bid", {"seat": 0})]
+    state = play(state, "bid:9")
+    assert RULES.public_events(state, "bid:9", 1) == [
+        PublicEvent("bid", {"seat": 1}),
+        PublicEvent("show", {"bids": [9, 9], "winner": None, "worth": 7}),
+    ]
+
+
+def test_a_refusal_is_data_the_screen_translates():
+    state = play(RULES.new_game(2, {}), "prize:7", "bid:9")
+    with pytest.raises(IllegalAction) as refused:
+        RULES.apply(state, "bid:99")
+    assert refused.value.code == "not-in-hand" and str(refused.value) == "Bid one of the cards in your hand."
+    assert refused.value.template == "Bid one of the cards in your hand."
 
 
 def test_a_pot_still_standing_after_the_last_round_is_lost():

@@ -91,3 +91,42 @@ def test_records_of_nothing_and_of_a_damaged_file(tmp_path: Path, capsys) -> Non
     (tmp_path / "bad.sqlite3").write_bytes(b"junk" * 1000)
     assert main(["records", "--file", str(tmp_path / "bad.sqlite3"), "--json"]) == 1
     assert "damaged" in capsys.readouterr().err
+
+
+HOSTILE = "Ann\x9b31m\u202eevil\x7f\u2066x\U000e0041"
+"""A name a hostile records file holds: CSI as one C1 byte, a right-to-left override, DEL, an isolate, a tag."""
+
+
+def files_in(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(folder.iterdir())}
+
+
+def test_records_json_escapes_what_a_terminal_would_act_on_and_keeps_the_name(nim_registry, tmp_path, capsys):
+    store = recorded_games(nim_registry, tmp_path / "r.sqlite3")
+    store.connection.execute("UPDATE seats SET name = ? WHERE name = 'Ann'", (HOSTILE,))
+    store.connection.execute("UPDATE person_totals SET name = ? WHERE name = 'Ann'", (HOSTILE,))
+    store.close()
+    assert main(["records", "--file", str(tmp_path / "r.sqlite3"), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert all(ch.isprintable() for ch in out.rstrip("\n"))
+    for raw in ("\x9b", "\u202e", "\x7f", "\u2066", "\U000e0041"):
+        assert raw not in out
+    assert "\\u009b" in out and "\\u202e" in out and "\\udb40\\udc41" in out
+    [nim] = json.loads(out)["games"]
+    assert nim["player"] == HOSTILE  # a program reading the JSON gets the name exactly
+    assert main(["records", "--file", str(tmp_path / "r.sqlite3"), "--game", "nim"]) == 0
+    text = capsys.readouterr().out
+    assert "\x9b" not in text and "\u202e" not in text  # the text output drops them, as before
+
+
+def test_records_file_is_only_read_never_moved_or_changed(nim_registry, tmp_path, capsys):
+    (tmp_path / "bad.sqlite3").write_bytes(b"SQLite format 3\x00" + b"junk" * 1000)
+    recorded_games(nim_registry, tmp_path / "good.sqlite3").close()
+    before = files_in(tmp_path)
+    assert main(["records", "--file", str(tmp_path / "bad.sqlite3")]) == 1
+    assert "damaged" in capsys.readouterr().err
+    assert main(["records", "--file", str(tmp_path / "good.sqlite3"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"][0]["played"] == 12
+    after = files_in(tmp_path)
+    assert {name: after[name] for name in before} == before  # nothing renamed, nothing written
+    assert not [name for name in after if "broken" in name]

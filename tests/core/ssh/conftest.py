@@ -39,14 +39,15 @@ SSH_OPTIONS = [
     "-o",
     "LogLevel=ERROR",
     "-o",
-    "BatchMode=yes",
-    "-o",
     "IdentitiesOnly=yes",
     "-o",
     "ConnectTimeout=10",
 ]
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
+UNSANDBOXED = ["--sandbox", "off", *(["--room-user", "root"] if os.geteuid() == 0 else [])]
+"""``serve-ssh`` options for rooms without the sandbox; as root that needs ``--room-user root`` (rooms as
+root: the server refuses it otherwise)."""
 TEMPLATE = os.environ.get("GAMENIGHT_TEST_TEMPLATE", "auto")
 """``serve-ssh --template`` for every server the tests start (a test's own ``--template`` wins):
 ``GAMENIGHT_TEST_TEMPLATE=off`` runs them all with spawned rooms, ``on`` with forked ones."""
@@ -180,9 +181,9 @@ def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
     """The OpenSSH client command for 127.0.0.1:``port``."""
     argv = [SSH or "ssh", *SSH_OPTIONS, "-p", str(port)]
     if key is not None:
-        argv += ["-i", str(key)]
-    else:
-        argv += ["-o", "PubkeyAuthentication=no"]
+        argv += ["-o", "BatchMode=yes", "-i", str(key)]
+    else:  # a guest without a key logs in by keyboard-interactive, with nothing to type (BatchMode would refuse it)
+        argv += ["-o", "PubkeyAuthentication=no", "-o", "PasswordAuthentication=no"]
     return [*argv, *extra, "-l", user, "127.0.0.1"]
 
 

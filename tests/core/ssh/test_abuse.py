@@ -1,4 +1,4 @@
-"""Abusive clients (issue 14): each test plays one attack against a real server and fails
+"""Abusive clients: each test plays one attack against a real server and fails
 without the limit that stops it."""
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import pyte
 import pytest
 from gamenight.ssh.server import sandbox_works
 
-from tests.core.ssh.conftest import FAKE_COMMAND
+from tests.core.ssh.conftest import FAKE_COMMAND, UNSANDBOXED, wait_until
 from tests.core.ssh.processes import process_alive
 
 LOBBY = b"choose a game"
 
 
 def connect(server, username: str = "alice", **options):
-    options = {"known_hosts": None, "client_keys": None, "agent_path": None, "config": [], **options}
+    # password "": a guest without a key logs in by keyboard-interactive, with nothing asked
+    options = {"known_hosts": None, "client_keys": None, "agent_path": None, "config": [], "password": "", **options}
     return asyncssh.connect("127.0.0.1", server.port, username=username, **options)
 
 
@@ -50,7 +51,7 @@ async def read_until(process, needle: bytes, timeout: float = 30) -> bytes:
 
 # -- 1. input a room accepts, and its memory ------------------------------------------------
 async def test_a_fast_typing_client_does_not_grow_the_room_and_the_room_still_answers(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off")
+    server = start_server("--guest", *UNSANDBOXED)
     async with connect(server, "typist") as conn:
         process = await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
         await read_until(process, LOBBY, 60)
@@ -78,19 +79,19 @@ async def test_a_fast_typing_client_does_not_grow_the_room_and_the_room_still_an
         # And it still answers: the rules of the highlighted game open at once.
         await asyncio.sleep(0.5)
         assert "choose a game" in "\n".join(screen.display)
-        asked = time.monotonic()
         process.stdin.write(b"h")
-        while "choose a game" in "\n".join(screen.display) and time.monotonic() - asked < 10:
+        for _ in range(600):  # a guard against a hang, not a measure: the room answers or the test fails
+            if "choose a game" not in "\n".join(screen.display):
+                break
             await asyncio.sleep(0.05)
-        answered = time.monotonic() - asked
         reader.cancel()
-    assert answered < 5, answered
+    assert "choose a game" not in "\n".join(screen.display), "the flooded room no longer answers a key"
     if not process_alive(room):  # it ends with the connection; its log line may follow a moment later
         server.wait_event(lambda event: event["event"] == "session_end", 10)
 
 
 async def test_a_room_that_passes_its_memory_cap_ends_and_keeps_its_saves(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--room-memory", "300", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--room-memory", "300", "--command", FAKE_COMMAND)
     async with connect(server, "hoarder") as conn:
         process = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
         await read_until(process, b"saves:")
@@ -120,7 +121,7 @@ async def open_fake_room(conn, **options):
 
 # -- 4. environment requests ---------------------------------------------------------------
 async def test_big_environment_requests_do_not_grow_the_server(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--command", FAKE_COMMAND)
     async with connect(server, "warmup") as conn:  # the server's own imports and buffers first
         (await open_fake_room(conn)).close()
     await asyncio.sleep(0.5)
@@ -143,7 +144,7 @@ async def test_big_environment_requests_do_not_grow_the_server(start_server) -> 
 
 
 async def test_the_environment_a_room_uses_still_arrives(start_server) -> None:
-    server = start_server("--guest", "--sandbox", "off", "--command", FAKE_COMMAND)
+    server = start_server("--guest", *UNSANDBOXED, "--command", FAKE_COMMAND)
     async with connect(server, "colour") as conn:
         process = await conn.create_process(
             term_type="xterm",
@@ -177,12 +178,14 @@ async def test_bare_tcp_connects_do_not_lock_out_a_key_holder(start_server, tmp_
 
 async def test_connections_that_do_not_log_in_are_dropped_at_the_login_timeout(start_server) -> None:
     server = start_server("--guest", "--login-timeout", "2", "--command", FAKE_COMMAND)
+    mark = server.mark()
     silent = await bare_tcp(3, server.port)
-    began = time.monotonic()
     for reader, writer in silent:
-        await asyncio.wait_for(reader.read(), 10)  # EOF, after the server's version line
+        await asyncio.wait_for(reader.read(), 30)  # EOF, after the server's version line
         writer.close()
-    assert 1.5 < time.monotonic() - began < 5
+    # Dropped by the login timeout (asyncssh's reason), not by anything else.
+    wait_until(lambda: len(server.of_kind("disconnect", since=mark)) >= 3, 10, "three disconnect lines")
+    assert [e["reason"] for e in server.of_kind("disconnect", since=mark)] == ["Login timeout expired"] * 3
 
 
 async def test_one_address_cannot_take_every_slot(start_server) -> None:
@@ -201,10 +204,11 @@ async def test_one_address_cannot_take_every_slot(start_server) -> None:
 
 async def test_one_user_cannot_take_every_slot(start_server) -> None:
     server = start_server("--guest", "--max-sessions", "5", "--max-per-user", "1", "--command", FAKE_COMMAND)
-    async with connect(server, "ann") as first:
+    key = asyncssh.generate_private_key("ssh-ed25519")  # Ann's name is bound to her key: she is one user
+    async with connect(server, "ann", client_keys=[key]) as first:
         await open_fake_room(first)
         with pytest.raises((asyncssh.Error, ConnectionError)) as refused:
-            async with connect(server, "ann", local_addr=("127.0.0.2", 0)) as again:
+            async with connect(server, "ann", client_keys=[key], local_addr=("127.0.0.2", 0)) as again:
                 await open_fake_room(again)
         assert "connected too many times" in str(refused.value)
         server.expect("limit", kind="user")
@@ -261,7 +265,8 @@ async def test_a_connection_that_keeps_sending_refused_requests_is_closed(start_
 async def test_a_disconnect_ends_the_room_within_a_second(start_server, sandbox: str) -> None:
     if sandbox == "on" and not sandbox_works(Path(tempfile.mkdtemp())):
         pytest.skip("this system does not allow user, mount and PID namespaces (no sandbox to test)")
-    server = start_server("--guest", "--sandbox", sandbox, "--command", FAKE_COMMAND)  # grace: 5 s
+    options = UNSANDBOXED if sandbox == "off" else ["--sandbox", sandbox]
+    server = start_server("--guest", *options, "--command", FAKE_COMMAND)  # grace: 5 s
     async with connect(server, "leaver") as conn:
         process = await open_fake_room(conn)
         process.stdin.write(b"a")  # the room saves when told to end (SIGHUP/SIGTERM)
@@ -280,17 +285,18 @@ async def test_a_resize_storm_reaches_the_room_a_few_times_a_second(start_server
     server = start_server("--guest", "--command", FAKE_COMMAND)
     async with connect(server, "stormy") as conn:
         process = await open_fake_room(conn)
-        began = time.monotonic()
         for sent in range(1000):  # 1,000 resizes in about 3 s
             process.change_terminal_size(40 + sent % 100, 10 + sent % 50)
             await asyncio.sleep(0.003)
         process.change_terminal_size(123, 45)
-        seen = await read_until(process, b"size:123x45", 10)
-        seconds = time.monotonic() - began
+        seen = await read_until(process, b"size:123x45", 10)  # the last size wins
     # The room says its size on each SIGWINCH (the kernel's and the server's: one or two per resize).
+    # The server passes on at most one size per RESIZE_INTERVAL (0.25 s): about 12 of these 1,001
+    # in the 3 s they take; at one per 50 ms it was about 60. Counted, not timed: fewer than 40
+    # holds unless sending them took over 10 s (tests/core/ssh/test_resize_pacing.py: with a fake clock).
     sizes = [line.split(b"\r")[0] for line in seen.split(b"size:")[1:]]
     reached = sum(1 for before, after in zip([b"", *sizes], sizes, strict=False) if before != after)
-    assert reached <= seconds / 0.25 + 3, (reached, seconds)  # at one per 50 ms it was about 20 a second
+    assert reached < 40, reached
 
 
 def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
@@ -302,15 +308,15 @@ def test_a_new_guest_does_not_rebuild_the_yatzy_table(tmp_path: Path) -> None:
     home = tmp_path / "users" / "g-newcomer-0"
     home.mkdir(parents=True)
     env = build_environment(home, "xterm", "256", None)  # what a room of a new guest gets
-    began = time.monotonic()
-    subprocess.run(
-        [sys.executable, "-c", "from gamenight_yatzy.strategy import load_table\nload_table(True); load_table(False)"],
-        env=env,
-        cwd=home,
-        check=True,
-        timeout=60,
+    never_build = (
+        "import gamenight_yatzy.strategy as strategy\n"
+        "def build_table(*args, **kwargs):\n"
+        "    raise SystemExit('a new guest built the Yatzy table (about 30 s of CPU)')\n"
+        "strategy.build_table = build_table\n"
+        "strategy.load_table(True); strategy.load_table(False)\n"
     )
-    assert time.monotonic() - began < 15  # a build takes about 30 s of CPU
+    done = subprocess.run([sys.executable, "-c", never_build], env=env, cwd=home, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
     assert not [path for path in home.rglob("*") if path.is_file()]  # nothing written, nothing cached per guest
 
 

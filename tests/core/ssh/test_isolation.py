@@ -8,7 +8,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from gamenight.ssh.identity import guest_user_id, key_user_id
+from gamenight.ssh.identity import key_user_id
 
 from tests.core.ssh.conftest import FAKE_COMMAND, make_key, needs_ssh, ssh_argv, wait_until
 
@@ -58,6 +58,7 @@ def test_guest_names_cannot_climb_out_of_the_users_folder(start_server, terminal
     names = sorted(p.name for p in server.data_dir.iterdir())
     assert "records.sqlite3" in names  # the server-wide records (with SQLite's -wal and -shm while open)
     assert [name for name in names if not name.startswith("records.sqlite3")] == [
+        "guests.json",  # who each guest name belongs to (no room sees it)
         "ssh_host_ed25519_key",
         "ssh_host_ed25519_key.pub",
         "users",
@@ -95,7 +96,8 @@ def test_a_room_sees_only_its_own_folder_of_the_data_dir(start_server, terminals
 
     bob = terminals(ssh_argv(server.port, "bob", None, "-tt"))
     screen = bob.wait_for("visible:")
-    bob_id = server.expect("session_start", user_id=guest_user_id("bob"))[0]["user_id"]
+    bob_id = server.expect("auth_ok", user="bob")[0]["user_id"]
+    server.expect("session_start", user_id=bob_id)
     # Neither the host key nor Alice's folder exist from where Bob's room stands ...
     assert f"visible:['users']:['{bob_id}']" in screen
     # ... so even a path typed in full cannot reach them.

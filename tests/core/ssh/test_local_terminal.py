@@ -32,7 +32,7 @@ def test_invalid_utf8_typed_into_the_room_does_not_stop_its_keyboard(terminals, 
 
 
 def test_the_palette_opened_again_in_a_tiny_window_does_not_crash_the_room(terminals, tmp_path: Path) -> None:
-    # Issue 14.3: Ctrl+P, shrink to 40x10, Ctrl+P again raised DuplicateIds and printed a traceback.
+    # Ctrl+P, shrink to 40x10, Ctrl+P again raised DuplicateIds and printed a traceback.
     terminal = open_room(terminals, tmp_path)
     terminal.wait_for("Yatzy", 40)
     terminal.send(b"\x10")  # Ctrl+P

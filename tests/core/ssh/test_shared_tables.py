@@ -1,4 +1,4 @@
-"""Shared tables over real SSH (issue 16): real OpenSSH clients, the real room, one serve-ssh.
+"""Shared tables over real SSH: real OpenSSH clients, the real room, one serve-ssh.
 
 The server is ``python -m gamenight.ssh`` (its own table service, rooms as
 sandboxed children); each person is the OpenSSH client in a pseudo-terminal

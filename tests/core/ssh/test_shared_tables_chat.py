@@ -1,4 +1,4 @@
-"""Chat at a shared table over real SSH (issue 16): escape sequences never reach another terminal.
+"""Chat at a shared table over real SSH: escape sequences never reach another terminal.
 
 One ``python -m gamenight.ssh`` and two real OpenSSH clients (pyte screens,
 80x24).  Ann and Ben sit at a Mille table; Ann opens the chat line (Ctrl+T)

@@ -1,4 +1,4 @@
-"""Battle of LITS over real SSH (issue 16): two people play a whole game at one shared table by keys.
+"""Battle of LITS over real SSH: two people play a whole game at one shared table by keys.
 
 One ``python -m gamenight.ssh`` and real OpenSSH clients in pseudo-terminals
 (pyte screens, 80x24), the harness of test_shared_tables.py.  Ann opens a

@@ -1,4 +1,4 @@
-"""A server restart in the middle of a shared game, over real SSH (issue 16).
+"""A server restart in the middle of a shared game, over real SSH.
 
 Ann and Ben (real OpenSSH clients, pyte screens, 80x24) play a Mille hand by
 keys on ``python -m gamenight.ssh``.  The server process is stopped mid-hand

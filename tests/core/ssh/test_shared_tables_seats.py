@@ -1,4 +1,4 @@
-"""A seat the table's bot takes and its player takes back, over real SSH (issue 16).
+"""A seat the table's bot takes and its player takes back, over real SSH.
 
 One ``python -m gamenight.ssh --away-timeout 3`` and real OpenSSH clients
 (pyte screens, 80x24), the harness of test_shared_tables.py: Ann opens a Mille

@@ -1,4 +1,4 @@
-"""SEVEN over real SSH (issue 16): three people and two bots at one table, a watcher who comes and goes.
+"""SEVEN over real SSH: three people and two bots at one table, a watcher who comes and goes.
 
 One ``python -m gamenight.ssh`` and real OpenSSH clients in pseudo-terminals
 (pyte screens, 80x24), the harness of test_shared_tables.py.  Ann opens a

@@ -1,4 +1,4 @@
-"""What the real-SSH shared-table test found, pinned down in-process (issue 16).
+"""What the real-SSH shared-table test found, pinned down in-process.
 
 ``RemoteTable.view()`` kept the view it had rebuilt keyed by ``id(snapshot)``.  A
 freed snapshot's id is soon a new snapshot's, so a room drew a stale view: over

@@ -1,4 +1,4 @@
-"""The room template (issue 18): rooms forked from one pre-loaded process, and nothing crossing
+"""The room template: rooms forked from one pre-loaded process, and nothing crossing
 between sessions through it; the spawn path when it is off, broken, dead or out of date."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from gamenight.ssh.identity import guest_user_id
 from gamenight.ssh.launch import find_waiter
 from gamenight.ssh.template import MAX_SETTINGS, SessionSettings, TemplateError, parse_settings
 
-from tests.core.ssh.conftest import FAKE_COMMAND, needs_ssh, ssh_argv, wait_until
+from tests.core.ssh.conftest import FAKE_COMMAND, Server, needs_ssh, ssh_argv, wait_until
 from tests.core.ssh.processes import memory_contains, process_alive, process_group
 from tests.core.ssh.test_isolation import namespaces_allowed
 
@@ -44,6 +44,11 @@ def group_memory_contains(pgid: int, needles: list[bytes]) -> set[bytes]:
     return found
 
 
+def guest_id(server: Server, name: str) -> str:
+    """The folder (user id) the guest ``name`` logged in with."""
+    return server.expect("auth_ok", user=name)[-1]["user_id"]
+
+
 # -- what crosses the fork ------------------------------------------------------------------------------
 @needs_ssh
 def test_a_later_room_sees_nothing_an_earlier_room_or_the_template_read(start_server, terminals) -> None:
@@ -54,7 +59,7 @@ def test_a_later_room_sees_nothing_an_earlier_room_or_the_template_read(start_se
     data_dir = server.data_dir
 
     # Alice's own config (a player name) and a key sequence she types: read by her room only.
-    alice_home = data_dir / "users" / guest_user_id("alice")
+    alice_home = data_dir / "users" / guest_user_id("alice")  # her folder from before names were bound
     alice_home.mkdir(mode=0o700, parents=True)
     (alice_home / "config.toml").write_text(f'[default]\nplayer.1 = "{CONFIG_MARKER}"\n')
     alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
@@ -63,7 +68,7 @@ def test_a_later_room_sees_nothing_an_earlier_room_or_the_template_read(start_se
     alice.wait_for("Search for commands", 20)
     alice.send(TYPED_MARKER)
     alice.wait_for(TYPED_MARKER, 20)
-    alice_start = server.expect("session_start", user_id=guest_user_id("alice"))[0]
+    alice_start = server.expect("session_start", user_id=guest_id(server, "alice"))[0]
     assert alice_start["forked"] is True
     needles = [CONFIG_MARKER.encode(), TYPED_MARKER.encode()]
     # Both are in Alice's room's memory (so the search below can find them) ...
@@ -72,7 +77,7 @@ def test_a_later_room_sees_nothing_an_earlier_room_or_the_template_read(start_se
     # ... but not in a room forked after that, nor in the template it was forked from.
     bob = terminals(ssh_argv(server.port, "bob", None, "-tt"))
     bob.wait_for(LOBBY, 40)
-    bob_start = server.expect("session_start", user_id=guest_user_id("bob"))[0]
+    bob_start = server.expect("session_start", user_id=guest_id(server, "bob"))[0]
     assert bob_start["forked"] is True
     assert group_memory_contains(bob_start["pid"], needles) == set()
     assert memory_contains(template, needles) == set()
@@ -91,7 +96,7 @@ def test_a_later_room_sees_nothing_an_earlier_room_or_the_template_read(start_se
         room = max(process_group(bob_start["pid"]))  # the room is the last of the three started
         seen = Path(f"/proc/{room}/root{data_dir}")
         assert sorted(os.listdir(seen)) == ["users"]
-        assert os.listdir(seen / "users") == [guest_user_id("bob")]
+        assert os.listdir(seen / "users") == [guest_id(server, "bob")]
 
 
 @pytest.mark.skipif(not namespaces_allowed(), reason="no user/mount/PID namespaces here: rooms cannot be sandboxed")
@@ -130,8 +135,8 @@ def test_a_spawned_sandboxed_rooms_pid_1_is_the_small_waiter(start_server, termi
     assert start["forked"] is False
     exes = {pid: os.readlink(f"/proc/{pid}/exe") for pid in process_group(start["pid"])}
     waiters = [pid for pid, exe in exes.items() if exe == os.path.realpath(find_waiter())]
-    assert len(waiters) == 1, exes  # PID 1 of the namespace (launch.py's run_as_init), not a Python
-    assert b"fake_room.py" in Path(f"/proc/{waiters[0]}/cmdline").read_bytes()
+    assert len(waiters) == 2, exes  # the first stage and PID 1 of the namespace (launch.py), not Pythons
+    assert all(b"fake_room.py" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in waiters)
     assert "python" in exes[max(exes)]  # the room itself
     alice.kill()
     server.expect("session_end", user_id=start["user_id"])
@@ -165,7 +170,7 @@ def test_ksm_on_opts_the_template_and_every_forked_room_in_to_same_page_merging(
     assert server.expect("template", action="ready")[-1]["ksm"] is (ksm == "on")
     alice = terminals(ssh_argv(server.port, "alice", None, "-tt"))
     alice.wait_for(LOBBY, 40)
-    start = server.expect("session_start", user_id=guest_user_id("alice"))[0]
+    start = server.expect("session_start", user_id=guest_id(server, "alice"))[0]
     assert start["forked"] is True
     room = process_group(start["pid"])  # the room (and, sandboxed, its first stage and PID 1: the waiters)
     assert room
@@ -235,7 +240,7 @@ def test_a_dead_template_is_replaced_and_its_rooms_still_end_cleanly(start_serve
     mark = server.mark()
     bob = terminals(ssh_argv(server.port, "bob", None, "-tt"))
     bob.wait_for("saves:")
-    bob_start = server.expect("session_start", mark, user_id=guest_user_id("bob"))[0]
+    bob_start = server.expect("session_start", mark, user_id=guest_id(server, "bob"))[0]
     replaced_before = [e for e in server.of_kind("template", mark, action="ready") if e["ts"] <= bob_start["ts"]]
     assert bob_start["forked"] is bool(replaced_before)  # spawned while there is no template
 
@@ -244,7 +249,7 @@ def test_a_dead_template_is_replaced_and_its_rooms_still_end_cleanly(start_serve
     assert second != first and process_alive(second)
     carol = terminals(ssh_argv(server.port, "carol", None, "-tt"))
     carol.wait_for("saves:")
-    assert server.expect("session_start", user_id=guest_user_id("carol"))[0]["forked"] is True
+    assert server.expect("session_start", user_id=guest_id(server, "carol"))[0]["forked"] is True
 
     # Alice's room outlived its template: it still takes keys, and when it ends the session ends.
     alice.send("q")
@@ -274,11 +279,11 @@ def test_the_template_is_replaced_when_plugins_change_on_disk(start_server, term
     assert second != first
     carol = terminals(ssh_argv(server.port, "carol", None, "-tt"))
     carol.wait_for("saves:")
-    assert server.expect("session_start", user_id=guest_user_id("carol"))[0]["forked"] is True
+    assert server.expect("session_start", user_id=guest_id(server, "carol"))[0]["forked"] is True
     # The old one stays while Alice's room does (it reports her room's end), then ends.
     assert process_alive(first)
     alice.kill()
-    server.expect("session_end", user_id=guest_user_id("alice"))
+    server.expect("session_end", user_id=guest_id(server, "alice"))
     wait_until(lambda: not process_alive(first), 10, "the replaced template to end")
 
 
@@ -347,7 +352,7 @@ def test_the_templates_css_cache_is_keyed_by_the_theme_variables() -> None:
 
     check = (
         "from textual.css.stylesheet import Stylesheet\n"
-        "from gamenight.ui.shared_css import share_parsed_css\n"
+        "from gamenight.compat.textual_internals import share_parsed_css\n"
         "share_parsed_css()\n"
         "share_parsed_css()  # twice: still one layer\n"
         "css = 'Label { color: $accent; }'\n"

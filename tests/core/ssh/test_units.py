@@ -116,12 +116,12 @@ def test_sixteen_colour_clients_get_the_sixteen_colour_theme(tmp_path: Path) -> 
 def test_rooms_start_through_the_launcher_which_sandboxes_when_isolated(tmp_path: Path) -> None:
     settings = server.Settings("127.0.0.1", 0, tmp_path, None, True, command=["room", "{saves}", "{colours}"])
     plain = server.build_command(settings, tmp_path / "users" / "g-x", "256")
-    assert plain[3:5] == [str(server.LAUNCH), "--ctty"] and "--hide" not in plain
+    assert plain[3:5] == [str(server.LAUNCH), "--ctty"] and "--sandbox" not in plain
     assert plain[plain.index("--") + 1 :] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
     settings.isolated = True
     isolated = server.build_command(settings, tmp_path / "users" / "g-x", "256")
-    assert isolated[:3] == ["setsid", "--ctty", "unshare"] and "--pid" in isolated and "--mount-proc" in isolated
-    at = isolated.index("--hide")
+    assert isolated[:2] == ["setsid", "--ctty"] and isolated[5] == str(server.LAUNCH)
+    at = isolated.index("--sandbox")
     assert isolated[at + 1 : at + 3] == [str(tmp_path), str(tmp_path / "users" / "g-x")]
     assert isolated[isolated.index("--", at) + 1 :] == ["room", str(tmp_path / "users" / "g-x" / "saves"), "256"]
 

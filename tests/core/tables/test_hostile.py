@@ -136,3 +136,15 @@ async def test_chat_is_stripped_of_escapes_and_bidi_bounded_and_rate_limited(ser
     await anna.wait_for(lambda c: any(e.code == "chat-flood" for e in c.errors))
     await asyncio.sleep(0.1)
     assert len(ben.chats) <= 4  # the burst of three (plus the first line), not six more
+
+
+async def test_a_deeply_nested_frame_gets_an_error_is_cut_off_and_logged(service, caplog):
+    """A 60 KB frame of maps nested 20,000 deep: a protocol error like any other, never a traceback."""
+    reader, writer = await raw(service, "key:mallory")
+    payload = b"\x81\xa1a" * 20000 + b"\xc0"
+    writer.write(p.encode(p.Hello(p.PROTOCOL_VERSION)) + struct.pack(">I", len(payload)) + payload)
+    await writer.drain()
+    messages = await closed_after(reader)
+    assert isinstance(messages[-1], p.Error) and messages[-1].code == "protocol"
+    assert service.refusals[-1] == ("key:mallory", "protocol: undecodable message: nested too deeply")
+    assert not [record for record in caplog.records if record.exc_info]

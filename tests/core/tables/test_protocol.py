@@ -8,6 +8,8 @@ import struct
 import msgspec
 import pytest
 from gamenight.tables import protocol as p
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def payload(message) -> bytes:
@@ -95,3 +97,61 @@ def test_the_rate_limiter_allows_a_burst_then_the_rate():
     assert limiter.allow() and not limiter.allow()
     now[0] += 100
     assert sum(limiter.allow() for _ in range(10)) == 3
+
+
+# -- hostile payloads: every decoder failure is a ProtocolError -------------------------------------
+
+DEEP_MAP = b"\x81\xa1a" * 20000 + b"\xc0"
+"""A 60 KB frame of maps nested 20,000 deep: deeper than the decoder follows."""
+DEEP_ARRAY_IN_A_FIELD = b"\x82\xa4type\xa4chat\xa4text" + b"\x91" * 20000 + b"\xc0"
+HUGE_INT = b"\x82\xa4type\xa5hello\xa7version\xcf" + b"\xff" * 8
+HUGE_NEGATIVE = b"\x82\xa4type\xa5hello\xa7version\xd3\x80" + b"\x00" * 7
+
+
+@pytest.mark.parametrize("decode", [p.decode_client, p.decode_service])
+@pytest.mark.parametrize(
+    "frame",
+    [DEEP_MAP, DEEP_ARRAY_IN_A_FIELD, b"\x91" * 60000 + b"\xc0", HUGE_INT, HUGE_NEGATIVE, b"\x81", b"\xdb\xff\xff"],
+    ids=["deep-map", "deep-array-in-a-field", "deep-array", "huge-int", "huge-negative", "truncated", "short-str"],
+)
+def test_deep_nesting_huge_numbers_and_truncation_are_protocol_errors(decode, frame):
+    with pytest.raises(p.ProtocolError):
+        decode(frame)
+
+
+def _nested(depth: int, leaf: bytes, kind: int) -> bytes:
+    opener = {0: b"\x81\xa1a", 1: b"\x91", 2: b"\x82\xa4type\xa4chat\xa4text"}[kind]
+    return opener * depth + leaf
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=256),
+        st.builds(
+            _nested,
+            st.integers(0, 30000),
+            st.sampled_from([b"\xc0", b"\xcf\xff", b"\xd9\x05ab", b"\x81", b"\xcb" + b"\xff" * 8, b""]),
+            st.integers(0, 2),
+        ),
+        st.builds(
+            lambda tag, value: msgspec.msgpack.encode({"type": tag, "version": value, "text": value, "turn": value}),
+            st.sampled_from(["hello", "chat", "move", "open", "join", "nope"]),
+            st.one_of(
+                st.integers(-(2**63), 2**64 - 1),
+                st.floats(allow_nan=True),
+                st.text(max_size=300),
+                st.lists(st.integers(-(2**63), 2**64 - 1), max_size=5),
+                st.none(),
+            ),
+        ),
+    ),
+    st.integers(0, 64),
+)
+def test_any_payload_decodes_or_is_a_protocol_error(frame, cut):
+    for decode in (p.decode_client, p.decode_service):
+        for payload in (frame, frame[: max(0, len(frame) - cut)]):  # whole, and truncated
+            try:
+                decode(payload)
+            except p.ProtocolError:
+                pass

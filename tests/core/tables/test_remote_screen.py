@@ -4,9 +4,11 @@ cannot draw remotely, and a returning player whose room is still looking for its
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import gamenight.plugins
+import gamenight.ui.game_screen
 from gamenight.app import GameNightApp
 from gamenight.tables import protocol as p
 from gamenight.tables.client import TableClient
@@ -35,7 +37,26 @@ async def join_bens_table(service, tmp_path, timer: int = 0) -> tuple[GameNightA
     return await room_for(service, "ann", tmp_path), ben
 
 
-async def test_chat_is_one_clean_line_both_ways_and_the_timer_counts_down(nim_service, tmp_path):
+class FrozenClock:
+    """The table screen's ``time`` module with a clock that moves only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str):
+        return getattr(time, name)
+
+
+def seconds_left(text: str) -> int:
+    return int(text.split("s left")[0].split()[-1])
+
+
+async def test_chat_is_one_clean_line_both_ways_and_the_timer_counts_down(nim_service, tmp_path, monkeypatch):
+    clock = FrozenClock()
+    monkeypatch.setattr(gamenight.ui.game_screen, "time", clock)
     ann, ben = await join_bens_table(nim_service, tmp_path, timer=30)
     async with ann.run_test(size=(80, 24)) as a:
         await open_tables(a, ann)
@@ -45,8 +66,10 @@ async def test_chat_is_one_clean_line_both_ways_and_the_timer_counts_down(nim_se
         await until(a, lambda: table_screen(ann) is not None, what="Ann seated")
         # Ben (seat 1) is to move: Ann sees whom the table waits for and the timer running down.
         await until(a, lambda: "Waiting for Ben" in status(ann) and "s left" in status(ann), what="the timer")
-        seconds = int(status(ann).split("s left")[0].split()[-1])
-        assert 25 <= seconds <= 30
+        seconds = seconds_left(status(ann))
+        assert 0 < seconds <= 30
+        clock.now += 7  # seven seconds later, by the screen's clock: the next tick says so
+        await until(a, lambda: seconds_left(status(ann)) == seconds - 7, what="the timer counting down")
         # Ben's room is hostile: escape sequences and a bidi override never reach Ann's terminal.
         await ben.send(p.Chat("\x1b]0;owned\x07hi \x1b[31mthere\u202e!"))
         await until(a, lambda: "Ben: " in status(ann), what="the chat line")
@@ -113,16 +136,20 @@ async def test_a_returning_player_lands_at_the_seat_even_before_the_games_are_fo
     assert 1 in table.away
 
     real = gamenight.plugins.load_registry
+    snapshot_seen = threading.Event()
 
-    def slow_load_registry(*args, **kwargs):
-        time.sleep(0.6)  # the plugins come in after the service's snapshot
+    def late_load_registry(*args, **kwargs):  # the room looks for plugins in a thread of its own
+        snapshot_seen.wait(60)  # the plugins come in after the service's snapshot
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(gamenight.plugins, "load_registry", slow_load_registry)
+    monkeypatch.setattr(gamenight.plugins, "load_registry", late_load_registry)
     back = await room_for(service, "ben", tmp_path, registry=None)
     async with back.run_test(size=(80, 24)) as b:
-        await until(b, lambda: back.tables is not None and back.tables.snapshot is not None, what="the snapshot")
-        assert not back.registry_loaded
+        try:
+            await until(b, lambda: back.tables is not None and back.tables.snapshot is not None, what="the snapshot")
+            assert not back.registry_loaded
+        finally:
+            snapshot_seen.set()
         await until(b, lambda: table_screen(back) is not None, rounds=400, what="Ben back at his seat")
         assert table_screen(back).match.seat == 1 and 1 not in table.away
         # Under his table, the Tables list: leaving it lands there, not in the lobby.

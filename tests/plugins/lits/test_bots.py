@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 from gamenight.match import SeatConfig, play_headless
 from gamenight.sdk import TERMINAL, BotContext
@@ -72,15 +71,50 @@ def test_expert_opens_near_even_because_the_opponent_may_swap(rules: LitsRules) 
     assert gain(state, greedy_opening, 0) >= 3  # unlike greedy, which grabs what it can
 
 
-def test_expert_answers_within_its_budget_and_stops_when_asked(rules: LitsRules) -> None:
+class FakeClock:
+    """Seconds that pass only when read: each reading is one millisecond later."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        self.now += 0.001
+        if self.now > 1.0:  # a search that ignores its deadline would run for minutes: fail at once
+            raise AssertionError("the bot read the clock past a second: it does not stop")
+        return self.now
+
+
+def test_expert_answers_when_its_budget_runs_out(rules: LitsRules) -> None:
     state = random_position(rules, 11, 5)
     legal = rules.legal_actions(state)
-    started = time.perf_counter()
-    assert ExpertBot(0.4).choose(state, legal, ctx(state.turn)) in legal
-    assert time.perf_counter() - started < 0.6
-    started = time.perf_counter()
-    assert ExpertBot(30).choose(state, legal, ctx(state.turn, should_stop=lambda: True)) in legal
-    assert time.perf_counter() - started < 0.3
+    clock, asked = FakeClock(), []
+
+    def watchdog() -> bool:  # asked every 8 nodes, as the clock is read: a search past its deadline fails here
+        asked.append(clock.now)
+        if len(asked) > 5000:
+            raise AssertionError("searched 40,000 nodes without reading the clock: it does not stop")
+        return False
+
+    assert ExpertBot(0.4, clock=clock).choose(state, legal, ctx(state.turn, should_stop=watchdog)) in legal
+    # It aims at 90% of the budget: 0.36 s, i.e. 360 readings of this clock; it reads the clock
+    # every 8 nodes, so it stopped within a reading of the deadline (or sooner, at a finished depth).
+    assert clock.now <= 0.36 + 0.002, clock.now
+
+
+def test_expert_stops_when_asked_and_still_answers(rules: LitsRules) -> None:
+    state = random_position(rules, 11, 5)
+    legal = rules.legal_actions(state)
+    clock, asked = FakeClock(), []
+
+    def stop() -> bool:
+        asked.append(clock.now)
+        return True
+
+    assert ExpertBot(30, clock=clock).choose(state, legal, ctx(state.turn, should_stop=stop)) in legal
+    assert len(asked) == 1  # asked at its first check, and stopped there
+    assert clock.now < 0.01  # ten readings at most of a 27-second deadline
 
 
 def solve(rules: LitsRules, state: LitsState, seat: int) -> int:

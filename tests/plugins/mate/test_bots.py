@@ -81,10 +81,18 @@ def test_perfect_beats_greedy_over_a_pair_of_matches() -> None:
 
 
 def test_perfect_stops_early_when_asked_and_still_answers_legally(rules: MateRules) -> None:
-    state = random_deal(rules, 2)
+    state = random_deal(rules, 2)  # choosing a card to set aside: 11 choices, each solved in turn
     legal = rules.legal_actions(state)
-    stopped = BotContext(seat=0, rng=random.Random(0), should_stop=lambda: True)
-    assert PerfectBot().choose(state, legal, stopped) in legal
+    assert len(legal) > 2
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return True
+
+    stopped = BotContext(seat=0, rng=random.Random(0), should_stop=stop)
+    assert PerfectBot().choose(state, legal, stopped) == legal[0]  # the only choice it solved
+    assert asked == [1]  # asked once, after the first choice, and stopped there
 
 
 def test_the_explanation_names_move_card_and_points_for_the_seat() -> None:
@@ -101,7 +109,7 @@ def test_explain_best_play_on_a_forced_mate(rules: MateRules) -> None:
 
 
 def test_explain_best_play_names_the_card_to_set_aside_when_foreplacing(rules: MateRules) -> None:
-    """Issue 13 item 9: "e" names the move (the card to set aside, or keeping all), not only the outcome."""
+    """The "e" key names the move (the card to set aside, or keeping all), not only the outcome."""
     for seed in range(6):
         state = random_deal(rules, seed)
         seat = rules.to_move(state)

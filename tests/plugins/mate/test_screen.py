@@ -103,7 +103,7 @@ async def test_the_best_play_hint_is_solved_on_request(tmp_path: Path) -> None:
         await pilot.press("e")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        # Issue 13 item 9: the hint names the card to play, and it is the solver's best and a legal card
+        # The hint names the card to play, and it is the solver's best and a legal card
         action, _value = Solver(_match.state.variant).best_action(_match.rules.current(_match.state), 0)
         assert action in _match.legal_actions()
         assert app.screen.hint.startswith(f"best move: play {pretty(action)}; with best play")

@@ -1,5 +1,5 @@
-"""Seeded bot-vs-bot games with invariants (issue 3: cards accounted for, scores = sum of lines,
-every hand ends): 500 seeded games to 5000 here; issue 3's 2,000 are
+"""Seeded bot-vs-bot games with invariants (cards accounted for, scores = sum of lines,
+every hand ends): 500 seeded games to 5000 here; the 2,000 the game was specified with are
 ``bench/bench_mille.py --invariants 2000``."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def play_checked(pair: tuple[str, str], seed: int) -> int:
 
 @pytest.mark.parametrize(
     ("pair", "games"),
-    # 500 games to 5000 in all (a quarter of issue 3's 2,000, which the bench plays).
+    # 500 games to 5000 in all (a quarter of the specified 2,000, which the bench plays).
     [
         (("random", "random"), 125),
         (("greedy", "random"), 150),

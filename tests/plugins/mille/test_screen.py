@@ -381,7 +381,7 @@ async def test_two_bots_play_a_hand_on_the_table_to_the_end_of_hand_prompt(tmp_p
 
 
 class ViewOnlyMatch(Match):
-    """A match whose full state the Mille screen may not read (as at a shared table, issue 16)."""
+    """A match whose full state the Mille screen may not read (as at a shared table)."""
 
     @property
     def state(self):

@@ -1,4 +1,4 @@
-"""The table's words and settings (issue 13 item 10): grammar, messages, saved settings, result tables."""
+"""The table's words and settings: grammar, messages, saved settings, result tables."""
 
 from __future__ import annotations
 

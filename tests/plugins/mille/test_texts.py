@@ -58,7 +58,7 @@ def test_log_sentences_name_the_seats_as_the_table_does():
 
 
 def test_long_log_lines_wrap_at_a_word_and_the_newest_shows_whole():
-    """Issue 13 item 8: the score window cut log lines at 40 cells, mid-word ("コンピュータ は あなた に 速度…")."""
+    """The score window cut log lines at 40 cells, mid-word ("コンピュータ は あなた に 速度…")."""
     from gamenight_mille.widgets import log_lines, score_header
     from rich.cells import cell_len
 

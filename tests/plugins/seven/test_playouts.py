@@ -1,7 +1,7 @@
 """Seeded deals end and keep their invariants: 52 cards, zero-sum scores (docs/rules/seven.md 5.4, 6.2).
 
 5,000 five-seat deals here (2,500 each with random and greedy bots), a bounded seeded count;
-the full 20,000 of issue 4, checking the cards after every single action, are
+the full 20,000 the game was specified with, checking the cards after every single action, are
 ``bench/bench_seven.py invariants --deals 20000``.
 """
 

@@ -1,4 +1,4 @@
-"""What the SEVEN table shows (issue 13 item 10): running totals, whole revealed hands, a long hand
+"""What the SEVEN table shows: running totals, whole revealed hands, a long hand
 whole, the end-of-deal title, seat titles re-fitted on resize -- at 80×24, as a player sees it."""
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def test_help_exists_in_english_and_japanese_and_names_the_joker_rule():
 
 
 def test_the_help_names_only_keys_the_table_has():
-    """The help said to score by "the box's letter" when no letter keys existed (issue 13.9): now they do."""
+    """The help said to score by "the box's letter" when no letter keys existed: now they do."""
     from gamenight_yatzy.screen import BOX_KEYS, YatzyScreen
 
     bound = {binding.key for binding in YatzyScreen.BINDINGS}

@@ -8,7 +8,7 @@ import pytest
 from gamenight.sdk import CHANCE, TERMINAL
 from gamenight_yatzy.rules import YATZY, YatzyRules, lower_total, upper_bonus, upper_total
 
-GAMES = 2_500  # a bounded seeded count; bench/bench_yatzy.py plays issue 2's 10,000 and more
+GAMES = 2_500  # a bounded seeded count; bench/bench_yatzy.py plays the specified 10,000 and more
 
 
 def random_game(rules: YatzyRules, seed: int):

@@ -232,7 +232,7 @@ async def test_the_move_log_shows_its_newest_line_at_80x24(tmp_path):
 
 
 async def test_every_box_has_a_letter_key_shown_on_the_sheet_as_the_help_promises(tmp_path):
-    """Issue 13 item 9: the help says "press its letter (a–m, shown before its name)": it is so."""
+    """The help says "press its letter (a–m, shown before its name)": it is so."""
     from gamenight_yatzy.screen import BOX_KEYS
 
     assert "**a**–**m**" in GAME.help["en"] and "**a**〜**m**" in GAME.help["ja"]

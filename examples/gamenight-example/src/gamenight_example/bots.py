@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight import BotContext, Rules
+from gamenight.sdk import BotContext, Rules
 
 from .rules import GoofspielView
 

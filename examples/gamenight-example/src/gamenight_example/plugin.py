@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight import BotSpec, GameInfo, Option, hookimpl
-from gamenight.sdk import lazy_screen, read_help, read_translations
+from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
 
 from . import __version__
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
 
-GAMENIGHT_API = "1.0"
+GAMENIGHT_API = "1.1"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 HERE = Path(__file__).parent

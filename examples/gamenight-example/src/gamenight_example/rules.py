@@ -16,6 +16,10 @@ Actions (short strings, as the SDK wants):
 Seats bid one after another (seat 0 first), but a bid stays hidden from the
 other seats until the last bid of the round is in: that is this game's hidden
 information, and :meth:`GoofspielRules.view` is where it is kept hidden.
+
+This module translates nothing: it says what happened as data
+(:meth:`GoofspielRules.public_events`) and why a move is refused as data
+(``IllegalAction.because``); :mod:`.texts` makes the sentences.
 """
 
 from __future__ import annotations
@@ -25,18 +29,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gamenight import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Rules, translator
+from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
-_ = translator("goofspiel")
+from .texts import card_name as card_name  # re-exported: the names live with the texts
+from .texts import describe_event
 
 MIN_SEATS, MAX_SEATS = 2, 4
 DEFAULT_CARDS = 13
-CARD_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
-
-
-def card_name(value: int) -> str:
-    """``1`` -> ``"A"``, ``12`` -> ``"Q"``, other values as digits."""
-    return CARD_NAMES.get(value, str(value))
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ class GoofspielView:
         return (self.prize or 0) + self.pot
 
 
-class GoofspielRules(Rules):
+class GoofspielRules(Rules[GoofspielState, GoofspielView]):
     """The rules object.  Options: ``cards`` (int, 5-13), ``carry`` (bool)."""
 
     def new_game(self, seats: int, options: Mapping[str, Any]) -> GoofspielState:
@@ -135,13 +134,13 @@ class GoofspielRules(Rules):
         value = int(text) if text.isdigit() else None
         seat = self.to_move(state)
         if seat == TERMINAL:
-            raise IllegalAction(_("The game is over."))
+            raise IllegalAction.because("game-over", "The game is over.")
         if seat == CHANCE:
             if kind != "prize" or value not in state.prizes_left:
-                raise IllegalAction(_("The next prize must be a card still face down."))
+                raise IllegalAction.because("prize-not-face-down", "The next prize must be a card still face down.")
             return replace(state, prize=value, prizes_left=state.prizes_left - {value})
         if kind != "bid" or value not in state.hands[seat]:
-            raise IllegalAction(_("Bid one of the cards in your hand."))
+            raise IllegalAction.because("not-in-hand", "Bid one of the cards in your hand.")
         hands = (*state.hands[:seat], state.hands[seat] - {value}, *state.hands[seat + 1 :])
         bids = (*state.bids[:seat], value, *state.bids[seat + 1 :])
         state = replace(state, hands=hands, bids=bids)
@@ -204,18 +203,19 @@ class GoofspielRules(Rules):
             lines=[("Prizes taken", [float(count) for count in won]), ("Points", list(self.current_scores(state)))],
         )
 
-    def describe_action(self, state: GoofspielState, action: Action, seat: int) -> str:
-        """Log sentences; a bid is described face down until the round is shown."""
-        kind, _sep, text = action.partition(":")
+    def public_events(self, before: GoofspielState, action: Action, seat: int) -> list[PublicEvent]:
+        """A prize turned up (``card``); a bid (``seat``, never its card); when the last bid of the
+        round is in, the bids shown (``bids``, ``winner`` or None on a tie, ``worth``)."""
         if seat == CHANCE:
-            return _("The prize is {card}.", card=card_name(int(text)))
-        if kind != "bid":
-            return action
-        after = self.apply(state, action)
-        if after.prize is not None:
-            return _("Seat {seat} bids face down.", seat=seat + 1)
-        played = after.history[-1]
-        shown = ", ".join(card_name(bid) for bid in played.bids)
-        if played.winner is None:
-            return _("Bids {bids}: a tie, nobody takes {worth}.", bids=shown, worth=played.worth)
-        return _("Bids {bids}: seat {seat} takes {worth}.", bids=shown, seat=played.winner + 1, worth=played.worth)
+            return [PublicEvent("prize", {"card": int(action.partition(":")[2])})]
+        events = [PublicEvent("bid", {"seat": seat})]
+        after = self.apply(before, action)
+        if after.prize is None:  # that bid ended the round: every bid is shown
+            played = after.history[-1]
+            shown = {"bids": list(played.bids), "winner": played.winner, "worth": played.worth}
+            events.append(PublicEvent("show", shown))
+        return events
+
+    def describe_action(self, state: GoofspielState, action: Action, seat: int) -> str:
+        """Log sentences (:mod:`.texts`); a bid is described face down until the round is shown."""
+        return " ".join(describe_event(event) for event in self.public_events(state, action, seat))

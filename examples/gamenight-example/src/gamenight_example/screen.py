@@ -1,8 +1,9 @@
-"""The Goofspiel table: a :class:`gamenight.ui.game_screen.GameScreen` subclass.
+"""The Goofspiel table: a :class:`gamenight.sdk.GameScreen` subclass.
 
 The base class does turns, bots, chance, hand-over in hot-seat play, the end
 dialog, saving and help; this module only draws the table and turns a key
-press or a click on a card into ``self.submit("bid:V")``.
+press or a click on a card into ``self.submit("bid:V")``.  What a move did is said from
+its public events (:meth:`GoofspielScreen.describe_event`, with :mod:`.texts`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import GameScreen, pad_cells
+from gamenight.sdk import GameScreen, PublicEvent, pad_cells
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -18,14 +19,16 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from .rules import GoofspielView, card_name
+from .rules import GoofspielView
+from .texts import card_name, describe_event
 
 KEYS = {1: "a,1", 10: "0", 11: "j", 12: "q", 13: "k"}
 """The key that bids each card (2-9 are their own digit)."""
 
 
-class Card(Static):
-    """One card of the hand; a click bids it."""
+class GoofspielCard(Static):
+    """One card of the hand; a click bids it (named after the game: Textual matches widget
+    type selectors by class name across the whole room)."""
 
     class Chosen(Message):
         """The player clicked this card."""
@@ -62,8 +65,12 @@ class GoofspielScreen(GameScreen):
         yield Static("", id="last-round")
         with Horizontal(id="hand"):
             for value in range(1, self.match.options["cards"] + 1):
-                yield Card(value)
+                yield GoofspielCard(value)
         yield Static(self.t("Bid: A 2-9 0(=10) J Q K, or click a card."), id="hint")
+
+    def describe_event(self, event: PublicEvent) -> str:
+        """The status line's sentence for a move, in the player's language, seats by name."""
+        return self.fill_names(describe_event(event, self.t))
 
     def refresh_view(self) -> None:
         view: GoofspielView = self.view
@@ -75,7 +82,7 @@ class GoofspielScreen(GameScreen):
         self.query_one("#prizes-left", Static).update(t("Still to come: {cards}", cards=left or "—"))
         self.query_one("#seats", Static).update(self._seat_lines(view))
         self.query_one("#last-round", Static).update(self._last_round(view))
-        for card in self.query(Card):
+        for card in self.query(GoofspielCard):
             card.set_class(card.value not in view.hand and card.value != view.my_bid, "spent")
             card.set_class(card.value == view.my_bid, "bid")
 
@@ -115,5 +122,5 @@ class GoofspielScreen(GameScreen):
         """Bid the card ``value`` (refused with a message if it is not in the hand)."""
         self.submit(f"bid:{value}")
 
-    def on_card_chosen(self, event: Card.Chosen) -> None:
+    def on_goofspiel_card_chosen(self, event: GoofspielCard.Chosen) -> None:
         self.action_bid(event.value)

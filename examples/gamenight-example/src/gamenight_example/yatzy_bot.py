@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight import BotContext, Rules
+from gamenight.sdk import BotContext, Rules
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 BOXES = (*UPPER, "three_kind", "four_kind", "full_house", "small_straight", "large_straight", "yatzy", "chance")

@@ -1,0 +1,44 @@
+"""The Resume screen's title: the saves folder at home, never the server's path in a hosted room."""
+
+from __future__ import annotations
+
+import pytest
+from gamenight.i18n import set_language
+from gamenight.match import Match, SeatConfig
+from gamenight.saves import save_match
+from gamenight.screens.saves_screen import SavesScreen
+from gamenight.testing import settle
+from textual.widgets import Static
+
+from tests.core.test_text import nim_app
+
+
+@pytest.mark.parametrize("hosted", ["1", ""])
+async def test_the_resume_screen_shows_the_saves_folder_only_outside_a_hosted_room(
+    tmp_path, nim_registry, monkeypatch, hosted
+):
+    monkeypatch.setenv("GAMENIGHT_HOSTED", hosted)
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    (tmp_path / "saves").mkdir()
+    save_match(match, tmp_path / "saves" / "nim-1.toml")
+    app = nim_app(tmp_path, nim_registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, SavesScreen)
+        title = str(app.screen.query_one("#saves-title", Static).render())
+    if hosted:
+        assert title == "Saved games" and str(tmp_path) not in title
+    else:
+        assert title == f"Saved games in {tmp_path / 'saves'}"
+
+
+def test_the_hosted_title_is_translated():
+    set_language("ja")
+    try:
+        from gamenight.i18n import _
+
+        assert _("Saved games") == "セーブデータ"
+    finally:
+        set_language("en")

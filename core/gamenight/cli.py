@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,11 +87,39 @@ def _plugins_command(argv: Sequence[str]) -> int:
             ),
             Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"),
         )
-    console.print(table)
+    from rich.measure import Measurement
+
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
+        console.print(table)
+    else:  # too wide for the terminal (a table would split names and lose its right edge): a block each
+        _print_plugin_blocks(console, registry.plugins)
     for record in registry.failures:  # below the table: a whole line each, wrapped between words
         for error in record.errors:
             console.print(Text.assemble((safe_text(record.name, 80), "bold"), ": ", (safe_text(error), "red")))
     return status
+
+
+def _print_plugin_blocks(console: Any, plugins: Sequence[Any]) -> None:
+    """The plugins as blocks (a line of name, distribution, version and status, then a line per
+    kind of thing it adds), for a terminal too narrow for the table: wrapped between names only."""
+    from rich.text import Text
+
+    console.print(Text(_("gamenight plugins"), style="bold"))
+    for record in plugins:
+        status = Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green")
+        head = Text.assemble(
+            (safe_text(record.name, 80), "bold"),
+            "  ",
+            _plain(record.distribution, 80),
+            " ",
+            _plain(record.version, 80),
+            "  ",
+            status,
+        )
+        console.print(head)
+        for label, values in ((_("Games"), record.games), (_("Bots"), record.bots), (_("Themes"), record.themes)):
+            if values:
+                console.print(Text.assemble("  ", (label, "bold"), ": ", _plain(", ".join(values), 2000)))
 
 
 def _arena_command(argv: Sequence[str]) -> int:
@@ -235,7 +264,7 @@ def _rate_bots(game: Any, bots: Sequence[str], result: Any, path: Path | None) -
 def _records_command(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gamenight records",
-        description="Show the records of finished games: played, won, win rate against each bot (95%% interval), "
+        description="Show the records of finished games: played, won, win rate against each bot (95% interval), "
         "scores, streak, ratings, top ten.",
     )
     parser.add_argument("--game", help="only this game (e.g. yatzy)")
@@ -325,6 +354,10 @@ def _replay_command(argv: Sequence[str]) -> int:
     except ReplayError as error:
         print(f"gamenight replay: {safe_text(error, 1000)}", file=sys.stderr)
         return 1
+    problem = _terminal_problem()
+    if problem is not None:  # the replay is a room's screen: it needs a terminal as the room does
+        print(problem, file=sys.stderr)
+        return 2
     from gamenight.app import GameNightApp
 
     app = GameNightApp(
@@ -334,7 +367,7 @@ def _replay_command(argv: Sequence[str]) -> int:
         start_replay=args.file,
         start_replay_game=number,
     )
-    app.run()
+    _run_on_the_terminal(app)
     return app.return_code or 0
 
 
@@ -353,29 +386,116 @@ def _serve_web_command(argv: Sequence[str]) -> int:
     return serve_web_main(list(argv))
 
 
+ROOM_VALUE_OPTIONS = frozenset(("--saves", "--config", "--theme", "--lang", "--bot-delay", "--tables-socket"))
+"""The room's options that take a value (``--config FILE``): skipped when looking for a command."""
+
+
+def _command_after_options(argv: Sequence[str]) -> int | None:
+    """Where a command (``plugins``, ``records``...) stands after room options, as in
+    ``gamenight --config FILE plugins``; None when the first word is not one (a game, or none)."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            return None
+        if word.startswith("-"):
+            index += 2 if word in ROOM_VALUE_OPTIONS else 1
+            continue
+        return index if word in SUBCOMMANDS else None
+    return None
+
+
+def _fd_is_terminal(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _terminal_problem() -> str | None:
+    """Why the room cannot run here, or None: it reads keys from stdin and draws on stderr (or
+    stdout), so it needs a terminal there; without one it would wait for keys that never come.
+    A driver Textual is given (``serve-web``'s, talking to a browser) needs none."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    if not _fd_is_terminal(0):
+        return _("gamenight: the room needs a terminal, and its input is not one.")
+    if not (_fd_is_terminal(1) or _fd_is_terminal(2)):
+        return _("gamenight: the room needs a terminal, and its output is not one.")
+    return None
+
+
+def _run_on_the_terminal(app: Any) -> None:
+    """Run the room; when stderr is not a terminal but stdout is (``gamenight 2>err.log``), the
+    room is drawn on stdout's terminal meanwhile (Textual draws on stderr), and stderr is put
+    back for what is said after it (config warnings before it went there too)."""
+    if _fd_is_terminal(2) or not _fd_is_terminal(1) or os.environ.get("TEXTUAL_DRIVER"):
+        app.run()
+        return
+    sys.stderr.flush()
+    kept = os.dup(2)
+    try:
+        os.dup2(1, 2)
+        app.run()
+    finally:
+        sys.stderr.flush()
+        os.dup2(kept, 2)
+        os.close(kept)
+
+
+def _dispatch(command: str, rest: list[str]) -> int:
+    return {
+        "plugins": _plugins_command,
+        "arena": _arena_command,
+        "records": _records_command,
+        "replay": _replay_command,
+        "serve-ssh": _serve_ssh_command,
+        "serve-web": _serve_web_command,
+    }[command](rest)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gamenight`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in SUBCOMMANDS:
         command, rest = argv[0], argv[1:]
         set_language(detect_language(Config.load().language))
-        return {
-            "plugins": _plugins_command,
-            "arena": _arena_command,
-            "records": _records_command,
-            "replay": _replay_command,
-            "serve-ssh": _serve_ssh_command,
-            "serve-web": _serve_web_command,
-        }[command](rest)
+        return _dispatch(command, rest)
+    at = _command_after_options(argv)
+    if at is not None:  # room options before a command: its language from them; replay takes them too
+        before = room_parser().parse_args(argv[:at])
+        set_language(before.lang or detect_language(Config.load(before.config).language))
+        rest = argv[at + 1 :]
+        if argv[at] == "replay":
+            rest = argv[:at] + rest
+        return _dispatch(argv[at], rest)
     args = room_parser().parse_args(argv)
     config = Config.load(args.config)
     set_language(args.lang or detect_language(config.language))
     config = Config.load(args.config)  # again, so its messages are in the language just chosen
+    registry = None
+    if args.game is not None:
+        from gamenight.plugins import load_registry
+
+        registry = load_registry()
+        if args.game not in registry.games:
+            known = ", ".join(sorted(registry.games)) or "-"
+            print(
+                "gamenight: "
+                + _("no game {game!r} (installed: {known})", game=safe_text(args.game, 40), known=safe_text(known)),
+                file=sys.stderr,
+            )
+            return 2
+    problem = _terminal_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     for message in filter(None, [config.error, *config.warnings]):
         print(safe_text(message, 1000), file=sys.stderr)  # stays readable after the room's screen is gone
     from gamenight.app import GameNightApp
 
     app = GameNightApp(
+        registry=registry,
         config=config,
         saves_dir=args.saves or default_saves_dir(config),
         theme_name=args.theme,
@@ -384,5 +504,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         start_save=args.save,
         tables_socket=args.tables_socket,
     )
-    app.run()
+    _run_on_the_terminal(app)
     return app.return_code or 0

@@ -21,16 +21,28 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gamenight.i18n import _, gettext
 from gamenight.match import LogEntry, Match, SeatConfig
 from gamenight.sdk import OBSERVER, TERMINAL, Action, GameInfo, IllegalAction, Interlude, Outcome, PublicEvent
 from gamenight.text import safe_text
 
-__all__ = ["Replay", "ReplayError", "ReplayTable", "version_problem"]
+__all__ = ["Replay", "ReplayError", "ReplayTable", "SaveGame", "version_problem"]
 
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
+class SaveGame(NamedTuple):
+    """One game of a save, as :meth:`Replay.save_games` lists it."""
+
+    number: int
+    """From 0."""
+    scores: tuple[float, ...] | None
+    """The final scores, or None for a game not finished."""
+    moves: int
+    names: tuple[str, ...]
+    """The seats' names (a name the game chose in today's language)."""
 
 
 class ReplayError(Exception):
@@ -154,8 +166,9 @@ class Replay:
         )
 
     @staticmethod
-    def save_games(registry: Any, path: Path) -> list[tuple[int, tuple[float, ...] | None, int]]:
-        """The games a save holds, oldest first: (number from 0, final scores or ``None`` unfinished, moves).
+    def save_games(registry: Any, path: Path) -> list[SaveGame]:
+        """The games a save holds, oldest first: (number from 0, final scores or ``None`` unfinished,
+        moves, the seats' names).
 
         Each game is replayed from the seed to know its scores (a save's totals are never trusted).
         """
@@ -173,7 +186,8 @@ class Replay:
             states = _rebuild(match.game, list(match.seats), dict(match.options), match.seed, number, entries)
             rules = match.game.rules
             over = rules.to_move(states[-1]) == TERMINAL
-            listed.append((number, tuple(rules.outcome(states[-1]).scores) if over else None, len(entries)))
+            scores = tuple(rules.outcome(states[-1]).scores) if over else None
+            listed.append(SaveGame(number, scores, len(entries), tuple(seat.name for seat in match.seats)))
         return listed
 
     # -- stepping -------------------------------------------------------------------------
@@ -292,6 +306,11 @@ class ReplayTable:
     def follow(self) -> int:
         """The viewpoint shown (a seat, or :data:`OBSERVER`)."""
         return self._replay.follow
+
+    @property
+    def watching(self) -> bool:
+        """True while the public view is followed (as a shared table's watcher: no seat)."""
+        return self._replay.follow == OBSERVER
 
     @property
     def state(self) -> Any:

@@ -50,6 +50,8 @@ class LitsScreen(GameScreen):
         self.shape = "L"
         self.orientation = 0
         self.cursor = (4, 4)
+        self._ghost_stale = False
+        """True after a move until the ghost is moved: it may lie on the piece just placed."""
 
     # -- composition and drawing ------------------------------------------------
 
@@ -100,6 +102,10 @@ class LitsScreen(GameScreen):
                 verdict.update(
                     t("{shape} on {cell}: legal. Return or a click places it.", shape=self.shape, cell=where)
                 )
+            elif self._ghost_stale:
+                # the ghost still lies where the last piece went: no rule broken yet, only a spot to choose
+                verdict.update(t("Move the {shape} to a free spot: arrows or the mouse.", shape=self.shape))
+                violation = None
             else:
                 verdict.update(
                     t("{shape} on {cell}: {reason}", shape=self.shape, cell=where, reason=violation.message(self.shape))
@@ -169,27 +175,39 @@ class LitsScreen(GameScreen):
 
     def on_new_game(self) -> None:
         self.shape, self.orientation, self.cursor = "L", 0, (4, 4)
+        self._ghost_stale = False
+
+    def on_action(self, seat: int, action: Action, text: str) -> None:
+        super().on_action(seat, action, text)
+        self._ghost_stale = seat >= 0  # a piece placed or the pie answered: the ghost may lie on it now
+
+    def _ghost_moved(self) -> None:
+        self._ghost_stale = False
 
     # -- actions -------------------------------------------------------------------
 
     def action_move(self, rows: int, cols: int) -> None:
         """Move the ghost by one cell (it stays on the board)."""
+        self._ghost_moved()
         row, col = self.cursor
         self.cursor = (min(SIZE - 1, max(0, row + rows)), min(SIZE - 1, max(0, col + cols)))
         self.refresh_view()
 
     def action_rotate(self) -> None:
         """Turn the ghost a quarter clockwise."""
+        self._ghost_moved()
         self.orientation = self.placement.rotated().orientation
         self.refresh_view()
 
     def action_mirror(self) -> None:
         """Mirror the ghost left-right."""
+        self._ghost_moved()
         self.orientation = self.placement.mirrored().orientation
         self.refresh_view()
 
     def action_next_shape(self) -> None:
         """Select the next shape that is still available."""
+        self._ghost_moved()
         state: LitsState = self.view
         for shape in self._shape_cycle():
             if state.remaining[SHAPES.index(shape)]:
@@ -199,6 +217,7 @@ class LitsScreen(GameScreen):
 
     def action_shape(self, shape: str) -> None:
         """Select ``shape`` (its first orientation)."""
+        self._ghost_moved()
         self._select(shape)
         self.refresh_view()
 
@@ -222,10 +241,12 @@ class LitsScreen(GameScreen):
     def on_board_hovered(self, event: Board.Hovered) -> None:
         if self.cursor != (event.row, event.col):
             self.cursor = (event.row, event.col)
+            self._ghost_moved()
             self.refresh_view()
 
     def on_board_clicked(self, event: Board.Clicked) -> None:
         self.cursor = (event.row, event.col)
+        self._ghost_moved()
         self.action_place()
 
     def on_shape_chip_chosen(self, event: ShapeChip.Chosen) -> None:

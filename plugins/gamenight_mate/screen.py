@@ -53,7 +53,7 @@ class MateScreen(GameScreen):
         Binding(
             "e", "explain", _("Best play"), tooltip=_("The move to make now with best play by both, and its outcome")
         ),
-        Binding("c", "continue", _("Continue"), show=False),
+        Binding("c", "continue", _("Continue"), tooltip=_("Go on to the next play")),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -242,6 +242,8 @@ class MateScreen(GameScreen):
             # The key bar showed "n Keep all" through the whole play, where it only said "no
             # foreplacing decision now": it is there while the decision is open to this person.
             return self._may_keep_all(self.shown_state())
+        if action == "continue" and self.is_mounted:
+            return self.pause is not None  # in the bar while the end of a play is on show
         return super().check_action(action, parameters)
 
     def action_keep_all(self) -> None:
@@ -300,6 +302,9 @@ class MateScreen(GameScreen):
 
     def action_explain(self) -> None:
         """Show how the play ends with best play by both (solved in a worker)."""
+        if self.pause is not None:  # the play on show is over; the next one's cards are not dealt on screen
+            self.message(_("Press C to go on to the next play."), error=True)
+            return
         self.hint = _("Solving…")
         self.refresh_view()
         self._explain(self.view, self.view_seat, for_help=False)

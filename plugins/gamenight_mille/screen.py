@@ -87,6 +87,8 @@ class MilleScreen(GameScreen):
         """``"use"`` or ``"discard"`` while a card is being chosen."""
         self.selected: int | None = None
         """The display row (0 = ``P``) of the chosen card, waiting for Return/Space."""
+        self._refused = False
+        """True right after a card was refused (until the next key)."""
         self.last_play: tuple[str, int] | None = None
         """What the other seat last played or discarded, from the move's public events."""
         self._asking = False
@@ -191,6 +193,13 @@ class MilleScreen(GameScreen):
         """The original's command keys (a small state machine for ``U``/``D``)."""
         key = event.key.lower() if len(event.key) == 1 else event.key
         self._clear_error()  # the next command replaces the previous error
+        refused, self._refused = self._refused, False
+        if refused and self.command is None and key in KILL:
+            # Escape right after a refused card abandons that card (already abandoned): it does
+            # not ask to leave the table, whose Yes the next Return -- the confirm key -- would take.
+            event.stop()
+            event.prevent_default()
+            return
         if self.command is not None:
             event.stop()
             event.prevent_default()
@@ -304,6 +313,7 @@ class MilleScreen(GameScreen):
             self._reset_command()
             slot = self.display_slots(self.view)[row]
             if not self.submit(f"{verb}:{SLOT_NAMES[slot]}"):
+                self._refused = True
                 self.redraw()
             return
         elif key in ERASE:

@@ -101,7 +101,8 @@ class SeatPanel(Static):
     def _fit(self) -> None:
         name, lines, wrap_last = self._shown
         width = max(4, (self.size.width or 18) - 4)
-        self.border_title = fit_cells(name, width)
+        # the title lies on the top border: the whole width but its corners, a line and a space either side
+        self.border_title = fit_cells(name, max(4, (self.outer_size.width or 22) - 6))
         fitted = [fit_cells(line, width + 2) for line in (lines[:-1] if wrap_last else lines)]
         if wrap_last and lines:
             fitted.extend(wrap_words(lines[-1], width + 2))

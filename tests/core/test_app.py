@@ -384,3 +384,50 @@ async def test_a_game_screen_that_fails_to_build_is_told_and_the_room_lives(
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen) and app._exception is None
         assert any("failed to open" in n.message and "the screen broke" in n.message for n in app._notifications)
+
+
+async def test_return_resumes_the_autosave_when_the_room_starts_unfocused(nim_registry, config, tmp_path):
+    """A browser tab starts the room without focus (no button of the first dialog has it): Return
+    still answers "Resume it?" with its first choice, as in a terminal."""
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 9}, seed=2)
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+    app = make_app(nim_registry, config, tmp_path)
+    app.set_reactive(type(app).app_focus, False)  # as textual-serve starts it, until the page is focused
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, YesNoDialog) and app.screen.focused is None
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MessageDialog)  # resumed: Bob is to move, hand the keyboard over
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_dialog_shows_its_own_keys_not_the_screens_under_it(nim_registry, config, tmp_path, language):
+    from gamenight.i18n import set_language
+    from gamenight.widgets.key_bar import KeyBar
+
+    from tests.core.tour import screen_text
+
+    set_language(language)
+    game = nim_registry.game("nim")
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob")], {"sticks": 9}, seed=2)
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+    app = make_app(nim_registry, config, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, YesNoDialog)  # "Resume it?" over the lobby
+        bottom = screen_text(app)[-1]
+        yes, no = ("はい", "いいえ") if language == "ja" else ("Yes", "No")
+        assert f"y {yes}" in bottom and f"n {no}" in bottom
+        lobby = app.screen_stack[-2]
+        assert f"c {lobby.active_bindings['c'].binding.description}" in str(lobby.query_one(KeyBar).render())
+        assert f"c {lobby.active_bindings['c'].binding.description}" not in bottom  # the lobby's Records key

@@ -201,3 +201,29 @@ def test_the_page_asks_for_nothing_outside_the_server(web_room):
     assert asked and all(
         address.startswith(url.rstrip("/")) or address.startswith("ws://127.0.0.1") for address in asked
     ), asked
+
+
+def test_return_answers_the_startup_resume_question(web_room, tmp_path):
+    from gamenight.match import Match, SeatConfig, play_headless
+    from gamenight.plugins import load_registry
+    from gamenight.saves import save_match
+
+    game = load_registry().game("yatzy")
+    whole = play_headless(game, [SeatConfig("A", "random"), SeatConfig("B", "random")], seed=1)
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bob", "random")], {}, seed=1)
+    match.replay(whole.log[:6], check_chance=True)
+    (tmp_path / "saves").mkdir(exist_ok=True)
+    save_match(match, tmp_path / "saves" / "autosave-yatzy.toml")
+    url, _server = web_room
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context.add_init_script(CAPTURE)
+        page = context.new_page()
+        page.goto(url)
+        tab = Tab(page)
+        tab.wait_for("Resume it?")
+        page.keyboard.press("Enter")  # no click first: Return takes the first choice, as in a terminal
+        text = tab.wait_for("Upper total")  # Yatzy's sheet: the game resumed
+        assert "Resume it?" not in text
+        browser.close()

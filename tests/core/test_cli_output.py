@@ -103,3 +103,70 @@ def test_arena_table_shows_a_plugin_bot_id_as_plain_text(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["arena", "nim", "--seats", "[/b],first", "--games", "2"]) == 0
     assert "[/b]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_an_unknown_game_prints_one_line_and_exits_2_without_opening_the_room(
+    monkeypatch, nim_registry, capsys, language
+):
+    from gamenight.app import GameNightApp
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    started = []
+    monkeypatch.setattr(GameNightApp, "run", lambda self: started.append(self))
+    monkeypatch.setattr("gamenight.cli._terminal_problem", lambda: None, raising=False)  # a terminal
+    assert main(["--lang", language, "nosuchgame"]) == 2
+    out, err = capsys.readouterr()
+    assert not started and out == ""
+    assert len(err.splitlines()) == 1 and "'nosuchgame'" in err and "nim" in err
+    assert ("インストール済み" if language == "ja" else "installed: nim") in err
+
+
+def test_room_options_before_a_command_run_the_command(monkeypatch, nim_registry, capsys, tmp_path):
+    from gamenight.app import GameNightApp
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    monkeypatch.setattr(GameNightApp, "run", lambda self: pytest.fail("the room opened"))
+    (tmp_path / "config.toml").write_text('[general]\nlanguage = "ja"\n', encoding="utf-8")
+    assert main(["--config", str(tmp_path / "config.toml"), "plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "gamenight プラグイン" in out and "nim" in out  # the plugins table, in the config's language
+    assert main(["--lang", "en", "plugins", "--json"]) == 0
+    assert [record["games"] for record in json.loads(capsys.readouterr().out)] == [["nim"]]
+
+
+def test_records_help_says_95_percent_once(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["records", "--help"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0 and "95% interval" in out and "%%" not in out
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_plugins_too_wide_for_80_columns_keep_every_name_whole(monkeypatch, nim_registry, capsys, language):
+    from gamenight.i18n import set_language
+
+    def registry():
+        found = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+        found.plugins.append(
+            PluginRecord(
+                name="example",
+                distribution="gamenight-example",
+                version="0.1.0",
+                games=["goofspiel"],
+                bots=["goofspiel-high", "goofspiel-random"],
+                themes=["example-night"],
+            )
+        )
+        return found
+
+    monkeypatch.setattr("gamenight.plugins.load_registry", registry)
+    monkeypatch.setattr("gamenight.cli.detect_language", lambda *_args: language)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["plugins"]) == 0
+    set_language("en")
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    words = {word.strip(",:") for line in lines for word in line.replace("│", " ").split()}
+    assert {"gamenight-example", "goofspiel-high", "goofspiel-random", "example-night", "nim"} <= words
+    assert not any(line.startswith("│") and not line.rstrip().endswith("│") for line in lines)  # no lost edge

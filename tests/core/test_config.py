@@ -100,6 +100,7 @@ def test_cli_prints_config_problems_on_stderr(tmp_path, monkeypatch, capsys):
     path.write_text(ISSUE_13_FILE, encoding="utf-8")
     started = []
     monkeypatch.setattr(GameNightApp, "run", lambda self: started.append(self.config))
+    monkeypatch.setattr("gamenight.cli._terminal_problem", lambda: None)  # as in a terminal
     assert main(["--config", str(path), "--saves", str(tmp_path / "saves"), "--lang", "en"]) == 0
     err = capsys.readouterr().err
     assert "[seven] player.3" in err and "control characters" in err and "[seven] player.4" in err

@@ -61,6 +61,36 @@ async def test_leaving_lits_before_its_first_move_tells_the_truth(config, tmp_pa
         assert app.screen.question == NOTHING
 
 
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_dealt_game_left_before_any_move_keeps_no_autosave(config, tmp_path, language):
+    """SEVEN's log starts with the deal (the table's draw): that is no one's move, so leaving
+    keeps nothing and the lobby offers nothing to resume, as for Yatzy."""
+    from gamenight.i18n import _
+
+    set_language(language)
+    registry = load_registry()
+    game = registry.game("seven")
+    match = Match(game, [SeatConfig("You"), SeatConfig("Urd", "random"), SeatConfig("Skuld", "random")], {})
+    app = make_app(registry, config, tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert match.log and match.to_move() == 0  # dealt, the person to play first
+        assert not app.saves.autosave_path("seven").exists()
+        await pilot.press("escape")
+        assert isinstance(app.screen, YesNoDialog)
+        assert app.screen.question == _(
+            "Leave this game? {note}", note=_("Nothing has been played yet, so nothing is kept.")
+        )
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, GameScreen | YesNoDialog)
+    assert not app.saves.autosave_path("seven").exists()
+    again = GameNightApp(registry=registry, config=config, saves_dir=tmp_path / "saves", bot_delay=0)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not isinstance(again.screen, YesNoDialog)  # no "Resume it?"
+
+
 def nim_match(nim_registry, **kwargs) -> Match:
     return Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 9}, **kwargs)
 

@@ -63,7 +63,11 @@ async def test_a_save_of_several_games_asks_which_to_replay(nim_registry, tmp_pa
         if language == "ja":
             assert "このセーブには 3 ゲームあります" in text and "ゲーム 3: 途中（1 手）" in text
         else:
-            assert "This save holds 3 games: which one?" in text and "Game 3: unfinished, 1 moves" in text
+            assert "This save holds 3 games: which one?" in text and "Game 3: unfinished, 1 move" in text
+            assert "1 moves" not in text
+        # each finished game's scores beside the seats' names
+        first = str(chooser.get_option_at_index(0).prompt)
+        assert "Ann 1 – Bob 0" in first and f"{lengths[0]} " in first
         await pilot.press("up", "enter")
         await until_screen(pilot, ReplayBehaviour)
         assert app.screen.replay.game_number == 1 and app.screen.replay.steps == lengths[1]
@@ -91,5 +95,29 @@ async def test_game_n_replays_that_game_and_a_missing_one_is_refused(nim_registr
     assert "The save holds 3 games; there is no game 4." in capsys.readouterr().err
     ran = []
     monkeypatch.setattr("gamenight.app.GameNightApp.run", lambda self: ran.append(self.start_replay_game))
+    monkeypatch.setattr("gamenight.cli._terminal_problem", lambda: None)  # as in a terminal
     assert main(["replay", str(path), "--game", "2"]) == 0
     assert ran == [1]
+
+
+@pytest.mark.parametrize("key", ["q", "escape"])
+async def test_leaving_a_replay_the_command_opened_ends_the_room(nim_registry, tmp_path, key):
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {"sticks": 7}, seed=5)
+    play(match, moves=2)
+    path = save_match(match, tmp_path / "one.toml")
+    app = make_room(nim_registry, tmp_path, start_replay=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayBehaviour)
+        await pilot.press(key)
+        await pilot.pause()
+        assert app.return_code == 0  # `gamenight replay FILE` ends: no lobby it came from
+
+
+async def test_escape_on_the_choice_of_game_ends_the_room(nim_registry, tmp_path):
+    path, _lengths = a_save_of_three_games(nim_registry, tmp_path)
+    app = make_room(nim_registry, tmp_path, start_replay=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayGameChooser)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.return_code == 0

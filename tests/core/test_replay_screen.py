@@ -55,9 +55,9 @@ async def test_a_replay_never_shows_a_card_the_followed_seat_could_not_see(tmp_p
     set_language(language)
     replay = seven_replay()
     app = make_room(REGISTRY, tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(100, 24)) as pilot:  # from 100 columns the move log stands beside the table
         screen = await open_replay(pilot, app, replay)
-        await pilot.press("l")  # the move log beside the table: its text is checked too
+        assert screen.query_one("#replay-log").display  # its text is checked too
         fresh = Match(replay.game, list(replay.seats), {}, seed=replay.seed)
         public: set[int] = set()
         own_seen = 0
@@ -249,6 +249,106 @@ async def test_a_record_of_a_newer_plugin_is_not_replayed_and_says_why(nim_regis
                 break
         assert any("newer than the installed" in message for message in said), said
         assert not isinstance(app.screen, ReplayBehaviour)
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_public_view_shows_every_seats_count_and_no_hand_as_a_watcher_sees_it(tmp_path, language):
+    from gamenight_seven.widgets import HandView, SeatPanel
+
+    set_language(language)
+    replay = seven_replay(seed=4)
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, replay)
+        await pilot.press("right", "right", "right")
+        while replay.follow != OBSERVER:
+            await pilot.press("v")
+        await pilot.pause()
+        view = replay.view_at(3, OBSERVER)
+        assert not screen.query_one(HandView).display  # no hand, no Draw row: the public view holds none
+        panels = {panel.seat: panel for panel in screen.query(SeatPanel)}
+        assert all(panels[seat].display for seat in range(3))  # seat 1 too, with its real count
+        text = text_of(app)
+        count = screen._count_text(view.hand_sizes[0])
+        assert view.hand_sizes[0] > 0 and count in text
+        assert screen._count_text(0) not in text
+        assert screen.watching
+        await pilot.press("v")  # back to seat 1: its own hand again
+        await pilot.pause()
+        assert not screen.watching and screen.query_one(HandView).display
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_return_on_the_past_games_replays_without_an_arrow_first(nim_registry, config, tmp_path, language):
+    from textual.widgets import OptionList
+
+    from tests.core.records.test_records_screen import make_app, play_a_game_then_open_the_records
+
+    set_language(language)
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play_a_game_then_open_the_records(pilot, app)
+        past = screen.query_one("#past", OptionList)
+        for _ in range(4):  # Tab to the past games, as a newcomer does
+            if app.focused is past:
+                break
+            await pilot.press("tab")
+        assert app.focused is past
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ReplayBehaviour):
+                break
+        assert isinstance(app.screen, ReplayBehaviour)
+        assert [(entry.seat, entry.action) for entry in app.screen.replay.entries] == [(0, "1"), (1, "1"), (0, "3")]
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+async def test_the_key_bar_offers_the_replays_keys_not_moves_or_save(tmp_path, game_id, language):
+    from gamenight.widgets.key_bar import KeyBar
+
+    set_language(language)
+    game = REGISTRY.game(game_id)
+    seats = [SeatConfig(f"P{n}", "random") for n in range(game.default_seats)]
+    played = play_headless(game, seats, seed=3)
+    replay = Replay(game, seats, {}, 3, 0, list(played.log))
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, replay)
+        bar = screen.query_one(KeyBar)
+        str(bar.render())  # laid out at 80 columns: what the line shows
+        shown = {entry.key for entry in bar._entries}
+        assert {"left", "right", "space", "v", "l", "escape"} <= shown
+        if language == "en" or game_id != "mille":  # Mille's Japanese "Leave" is wider: Home/End then drop
+            assert {"home", "end"} <= shown
+        assert "ctrl+s" not in shown
+        refused = {key for key, active in screen.active_bindings.items() if active.binding.action == "save"}
+        assert not refused
+        moves = [key for key in shown if key not in {"left", "right", "space", "v", "l", "escape", "home", "end"}]
+        assert set(moves) <= {"f1", "ctrl+p"}, moves  # no key of the game's that would play
+
+
+async def test_the_move_log_at_80_columns_takes_the_tables_place_not_squeezing_it(tmp_path):
+    game = REGISTRY.game("yatzy")
+    seats = [SeatConfig("Ann", "random"), SeatConfig("Bob", "random")]
+    played = play_headless(game, seats, seed=3)
+    replay = Replay(game, seats, {}, 3, 0, list(played.log))
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, replay)
+        await pilot.press("right", "right", "right")
+        sheet = screen.query_one("#sheet-scroll")
+        before = sheet.region
+        await pilot.press("l")
+        await pilot.pause()
+        assert "Moves" in text_of(app) and "3. Ann: Keeps 6 4 4 and rolls 2 dice." in text_of(app)
+        assert not screen.query_one("#replay-table").display or sheet.region == before  # never squeezed
+        await pilot.press("right", "l")  # a step on, then the table again
+        await pilot.pause()
+        assert sheet.region == before  # Yatzy's sheet at its own width: the scores in view
+        assert "Ann    Bob" in text_of(app) and "Moves" not in text_of(app)
 
 
 async def test_a_games_screen_knows_it_shows_a_replay(tmp_path):

@@ -241,3 +241,41 @@ def test_every_path_shown_in_a_hosted_room_is_the_file_name_alone(monkeypatch):
     assert shown_path("/srv/x/evil\x1b]0;title\x07.toml") == "evil]0;title.toml"  # still safe text
     monkeypatch.delenv("GAMENIGHT_HOSTED")
     assert shown_path(path) == path
+
+
+async def test_a_checkbox_shows_an_x_only_when_it_is_ticked(nim_registry, tmp_path):
+    from textual.widgets import Checkbox
+
+    from tests.core.tour import screen_text
+
+    app = make_app(nim_registry, Config.load(tmp_path / "config.toml"), tmp_path, theme_name="gamenight-16")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        box = app.screen.query_one("#hall-of-fame-name", Checkbox)
+        line = next(line for line in screen_text(app) if "Show my name" in line)
+        assert box.value and "X" in line.split("Show my name")[0]
+        box.focus()
+        await pilot.press("space")  # unticked
+        await pilot.pause()
+        assert not box.value
+        line = next(line for line in screen_text(app) if "Show my name" in line)
+        assert "X" not in line.split("Show my name")[0]
+
+
+async def test_settings_saved_is_said_in_view_at_80x24(nim_registry, tmp_path):
+    from tests.core.tour import screen_text
+
+    folder = tmp_path / "home" / "someone" / ".config" / "gamenight"
+    folder.mkdir(parents=True)
+    app = make_app(nim_registry, Config.load(folder / "config.toml"), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        assert "Settings — /" in screen_text(app)[0]  # the title keeps the path on its line
+        app.screen.query_one("#player-0").value = "Kei"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+        assert "Settings saved to" in text and "config.toml." in text  # whole, in view

@@ -10,6 +10,7 @@ from textual.widgets import Button, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.widgets.key_bar import KeyBar
 
 
 class MessageDialog(ModalScreen[None]):
@@ -29,6 +30,8 @@ class MessageDialog(ModalScreen[None]):
 
     def __init__(self, title: str, message: str) -> None:
         super().__init__()
+        # in the bar (Return is the focused OK button's), in today's language
+        self._bindings.key_to_bindings["escape"] = [Binding("escape", "close", _("Close"))]
         self.title_text = title
         self.message = message
 
@@ -37,6 +40,7 @@ class MessageDialog(ModalScreen[None]):
             yield Label(safe_text(self.title_text), id="title", markup=False)
             yield Label(safe_text(self.message, multiline=True), id="message", markup=False)
             yield Button(_("OK"), id="ok", variant="primary")
+        yield KeyBar()  # this message's keys, not those of the screen under it
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

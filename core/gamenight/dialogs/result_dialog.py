@@ -16,6 +16,7 @@ from textual.widgets import Button, Label, Static
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.widgets.key_bar import KeyBar
 
 
 def _number(value: float | str) -> str:
@@ -72,8 +73,10 @@ class ResultDialog(ModalScreen[str]):
     BOARD_KEY = "b"
 
     DEFAULT_CSS = """
-    ResultDialog { align: center middle; }
+    ResultDialog { align: center middle; layers: bar box; }
+    ResultDialog KeyBar { layer: bar; }  /* under the box: a tall box keeps every row, covering it */
     ResultDialog > #box {
+        layer: box;
         width: 50; height: auto; max-height: 100%;
         padding: 0 2; border: thick $accent; background: $surface;
     }
@@ -87,6 +90,7 @@ class ResultDialog(ModalScreen[str]):
     ResultDialog.-board { background: transparent; }
     ResultDialog.-board > #box { display: none; }
     ResultDialog.-board #board-bar { display: block; }
+    ResultDialog.-board KeyBar { display: none; }
     """
 
     def __init__(
@@ -104,6 +108,11 @@ class ResultDialog(ModalScreen[str]):
         self.choices = list(choices)
         self.board = board and all(key != self.BOARD_KEY for _id, _label, key in self.choices)
         """Whether the "Look at the board" choice is offered."""
+        # The key bar shows the choices' keys (on_key answers them; a click on the bar presses the key).
+        for _id, label, key in self.choices:
+            self._bindings.bind(key, f"noop({key!r})", label)
+        if self.board:
+            self._bindings.bind(self.BOARD_KEY, f"noop({self.BOARD_KEY!r})", _("Look at the board"))
 
     @property
     def looking(self) -> bool:
@@ -129,6 +138,7 @@ class ResultDialog(ModalScreen[str]):
         if self.board:
             keys = "  ".join(f"{key} {label}" for _id, label, key in self.choices)
             yield Static(f"{self.BOARD_KEY} {_('Back to the result')}  {keys}", id="board-bar", markup=False)
+        yield KeyBar()  # not the keys of the screen under the dialog (its choices' keys are on its buttons)
 
     def on_mount(self) -> None:
         # Wide enough for every seat's column and the row of buttons (each at least 16 cells, a cell apart),
@@ -136,6 +146,9 @@ class ResultDialog(ModalScreen[str]):
         buttons = sum(max(16, cell_len(str(button.label)) + 4) + 1 for button in self.query(Button))
         wanted = max(8 + self.table.wanted_width, 6 + buttons)
         self.query_one("#box").styles.width = min(78, max(50, wanted))
+
+    def action_noop(self, _key: str) -> None:
+        """The choices' keys are answered in :meth:`on_key`; their bindings only show them."""
 
     def look_at_board(self, looking: bool = True) -> None:
         """Hide the box to show the table underneath (``False``: the box again)."""

@@ -8,7 +8,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.widgets.key_bar import KeyBar
 
 
 class PlainInput(Input):
@@ -36,6 +38,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     def __init__(self, question: str, value: str = "") -> None:
         super().__init__()
+        self._bindings.key_to_bindings["escape"] = [Binding("escape", "cancel", _("Back"))]  # today's language
         self.question = question
         self.value = value
 
@@ -43,6 +46,7 @@ class TextPrompt(ModalScreen[str | None]):
         with Vertical():
             yield Label(safe_text(self.question), markup=False)
             yield PlainInput(value=safe_text(self.value), id="answer")
+        yield KeyBar()  # this prompt's keys, not those of the screen under it
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

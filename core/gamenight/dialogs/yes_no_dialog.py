@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -10,10 +12,12 @@ from textual.widgets import Button, Label
 
 from gamenight.i18n import _
 from gamenight.text import safe_text
+from gamenight.widgets.key_bar import KeyBar
 
 
 class YesNoDialog(ModalScreen[bool]):
-    """Ask a yes/no question.  ``y``/``n``, Escape (= no) and the mouse all work."""
+    """Ask a yes/no question.  ``y``/``n``, Return (the focused button, else yes), Escape (= no) and
+    the mouse all work."""
 
     DEFAULT_CSS = """
     YesNoDialog { align: center middle; }
@@ -27,9 +31,12 @@ class YesNoDialog(ModalScreen[bool]):
     """
 
     BINDINGS = [
-        Binding("y", "answer(True)", show=False),
-        Binding("n", "answer(False)", show=False),
+        Binding("y", "answer(True)", _("Yes")),
+        Binding("n", "answer(False)", _("No")),
         Binding("escape", "answer(False)", show=False),
+        # Return is the first choice even when no button has focus: a browser tab starts the room
+        # unfocused, so its first dialog gets none (a focused button takes Return itself).
+        Binding("enter", "answer(True)", show=False),
     ]
 
     def __init__(self, question: str, yes: str | None = None, no: str | None = None) -> None:
@@ -37,6 +44,11 @@ class YesNoDialog(ModalScreen[bool]):
         self.question = question
         self.yes_label = yes or _("Yes")
         self.no_label = no or _("No")
+        # the bar says the answers as the buttons do (a question's own words where it has them)
+        labels = {"y": self.yes_label, "n": self.no_label}
+        table = self._bindings.key_to_bindings
+        for key, label in labels.items():
+            table[key] = [dataclasses.replace(binding, description=label) for binding in table[key]]
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -44,6 +56,7 @@ class YesNoDialog(ModalScreen[bool]):
             with Horizontal():
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
                 yield Button(f"{self.no_label} (n)", id="no")
+        yield KeyBar()  # this question's keys, not those of the screen under it
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -57,6 +57,22 @@ class ScorePlot(PlotextPlot):
         return text
 
 
+class FiguresScroll(VerticalScroll):
+    """The figures, scrolled; while more lies below the fold its bottom border says so (at
+    80x24 the ratings and the top ten start below it)."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.show_hint()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_hint)
+
+    def show_hint(self) -> None:
+        below = self.max_scroll_y > 0 and round(self.scroll_y) < self.max_scroll_y
+        self.border_subtitle = _("more below: Tab, ↓") if below else ""
+
+
 class RecordsScreen(Screen):
     """Choose a game on the left; its figures on the right, its past games below."""
 
@@ -73,7 +89,9 @@ class RecordsScreen(Screen):
     }
     RecordsScreen #records-top { height: 1fr; }
     RecordsScreen #record-games { width: 22; height: 1fr; border: round $primary; border-title-color: $text; }
-    RecordsScreen #figures { width: 1fr; height: 1fr; padding: 0 1; border: round $panel; }
+    RecordsScreen #figures {
+        width: 1fr; height: 1fr; padding: 0 1; border: round $panel; border-subtitle-color: $text;
+    }
     RecordsScreen #plot-pane { width: 1fr; height: 1fr; border: round $panel; display: none; }
     RecordsScreen #plot-legend { height: auto; padding: 0 1; }
     RecordsScreen #plot { height: 1fr; }
@@ -111,7 +129,7 @@ class RecordsScreen(Screen):
             games = OptionList(Option(_("Reading the records…"), disabled=True), id="record-games")
             games.border_title = _("Games")
             yield games
-            with VerticalScroll(id="figures"):
+            with FiguresScroll(id="figures"):
                 yield Static("", id="figures-text")
             with Vertical(id="plot-pane"):
                 # The title and legend are Rich text: plotext counts a Japanese character as one cell.
@@ -143,6 +161,31 @@ class RecordsScreen(Screen):
         game = self.app.registry.games.get(game_id)
         t = translator(game_id)
         return {name: t(name) for name in game.seat_names} if game is not None else {}
+
+    def _own_candidates(self, game_id: str) -> list[str]:
+        """Who this room's person is at ``game_id``: in a hosted room, the name the server gave
+        it (its shared games are recorded under it); then the config's first seat name (what a
+        local game records for the person at the keyboard)."""
+        names = []
+        client = getattr(self.app, "tables", None)
+        if client is not None and getattr(client, "name", None):
+            names.append(client.name)
+        config = getattr(self.app, "config", None)
+        configured = config.configured_name(game_id, 0) if config is not None else None
+        game = self.app.registry.games.get(game_id)
+        if configured is not None:
+            names.append(configured)
+        elif game is not None and game.seat_names:
+            names.append(game.seat_names[0])  # recorded by its English id
+        return names
+
+    def _own_name(self, store: Any, game: str) -> str | None:
+        """The room's own person, where they have played ``game``; otherwise None: the person
+        who played it most (:func:`gamenight.records.stats.game_stats`)."""
+        for name in self._own_candidates(game):
+            if store.person_totals(game, name) is not None:
+                return name
+        return None
 
     def _open(self):
         from gamenight.records.store import RecordsStore
@@ -178,7 +221,7 @@ class RecordsScreen(Screen):
     def _read(self, store: Any, game: str) -> tuple[str, Any, list[Any], list[float], list[tuple[str, float]], list]:
         from gamenight.records.stats import game_stats
 
-        figures = game_stats(store, game)
+        figures = game_stats(store, game, self._own_name(store, game))
         history: list[float] = []
         ratings: list[tuple[float, float]] = []
         if figures.player is not None:
@@ -285,10 +328,14 @@ class RecordsScreen(Screen):
         self._draw_plot(bots)
         names = self._names(game)
         self.query_one("#figures-text", Static).update(Group(*records_text(figures, title, bots, names)))
-        self.query_one("#figures", VerticalScroll).scroll_home(animate=False)
+        figures_pane = self.query_one("#figures", FiguresScroll)
+        figures_pane.scroll_home(animate=False)
+        figures_pane.call_after_refresh(figures_pane.show_hint)
         past_list = self.query_one("#past", OptionList)
         past_list.clear_options()
         past_list.add_options(Option(past_game_text(record, bots, names), id=str(record.id)) for record in past)
+        if past:
+            past_list.highlighted = 0  # Return on the list replays the newest at once, as r does
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "past" and event.option.id:
@@ -365,7 +412,10 @@ class RecordsScreen(Screen):
             legend.update(Text(_("No scores of a person to plot yet.")))
             return
         plot.display = True
-        text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
+        if len(self.history) == 1:
+            text = Text(_("{player}: the latest score", player=safe_text(player, 24)))
+        else:
+            text = Text(_("{player}: the latest {count} scores", player=safe_text(player, 24), count=len(self.history)))
         text.append("\n")
         games = list(range(1, len(self.history) + 1))
         plt.plot(games, self.history, marker="braille", color=PLOT_COLOURS[0])
@@ -396,14 +446,20 @@ class RecordsScreen(Screen):
         plt.plot(games, mus, marker="braille", color=PLOT_COLOURS[0])
         plt.xticks(sorted({games[0], games[-1], (games[0] + games[-1]) // 2}))
         mu, sigma = self.rating_history[-1]
-        text = Text(
-            _(
+        if len(games) == 1:
+            said = _(
+                "{player}: rating after the latest game; now {rating}",
+                player=safe_text(player, 24),
+                rating=rating_text(mu, sigma),
+            )
+        else:
+            said = _(
                 "{player}: rating, latest {count} games; now {rating}",
                 player=safe_text(player, 24),
                 count=len(games),
                 rating=rating_text(mu, sigma),
             )
-        )
+        text = Text(said)
         text.append("\n")
         text.append("━━ ", style=PLOT_COLOURS[0])
         text.append(_("rating"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +24,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
-from gamenight.replay import Replay
+from gamenight.replay import Replay, SaveGame
 from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
@@ -42,10 +43,8 @@ WIDE = 100
 
 _BINDINGS: list[BindingType] = [
     Binding("left", "replay_step(-1)", _("Back"), priority=True),
-    Binding("right", "replay_step(1)", _("Forward"), priority=True),
-    Binding("home", "replay_jump(0)", _("First move"), priority=True, show=False),
-    Binding("end", "replay_jump(-1)", _("Last move"), priority=True, show=False),
-    Binding("space", "replay_play", _("Play/Pause"), priority=True),
+    Binding("right", "replay_step(1)", _("Next"), priority=True, tooltip=_("Forward")),
+    Binding("space", "replay_play", _("Auto"), priority=True, tooltip=_("Play/Pause")),
     Binding(
         "v",
         "replay_view",
@@ -55,6 +54,8 @@ _BINDINGS: list[BindingType] = [
     ),
     Binding("l", "replay_log", _("Log"), priority=True, tooltip=_("Show or hide the move log")),
     Binding("escape,q", "leave", _("Leave"), priority=True),
+    Binding("home", "replay_jump(0)", _("First"), priority=True, tooltip=_("First move")),
+    Binding("end", "replay_jump(-1)", _("Last"), priority=True, tooltip=_("Last move")),
 ]
 
 _CSS = """
@@ -64,6 +65,8 @@ _CSS = """
     width: 30; height: 1fr; border: round $panel; border-title-color: $text; display: none;
 }
 #replay-log.shown { display: block; }
+#replay-body.narrow #replay-log { width: 1fr; }
+#replay-body.narrow.logging #replay-table { display: none; }
 #replay-log-text { width: 1fr; }
 """
 
@@ -89,7 +92,27 @@ class ReplayBehaviour:
         self.set_interval(PLAY_INTERVAL, self._replay_tick)  # type: ignore[attr-defined]
         if self.app.size.width >= WIDE:  # type: ignore[attr-defined]
             self.query_one("#replay-log").add_class("shown")  # type: ignore[attr-defined]
+        self._replay_fit()
         self.call_after_refresh(self.show_step, self.replay.position)  # type: ignore[attr-defined]
+
+    @property
+    def watching(self) -> bool:
+        """True while the public view is followed: drawn as a shared table's watcher sees it (no
+        seat's hand, no move rows, every seat's count), not as a seat holding nothing."""
+        return self.replay.follow == OBSERVER
+
+    def _replay_fit(self) -> None:
+        """Narrower than :data:`WIDE`, the move log takes the table's place while it is shown
+        (beside it, it squeezed Yatzy's sheet at 80 columns); wider, it stands beside the table."""
+        body = self.query_one("#replay-body")  # type: ignore[attr-defined]
+        body.set_class(self.app.size.width < WIDE, "narrow")  # type: ignore[attr-defined]
+        body.set_class(self.query_one("#replay-log").has_class("shown"), "logging")  # type: ignore[attr-defined]
+
+    def on_resize(self, event: Any) -> None:
+        handler = getattr(super(), "on_resize", None)
+        if handler is not None:
+            handler(event)
+        self._replay_fit()
 
     # -- showing a step ------------------------------------------------------------------
 
@@ -157,6 +180,24 @@ class ReplayBehaviour:
 
     # -- keys ----------------------------------------------------------------------------
 
+    _replay_acting: frozenset[str] = frozenset()
+    """The actions of the game's own keys, refused here (:func:`replay_screen` sets them)."""
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        """The keys the bar and the palette offer: the replay's own first, then the rest, without
+        the game's keys that would play or Save (still refused with a message when pressed)."""
+        ours: dict[str, Any] = {}
+        rest: dict[str, Any] = {}
+        for key, active in super().active_bindings.items():  # type: ignore[misc]
+            name = active.binding.action.split("(", 1)[0]
+            if name in self._replay_acting or name == "save":
+                continue
+            (ours if name.startswith("replay_") or name == "leave" else rest)[key] = active
+        order = [binding.action for binding in _BINDINGS if isinstance(binding, Binding)]
+        first = sorted(ours, key=lambda key: order.index(ours[key].binding.action))
+        return {**{key: ours[key] for key in first}, **rest}
+
     def action_replay_step(self, delta: int) -> None:
         self._replay_stop()
         self.show_step(self.replay.position + delta)
@@ -196,6 +237,7 @@ class ReplayBehaviour:
 
     def action_replay_log(self) -> None:
         self.query_one("#replay-log").toggle_class("shown")  # type: ignore[attr-defined]
+        self._replay_fit()
 
     # -- nothing acts ----------------------------------------------------------------------
 
@@ -220,6 +262,9 @@ class ReplayBehaviour:
 
     def leave_table(self) -> None:
         self._replay_stop()
+        if _replay_command(self.app):  # type: ignore[attr-defined]
+            self.app.exit()  # type: ignore[attr-defined]
+            return
         self.app.pop_screen()  # type: ignore[attr-defined]
 
     def autosave(self) -> bool:
@@ -244,6 +289,12 @@ class ReplayBehaviour:
         if action in ("chat", "start_now"):
             return False
         return True
+
+
+def _replay_command(app: Any) -> bool:
+    """True in the room ``gamenight replay FILE`` opened: leaving the replay ends it (there is no
+    lobby the person came from)."""
+    return getattr(app, "start_replay", None) is not None
 
 
 _CLASSES: dict[type, type] = {}
@@ -287,10 +338,24 @@ def replay_screen(replay: Replay) -> GameScreen:
     # replay's behaviour before it, made on the same table as the factory makes it.
     screen = _replay_class(type(made))(table)
     screen.replay = replay  # type: ignore[attr-defined]
-    for name in _acting_actions(screen):
+    acting = _acting_actions(screen)
+    for name in acting:
         setattr(screen, f"action_{name}", screen.refuse)  # type: ignore[attr-defined]
+    screen._replay_acting = frozenset(acting)  # type: ignore[attr-defined]
     screen._view_seat = replay.follow if replay.follow >= 0 else 0
     return screen
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` terminal cells (wide characters count 2), with … if cut."""
+    if cell_len(text) <= width:
+        return text
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width - 1:
+            break
+        out += char
+    return out + "…"
 
 
 class ReplayGameChooser(ModalScreen[int | None]):
@@ -305,19 +370,29 @@ class ReplayGameChooser(ModalScreen[int | None]):
     }
     """
 
-    def __init__(self, games: list[tuple[int, tuple[float, ...] | None, int]]) -> None:
+    def __init__(self, games: list[SaveGame]) -> None:
         super().__init__()
         translate_bindings(self, _)
         self.games = games
 
     def compose(self) -> ComposeResult:
         options = []
-        for number, scores, moves in self.games:
+        for number, scores, moves, names in self.games:
             if scores is None:
-                text = _("Game {number}: unfinished, {moves} moves", number=number + 1, moves=moves)
+                if moves == 1:
+                    text = _("Game {number}: unfinished, 1 move", number=number + 1)
+                else:
+                    text = _("Game {number}: unfinished, {moves} moves", number=number + 1, moves=moves)
             else:
-                shown = " – ".join(f"{score:g}" for score in scores)
-                text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
+                # each score beside its seat's name (cut short where names are long)
+                room = max(4, 40 // max(1, len(scores)) - 4)
+                shown = " – ".join(
+                    f"{_cut(safe_text(name, 40), room)} {score:g}" for name, score in zip(names, scores, strict=False)
+                )
+                if moves == 1:
+                    text = _("Game {number}: {scores} (1 move)", number=number + 1, scores=shown)
+                else:
+                    text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
             options.append(Option(Text(safe_text(text, 56)), id=str(number)))
         chooser = OptionList(*options, id="replay-games")
         chooser.border_title = _("This save holds {count} games: which one?", count=len(self.games))
@@ -334,3 +409,5 @@ class ReplayGameChooser(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+        if _replay_command(self.app):
+            self.app.exit()

@@ -6,12 +6,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
 from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 
@@ -23,6 +24,7 @@ class SettingsScreen(Screen):
     DEFAULT_CSS = """
     SettingsScreen #settings-title {
         dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;
+        text-wrap: nowrap; text-overflow: ellipsis;
     }
     SettingsScreen VerticalScroll { padding: 0 1; }
     SettingsScreen .row { height: 3; }
@@ -151,6 +153,7 @@ class SettingsScreen(Screen):
         message = self.query_one("#settings-message", Static)
         message.update(text)
         message.set_class(error, "error")
+        message.call_after_refresh(message.scroll_visible, animate=False)  # below the fold at 80x24
         if error:
             self.app.bell()
 

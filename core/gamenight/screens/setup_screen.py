@@ -9,13 +9,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import validate_name
 from gamenight.i18n import _, translator
 from gamenight.match import Match, SeatConfig
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:

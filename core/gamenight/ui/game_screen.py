@@ -917,7 +917,7 @@ class GameScreen(Screen):
         False (with a message) when it could not be written.
         """
         saves = self._saves()
-        if saves is not None and not self.match.over and not self.remote:
+        if saves is not None and not self.match.over and not self.remote and not self.nothing_played:
             try:
                 saves.autosave(self.match)
             except OSError as error:
@@ -999,8 +999,9 @@ class GameScreen(Screen):
 
     @property
     def nothing_played(self) -> bool:
-        """True before the first move of the first game at this table: there is nothing to keep."""
-        return not self.match.log and not self.match.history
+        """True before the first move of the first game at this table: there is nothing to keep (the
+        deal, or any other draw of the table's, is no one's move)."""
+        return not self.match.history and all(entry.seat == CHANCE for entry in self.match.log)
 
     def leave_note(self) -> str:
         """What becomes of the game if the person leaves now -- the truth, for every leave prompt."""

@@ -34,11 +34,11 @@ async def test_o_plots_the_rating_over_time_with_its_spread(nim_registry, config
         await pilot.press("o")
         await pilot.pause()
         text = "\n".join(screen_text(app))
-        assert f"Ann: rating, latest 1 games; now {mu:.1f} ± {sigma:.1f}" in text
+        assert f"Ann: rating after the latest game; now {mu:.1f} ± {sigma:.1f}" in text and "1 games" not in text
         assert screen.query_one("#plot").display and not screen.query_one("#figures").display
         await pilot.press("g")  # from the rating to the scores
         await pilot.pause()
-        assert "Ann: the latest 1 scores" in "\n".join(screen_text(app))
+        assert "Ann: the latest score" in "\n".join(screen_text(app))
         await pilot.press("g")  # and back to the figures
         await pilot.pause()
         assert "Ann: played 1" in "\n".join(screen_text(app))

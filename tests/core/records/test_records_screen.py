@@ -117,7 +117,7 @@ async def test_g_plots_the_scores_beside_each_bots_mean(nim_registry, config, tm
         await pilot.press("g")
         await pilot.pause()
         text = "\n".join(screen_text(app))
-        assert "Ann: the latest 1 scores" in text and "Perfect: mean 0" in text
+        assert "Ann: the latest score" in text and "1 scores" not in text and "Perfect: mean 0" in text
         assert not screen.query_one("#figures").display
         await pilot.press("g")  # and back to the figures
         await pilot.pause()
@@ -182,3 +182,56 @@ async def test_records_that_fail_to_read_are_told_not_left_waiting(nim_registry,
         await open_and_load(pilot, app)
         text = "\n".join(screen_text(app))
         assert "The records cannot be read: database disk" in text and "malformed" in text
+
+
+async def test_a_local_rooms_records_show_the_configured_first_player(nim_registry, tmp_path):
+    from gamenight.config import Config
+    from gamenight.records.store import GameRecord, RecordsStore, SeatRecord
+
+    (tmp_path / "config.toml").write_text('[default]\nplayer.1 = "Kei"\n')
+    store = RecordsStore.open(tmp_path / "records.sqlite3")
+    store.add_many(
+        [
+            GameRecord(
+                "nim",
+                "1",
+                {},
+                number,
+                0,
+                float(number),
+                1000.0 + number,
+                (SeatRecord(name, None, 1, 1, 1.0), SeatRecord("Bob", "first", 0, 2, 0.0)),
+                ((0, "1"),),
+            )
+            for number, name in enumerate(["Zed", "Zed", "Kei"])  # a guest at this keyboard played most
+        ]
+    )
+    store.close()
+    app = make_app(nim_registry, Config.load(tmp_path / "config.toml"), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        screen = app.screen
+        await until_shown(pilot, screen)
+        assert screen.figures.player == "Kei" and screen.figures.played == 1
+        assert "Kei: played 1, won 1" in "\n".join(screen_text(app))
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_figures_below_the_fold_are_hinted_until_scrolled_to(nim_registry, config, tmp_path, language):
+    set_language(language)
+    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "perfect")], {"sticks": 5})
+    app = make_app(nim_registry, config, tmp_path, start_match=match)
+    hint = "続きは下: Tab、↓" if language == "ja" else "more below: Tab, ↓"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play_a_game_then_open_the_records(pilot, app)
+        await pilot.pause()
+        figures = screen.query_one("#figures")
+        assert figures.max_scroll_y > 0  # at 80x24 the top ten starts below the fold
+        assert hint in "\n".join(screen_text(app))
+        await pilot.press("tab")
+        assert app.focused is figures
+        for _ in range(int(figures.max_scroll_y) + 1):
+            await pilot.press("down")
+        await pilot.pause()
+        assert hint not in "\n".join(screen_text(app))  # at the bottom: nothing more to hint

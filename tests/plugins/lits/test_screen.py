@@ -189,3 +189,21 @@ def test_snapshot_end_dialog(snap_compare, tmp_path: Path) -> None:
 
 async def test_the_screen_opens_in_japanese_at_80x24() -> None:
     await screen_mounts(GAME, language="ja")
+
+
+async def test_no_red_verdict_right_after_a_piece_is_placed(tmp_path: Path) -> None:
+    """The ghost stays where the last piece went: until it is moved, that is no broken rule."""
+    app, match = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("i", "right", "right", "down", "r", "f", "enter")  # placed
+        await settle(pilot)
+        await pilot.press("o")  # Ben keeps ○; the I's ghost still lies on Ann's I
+        await settle(pilot)
+        verdict = app.screen.query_one("#verdict")
+        assert len(match.log) == 2 and match.to_move() == 1
+        assert not verdict.has_class("illegal") and "overlaps" not in str(verdict.render())
+        assert "free spot" in str(verdict.render())
+        await pilot.press("down")  # moved: the verdict judges it again
+        await pilot.press("up")
+        assert verdict.has_class("illegal") and "overlaps" in str(verdict.render())

@@ -214,3 +214,23 @@ async def test_the_keep_all_key_is_in_the_bar_only_while_foreplacing(tmp_path: P
         await pilot.press("n")
         await settle(pilot)
         assert str(status.render()) == before and not status.has_class("error")  # no refusal
+
+
+async def test_the_end_of_a_play_offers_c_and_e_does_not_advise_on_hidden_cards(tmp_path: Path) -> None:
+    from gamenight.widgets.key_bar import KeyBar
+
+    log = [(0, "QS"), (1, NONE), (0, "AC"), (1, "AH"), (0, "KC")]  # K♣ mates on move 2
+    app, _match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Ben")], log)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.pause is not None
+        bar = screen.query_one(KeyBar)
+        assert "c Continue" in str(bar.render())
+        await pilot.press("e")  # the next play's cards are not on screen: nothing to advise on
+        await settle(pilot)
+        status = screen.query_one(StatusLine).query_one("#message", Static)
+        assert "Press C" in str(status.render()) and screen.hint == ""
+        await pilot.press("c")
+        await settle(pilot)
+        assert screen.pause is None and "Continue" not in str(bar.render())

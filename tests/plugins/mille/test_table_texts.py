@@ -16,7 +16,7 @@ from gamenight.saves import load_match, save_match
 from gamenight.sdk import TERMINAL, fill_seat_names
 from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
-from gamenight_mille.rules import HAND_OVER, MilleRules
+from gamenight_mille.rules import HAND_OVER, SLOT_NAMES, MilleRules
 from gamenight_mille.screen import MilleScreen
 from rich.console import Console
 
@@ -87,9 +87,11 @@ async def test_the_order_setting_is_autosaved_saved_and_restored_on_resume(tmp_p
     app = room(tmp_path, match)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        await pilot.press("p")  # the first move: from now on the game is kept
+        await settle(pilot)
         await pilot.press("o")
         autosave = app.saves.autosave_path("mille")
-        assert load_match(REGISTRY, autosave).display == {"order": True}  # written at once, before any move
+        assert load_match(REGISTRY, autosave).display == {"order": True}  # written at once, before the next move
         await pilot.press("p", "s", "ctrl+a", *"ordered", "enter")
         await pilot.pause()
         named = app.screen.save_path
@@ -191,6 +193,10 @@ async def test_q_says_what_becomes_of_the_game_as_escape_does(tmp_path):
         await settle(pilot)
         await pilot.press("q")
         assert isinstance(app.screen, YesNoDialog)
+        assert app.screen.question == "Really? Nothing has been played yet, so nothing is kept."  # only the deal
+        await pilot.press("n", "p")  # the first move
+        await settle(pilot)
+        await pilot.press("q")
         assert app.screen.question == "Really? It stays in the autosave and can be resumed from the lobby."
         await pilot.press("n", "escape")
         assert app.screen.question.endswith("It stays in the autosave and can be resumed from the lobby.")
@@ -198,3 +204,32 @@ async def test_q_says_what_becomes_of_the_game_as_escape_does(tmp_path):
         await pilot.pause()
         assert not isinstance(app.screen, MilleScreen)
     assert load_match(REGISTRY, app.saves.autosave_path("mille")).log == match.log
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_escape_after_a_refused_card_does_not_ask_to_leave(tmp_path, language):
+    """Escape abandons a card; right after a refused one it must not open "Leave this game?",
+    whose Yes the next Return (Mille's confirm key) would take."""
+    set_language(language)
+    match = human_vs_expert()
+    app = room(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        slots = screen.display_slots(screen.view)
+        legal = set(match.legal_actions())
+        row = next(row for row in range(1, 7) if f"use:{SLOT_NAMES[slots[row]]}" not in legal)
+        before = list(match.log)
+        await pilot.press("u", str(row), "space")  # a card the rules refuse (a person starts stopped)
+        assert status(app) and app.screen is screen and match.log == before
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MilleScreen) and status(app) == ""
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MilleScreen) and match.log == before
+        await pilot.press("escape")  # Escape with nothing refused still asks, as before
+        await pilot.pause()
+        assert isinstance(app.screen, YesNoDialog)

@@ -199,6 +199,17 @@ def record_from_match(match: Any, started: float | None = None, finished: float 
     )
 
 
+def _seed_column(seed: int) -> int | str:
+    """A seed as the ``seed`` column holds it: an integer, or hex text when wider than SQLite's 64 bits
+    (a fresh seed has 128; hex text is never turned into a number by the column's affinity)."""
+    return seed if -(2**63) <= seed < 2**63 else hex(seed)
+
+
+def _seed_value(raw: int | str) -> int:
+    """The seed a ``seed`` column's value stands for (see :func:`_seed_column`)."""
+    return int(raw, 16) if isinstance(raw, str) else int(raw)
+
+
 # -- the schema -------------------------------------------------------------------------
 
 
@@ -429,7 +440,7 @@ class RecordsStore:
                 record.game,
                 record.plugin_version,
                 json.dumps(record.options, sort_keys=True, default=str, ensure_ascii=False),
-                record.seed,
+                _seed_column(record.seed),
                 record.game_number,
                 record.started,
                 record.finished,
@@ -658,7 +669,7 @@ class RecordsStore:
                     game=row[1],
                     plugin_version=row[2],
                     options=json.loads(row[3]),
-                    seed=row[4],
+                    seed=_seed_value(row[4]),
                     game_number=row[5],
                     started=row[6],
                     finished=row[7],

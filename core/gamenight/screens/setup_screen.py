@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -13,7 +12,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from gamenight.config import validate_name
 from gamenight.i18n import _, translator
-from gamenight.match import Match, SeatConfig
+from gamenight.match import Match, SeatConfig, new_seed
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
@@ -209,7 +208,7 @@ class SetupScreen(Screen):
                 self.game,
                 seats,
                 self.game.parse_options(self.chosen_options()),
-                seed=random.SystemRandom().randrange(2**31),
+                seed=new_seed(),
             )
         except ValueError as problem:
             error.update(str(problem))

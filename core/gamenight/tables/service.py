@@ -7,7 +7,8 @@ fingerprint or guest name) and display name.  The room never names itself, so
 it can act only for the seat its identity holds.
 
 For every table the service owns the :class:`~gamenight.match.Match`: it
-applies moves, draws chance from the match's seed, runs bots in worker
+applies moves, draws chance from each game's own fresh secret seed (drawn when
+that game starts, never sent to a room before the game is over), runs bots in worker
 threads from their seat's view only, and sends each connection only its own
 seat's view (watchers :func:`~gamenight.sdk.observer_view`).  Every move is
 saved (the ordinary save format, plus the table's seats) under the data dir,
@@ -27,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import secrets
 import time
 import tomllib
@@ -39,7 +41,7 @@ import msgspec
 import tomli_w
 
 from gamenight.atomic import write_atomic
-from gamenight.match import Match, SeatConfig
+from gamenight.match import SEED_BITS, Match, SeatConfig, new_seed
 from gamenight.saves import SaveError, load_match, match_to_document
 from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, GameInfo, IllegalAction, fill_seat_names, observer_view
 from gamenight.tables import protocol as p
@@ -208,8 +210,8 @@ class TableService:
         self.bot_time_budget = bot_time_budget
         self.tables: dict[str, Table] = {}
         self.connections: list[Connection] = []
-        self._seeds = secrets.SystemRandom() if seed is None else None
-        self._next_seed = seed or 0
+        self._seeds = None if seed is None else random.Random(f"gamenight-test-seeds:{seed}")
+        """``None``: every game's seed comes from the OS; a test's fixed ``seed`` gives a repeatable series."""
         self._list_pending = False
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
@@ -242,9 +244,14 @@ class TableService:
                     task.cancel()
         for table in self.tables.values():
             for task in (table.driver, table.saver):
-                if task is not None:
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
+                while task is not None and not task.done():
+                    # Python 3.11's wait_for can swallow a cancel that lands as the table is woken:
+                    # the driver then waits on, so it is cancelled again until it has stopped.
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=0.5)
+                if task is not None and not task.cancelled():
+                    with contextlib.suppress(Exception):
+                        task.exception()
             self._save_now(table)
         for connection in list(self.connections):
             connection.close()
@@ -378,7 +385,8 @@ class TableService:
         except (KeyError, ValueError) as error:
             return self._refuse(connection, "bad-table", safe_text(str(error).strip("'\""), limit=200), fatal=False)
         table_id = secrets.token_hex(4)
-        match = Match(game, seats, options, seed=self._seed(), bot_time_budget=self.bot_time_budget)
+        # No seed yet: the game's secret seed is drawn when it starts (_begin), never before.
+        match = Match(game, seats, options, seed=0, bot_time_budget=self.bot_time_budget)
         persons = [spec.kind == "person" for spec in message.seats]
         table = Table(
             id=table_id,
@@ -412,10 +420,19 @@ class TableService:
                 log.info("table %s closed (%s, nobody there)", table.id, table.status())
 
     def _seed(self) -> int:
-        if self._seeds is not None:
-            return self._seeds.randrange(2**62)
-        self._next_seed += 1
-        return self._next_seed
+        """A fresh secret seed for one game (128 bits from the OS; a test's service draws a fixed series)."""
+        if self._seeds is None:
+            return new_seed()
+        return self._seeds.getrandbits(SEED_BITS)
+
+    def _begin(self, table: Table, first: bool = True) -> None:
+        """A game starts at ``table``: it draws chance from a fresh secret seed, held here alone until
+        the game is over (only then does a save with it reach the players)."""
+        if first:
+            table.started = True
+            table.match.seed = self._seed()
+        else:
+            table.match.start_game(seed=self._seed())
 
     def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
         table = self.tables.get(table_id) if table_id else self._by_code(code)
@@ -467,7 +484,7 @@ class TableService:
         if not table.started and all(
             o is not None for o, person in zip(table.owners, table.persons, strict=True) if person
         ):
-            table.started = True
+            self._begin(table)
         self._changed(table)
 
     def _watch(self, connection: Connection, message: p.Watch) -> None:
@@ -489,7 +506,7 @@ class TableService:
         for seat, person in enumerate(table.persons):
             if person and table.owners[seat] is None:
                 table.match.seats[seat] = SeatConfig(table.names[seat], table.takeover_bot)
-        table.started = True
+        self._begin(table)
         self._changed(table)
 
     def _reattach(self, connection: Connection) -> None:
@@ -611,7 +628,7 @@ class TableService:
                 table.match.record_result()
                 self._send_saves(table)
                 self._record_table(table)
-            table.match.start_game()
+            self._begin(table, first=False)
             table.again.clear()
             table.acks.clear()
             table.descriptions = []

@@ -716,6 +716,12 @@ class GameNightApp(App):
 
             self.push_screen(MessageDialog(_("Cannot resume"), str(error)))
             return False
+        if match.table:  # a shared table's game: a record of what was played there, not a game to go on with
+            self.notify(
+                _("This game was played at a shared table: its save opens as a replay, not as a game to resume."),
+                markup=False,
+            )
+            return self.open_replay_file(Path(path), choose=True)
         autosave = Path(path).resolve() == self.saves.autosave_path(match.game.id).resolve()
         self.open_match(match, None if autosave else Path(path))
         return True

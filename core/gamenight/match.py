@@ -91,6 +91,9 @@ class Match:
     seeds: list[int] = field(default_factory=list)
     """The seed of each finished game in :attr:`history` (same order): the one its chance was drawn from."""
     acknowledged: str = ""
+    table: str = ""
+    """The shared table this match was played at (its id; ``""``: a local game).  Its save is a
+    record of games played there: it opens as a replay, never as a local game from its position."""
     display: dict[str, bool | int | str] = field(default_factory=dict)
     """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
     bot_time_budget: float = 2.0

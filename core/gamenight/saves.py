@@ -73,6 +73,7 @@ _KNOWN_FIELDS = frozenset(
         "history",
         "log",
         "display",
+        "table",
     }
 )
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -121,6 +122,8 @@ def match_to_document(match: Match) -> dict[str, Any]:
     }
     if match.display:
         document["display"] = dict(match.display)
+    if match.table:
+        document["table"] = match.table
     return document
 
 
@@ -333,6 +336,9 @@ def load_match(registry, path: Path) -> Match:
     seats = _seats(document, game)
     options = _options(document)
     display = _display(document)
+    table = _short_text(document, "table", "")
+    if table and not (table.isascii() and table.isalnum() and len(table) <= 16):
+        raise SaveError(_("The save's '{key}' field is malformed.", key="table"))
     seed = _field(document, "seed", int)
     if not -(2**63) <= seed < MAX_SEED:
         raise SaveError(_("The save's '{key}' field is malformed.", key="seed"))
@@ -364,6 +370,7 @@ def load_match(registry, path: Path) -> Match:
         ) from None
     _check_counts(match, version, games_played, totals, wins)
     match.display = display
+    match.table = table
     return match
 
 

@@ -386,7 +386,7 @@ class TableService:
             return self._refuse(connection, "bad-table", safe_text(str(error).strip("'\""), limit=200), fatal=False)
         table_id = secrets.token_hex(4)
         # No seed yet: the game's secret seed is drawn when it starts (_begin), never before.
-        match = Match(game, seats, options, seed=0, bot_time_budget=self.bot_time_budget)
+        match = Match(game, seats, options, seed=0, bot_time_budget=self.bot_time_budget, table=table_id)
         persons = [spec.kind == "person" for spec in message.seats]
         table = Table(
             id=table_id,

@@ -120,6 +120,9 @@ class GameRecord:
     seats: tuple[SeatRecord, ...]
     log: tuple[tuple[int, str], ...] = ()
     id: int | None = field(default=None, compare=False)
+    server_game: str | None = field(default=None, compare=False)
+    """The game as the table service issued it (``TABLE/NUMBER/SEED``); ``None`` for a room's own game.
+    The database holds at most one record per server game, whatever is sent or restored."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -317,7 +320,22 @@ def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2]
+def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
+    """One record per game the table service issued: a key of its own, unique in the database.
+
+    The digest only makes identical records one; two finishes of one server game (processed
+    twice, or again after a restore, with a seat's name changed meanwhile) would be two rows.
+    """
+    _run_script(
+        connection,
+        """
+        ALTER TABLE games ADD COLUMN server_game TEXT;
+        CREATE UNIQUE INDEX games_by_server_game ON games (server_game) WHERE server_game IS NOT NULL;
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
 """``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -434,7 +452,7 @@ class RecordsStore:
     def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
         cursor = connection.execute(
             "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-            " finished, seat_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " finished, seat_count, server_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.digest(),
                 record.game,
@@ -445,9 +463,10 @@ class RecordsStore:
                 record.started,
                 record.finished,
                 len(record.seats),
+                record.server_game,
             ),
         )
-        if cursor.rowcount == 0:
+        if cursor.rowcount == 0:  # recorded before: the same digest, or the same server game
             return None
         record_id = cursor.lastrowid
         connection.execute(

@@ -33,7 +33,7 @@ import secrets
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -827,6 +827,8 @@ class TableService:
             owner if owner is not None and not table.bot_plays(seat) else None
             for seat, owner in enumerate(table.owners)
         ]
+        # The game as this service issued it: its table, number and secret seed (fresh per game).
+        record = replace(record, server_game=f"{table.id}/{record.game_number}/{table.match.seed:x}")
         self._background(self._write(with_identities(record, identities), f"table {table.id}"))
 
     async def _write(self, record: Any, what: str) -> bool:

@@ -14,11 +14,15 @@ seat's view (watchers :func:`~gamenight.sdk.observer_view`).  Every move is
 saved (the ordinary save format, plus the table's seats) under the data dir,
 and a new service restores the running tables from there.
 
+A hosted room's game of one person against bots is a *solo table* here too
+(``OpenTable(solo=True)``): chance and bots run on the server, the seat waits
+for its person however long they are away, and they come back to it from their
+lobby (``ListKept``, then ``Join``).  A room never sends a game it played for
+the records (``SoloGame`` is refused).
+
 The service also keeps the server-wide records (``DATA_DIR/records.sqlite3``,
 :mod:`gamenight.records.store`), which no sandboxed room can reach: every
-finished shared table's game, and each room's finished solo game once its log
-has been replayed with the game's rules (:mod:`gamenight.records.verify`, in a
-worker thread, bounded in time, size and rate).  The database is used from one
+finished game of its tables, one record per game.  The database is used from one
 thread of its own, never from the event loop.  Rooms ask for the hall of fame
 (the best scores and the latest games) with :class:`~gamenight.tables.protocol.HallQuery`.
 """
@@ -55,10 +59,6 @@ CHAT_LIMIT = 200
 MAX_TABLES = 200
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
-MAX_VERIFYING = 2
-"""Solo games replayed at once (each in a worker thread); a game sent while they are busy is refused."""
-VERIFY_BUDGET = 5.0
-"""Seconds one solo game's replay may take before it is refused (a Yatzy game takes milliseconds)."""
 RECORDS_FILE = "records.sqlite3"
 SEND_BUFFER_CAP = 2 * p.SERVICE_FRAME_CAP
 """Bytes written to a connection and not yet read by its client: past this, the client is cut off."""
@@ -82,12 +82,8 @@ class Connection:
     """How many of its table's move descriptions this connection has been sent in snapshots."""
     listing: bool = False
     """It asked for the table list: it is sent again whenever a table changes."""
-    solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
-    """Solo games sent for the records: one every few seconds (a game takes minutes to play)."""
     halls: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=5))
     """Hall of fame queries and name settings."""
-    verifying: bool = False
-    """One of its solo games is being replayed: another one sent meanwhile is refused."""
     pending: list[bytes] = field(default_factory=list)
     """Frames not written yet: written together by :meth:`flush` (one system call)."""
     flush_soon: bool = False
@@ -155,8 +151,17 @@ class Table:
     driver: asyncio.Task[None] | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     saver: asyncio.Task[None] | None = None
+    writing: asyncio.Future[None] | None = None
+    """The saver's write under way in a thread: a write cannot be stopped, so closing waits for it."""
     forgotten: bool = False
     """Closed by :meth:`TableService._prune`: its saver deletes its files and stops."""
+    solo: bool = False
+    """One person against bots, opened from their lobby: unlisted, kept while they are away (no bot
+    takes the seat), until the game ends or they open more than :data:`~gamenight.tables.protocol.MAX_KEPT`."""
+    bot_delay: float = 0.0
+    """Seconds each bot move waits at a solo table (the person's own setting, bounded)."""
+    opened: float = field(default_factory=time.time)
+    """When the table was opened (seconds since the epoch): the oldest kept solo table goes first."""
     wide_ints: bool = False
     """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 
@@ -188,7 +193,6 @@ class TableService:
         seed: int | None = None,
         message_rate: tuple[float, float] = (20.0, 40.0),
         records: bool = True,
-        verify_budget: float = VERIFY_BUDGET,
     ) -> None:
         self.registry = registry
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -198,8 +202,6 @@ class TableService:
         """The open :class:`~gamenight.records.store.RecordsStore`, used only in :attr:`_db`'s thread."""
         self._db: ThreadPoolExecutor | None = None
         self._db_tasks: set[asyncio.Future[Any]] = set()
-        self._verifying = 0
-        self.verify_budget = verify_budget
         self._halls: dict[str, p.HallOfFame] = {}
         """The hall of fame's answer per game, until the next record is written."""
         self._shown: dict[str, bool] = {}
@@ -252,6 +254,9 @@ class TableService:
                 if task is not None and not task.cancelled():
                     with contextlib.suppress(Exception):
                         task.exception()
+            if table.writing is not None:  # an older write still running would land after the last one
+                with contextlib.suppress(Exception):
+                    await table.writing
             self._save_now(table)
         for connection in list(self.connections):
             connection.close()
@@ -348,7 +353,9 @@ class TableService:
             case p.Again():
                 self._again(connection)
             case p.SoloGame():
-                self._solo(connection, message)
+                self._refuse(connection, "solo-retired", "solo games are played at a solo table now", fatal=False)
+            case p.ListKept():
+                connection.send(p.KeptTables([self._info(table) for table in self._kept(connection.identity)]))
             case p.HallQuery():
                 self._hall(connection, message)
             case p.HallName():
@@ -369,6 +376,8 @@ class TableService:
                 raise ValueError(f"{game.id} takes {game.min_seats}-{game.max_seats} seats")
             if not any(seat.kind == "person" for seat in message.seats):
                 raise ValueError("a table needs a seat for a person")
+            if message.solo and sum(seat.kind == "person" for seat in message.seats) != 1:
+                raise ValueError("a solo table has one seat for a person, the others bots")
             if not game.bots:
                 raise ValueError(f"{game.id} has no bot to stand in for an absent player")
             takeover = max(game.bots, key=lambda spec: spec.strength).id
@@ -396,14 +405,42 @@ class TableService:
             owners=[None] * len(seats),
             names=[seat.name for seat in seats],
             takeover_bot=takeover,
-            public=message.public,
-            code="" if message.public else secrets.token_hex(3).upper(),
-            timer=message.timer,
+            public=message.public and not message.solo,
+            code="" if message.public and not message.solo else secrets.token_hex(3).upper(),
+            timer=0 if message.solo else message.timer,
             host=connection.identity,
+            solo=message.solo,
+            bot_delay=message.bot_delay if message.solo else 0.0,
         )
+        if message.solo:
+            self._keep_room_for_solo(connection)
         self.tables[table_id] = table
         self._launch(table)
         self._sit(connection, table, persons.index(True))
+
+    def _kept(self, identity: str) -> list[Table]:
+        """``identity``'s unfinished solo tables, oldest first."""
+        kept = [t for t in self.tables.values() if t.solo and t.host == identity and not t.match.over]
+        return sorted(kept, key=lambda table: table.opened)
+
+    def _keep_room_for_solo(self, connection: Connection) -> None:
+        """Before a new solo table: close the person's oldest ones past the cap, and say so."""
+        kept = self._kept(connection.identity)
+        for table in kept[: max(0, len(kept) - p.MAX_KEPT + 1)]:
+            self._forget(table)
+            connection.send(p.Error("solo-closed", f"your oldest kept game ({table.game.id}) was closed"))
+
+    def _forget(self, table: Table) -> None:
+        """Close ``table`` for good: its saver deletes its files and stops."""
+        del self.tables[table.id]
+        for connection in list(table.connections):
+            connection.table, connection.seat = None, OBSERVER
+        table.connections = []
+        if table.driver is not None:
+            table.driver.cancel()
+        table.forgotten = True
+        table.dirty.set()
+        log.info("table %s closed (%s)", table.id, table.status())
 
     def _prune(self) -> None:
         """Drop the tables nobody is at any more: finished ones (their game went to its players'
@@ -450,6 +487,12 @@ class TableService:
         return None
 
     def _join(self, connection: Connection, message: p.Join) -> None:
+        own = self.tables.get(message.table) if message.table else None
+        if own is not None and own.solo:  # a person's own kept game: theirs alone, no code needed
+            held = own.seat_of(connection.identity)
+            if held is None:
+                return self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
+            return self._sit(connection, own, held)
         table = self._find(connection, message.table, message.code)
         if table is None:
             return
@@ -513,7 +556,7 @@ class TableService:
         """A returning identity lands back at its seat (and reclaims it from the bot)."""
         for table in self.tables.values():
             seat = table.seat_of(connection.identity)
-            if seat is not None and not table.match.over:
+            if seat is not None and not table.match.over and not table.solo:  # solo games: from Resume
                 self._sit(connection, table, seat)
                 return
 
@@ -527,7 +570,9 @@ class TableService:
             table.connections.remove(connection)
         seat = connection.seat
         if seat >= 0 and table.owners[seat] == connection.identity:
-            if dropped and table.started and not table.match.over:
+            if table.solo and not table.match.over:  # the seat waits for its person, however long
+                table.away[seat] = time.monotonic()
+            elif dropped and table.started and not table.match.over:
                 table.away[seat] = time.monotonic()
             elif table.started:
                 self._take_over(table, seat)
@@ -669,7 +714,7 @@ class TableService:
             if table.started and not match.over:
                 interlude = match.pending_interlude()
                 now = time.monotonic()
-                for seat, since in list(table.away.items()):
+                for seat, since in list(table.away.items()) if not table.solo else ():
                     if now - since >= self.away_timeout:
                         self._take_over(table, seat)
                         self._changed(table)
@@ -686,6 +731,8 @@ class TableService:
                     self._apply(table, match.rules.sample_chance(match.state, match._chance_rng()))
                     continue
                 elif match.bot_to_move():
+                    if table.bot_delay:  # a solo table plays at its person's pace
+                        await self._bot_pause(table.bot_delay)
                     await self._bot_move(table)
                     continue
                 elif table.timer and not table.deadline:
@@ -697,13 +744,18 @@ class TableService:
                 self._record_table(table)
                 self._changed(table)
             timeouts = [table.deadline - time.monotonic()] if table.deadline else []
-            timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
+            if not table.solo:
+                timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
             try:
                 await asyncio.wait_for(table.wake.wait(), max(0.0, min(timeouts)) if timeouts else None)
             except TimeoutError:
                 if table.deadline and time.monotonic() >= table.deadline:
                     table.deadline = 0.0
                     await self._expire(table)
+
+    async def _bot_pause(self, seconds: float) -> None:
+        """Wait before a solo table's bot moves (a test counts these instead of timing them)."""
+        await asyncio.sleep(seconds)
 
     def _waiting(self, table: Table) -> list[int]:
         """Seated, present persons who have not acknowledged the pause."""
@@ -841,49 +893,6 @@ class TableService:
         log.info("%s: %s recorded", what, record.game)
         return True
 
-    def _solo(self, connection: Connection, message: p.SoloGame) -> None:
-        """A room's finished solo game: replayed in a worker thread, recorded if the replay proves it."""
-        if self.records is None:
-            return self._refuse(connection, "no-records", "this server keeps no records", fatal=False)
-        if connection.verifying or not connection.solos.allow():
-            return self._refuse(connection, "record-flood", "too many games sent for the records", fatal=False)
-        if self._verifying >= MAX_VERIFYING:
-            return self._refuse(connection, "record-busy", "the records are busy; not recorded", fatal=False)
-        connection.verifying = True
-        self._verifying += 1
-        self._background(self._verify_solo(connection, message))
-
-    async def _verify_solo(self, connection: Connection, message: p.SoloGame) -> None:
-        from gamenight.records.verify import NotProven, verify_game
-
-        try:
-            try:
-                record = await asyncio.wait_for(
-                    asyncio.to_thread(
-                        verify_game,
-                        self.registry,
-                        message.game,
-                        message.plugin_version,
-                        dict(message.options),
-                        message.seed,
-                        message.game_number,
-                        list(message.bots),
-                        list(message.log),
-                        connection.name,
-                        connection.identity,
-                        self.verify_budget,
-                    ),
-                    self.verify_budget + 5,
-                )
-            except (NotProven, TimeoutError) as error:
-                reason = str(error) or "the replay took too long"
-                return self._refuse(connection, "not-recorded", safe_text(reason, limit=200), fatal=False)
-            if self.records is not None and await self._write(record, f"solo game of {connection.identity}"):
-                connection.send(p.Recorded(record.game, [seat.score for seat in record.seats]))
-        finally:
-            connection.verifying = False
-            self._verifying -= 1
-
     def _hall_name(self, connection: Connection, message: p.HallName) -> None:
         if not connection.halls.allow():
             return self._refuse(connection, "hall-flood", "too many hall of fame requests", fatal=False)
@@ -946,6 +955,7 @@ class TableService:
             watchers=sum(c.seat == OBSERVER for c in table.connections),
             timer=table.timer,
             public=table.public,
+            solo=table.solo,
         )
 
     def snapshot(self, table: Table, seat: int, log_start: int = 0, identity: str = "") -> p.Snapshot:
@@ -1018,6 +1028,9 @@ class TableService:
             "started": table.started,
             "takeover_bot": table.takeover_bot,
             "acknowledged": table.match.acknowledged,
+            "solo": table.solo,
+            "bot_delay": table.bot_delay,
+            "opened": table.opened,
             "seats": [
                 {
                     "person": table.persons[s],
@@ -1051,7 +1064,10 @@ class TableService:
                         path.unlink()
                 return
             match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
-            await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
+            table.writing = asyncio.ensure_future(
+                asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
+            )
+            await asyncio.shield(table.writing)
 
     def _restore(self, table_path: Path) -> Table:
         document = tomllib.loads(table_path.read_text(encoding="utf-8"))
@@ -1083,6 +1099,9 @@ class TableService:
             host=str(document["host"]),
             started=bool(document["started"]),
             descriptions=_describe(match),
+            solo=bool(document.get("solo", False)),
+            bot_delay=min(p.MAX_BOT_DELAY, max(0.0, float(document.get("bot_delay", 0.0)))),
+            opened=float(document.get("opened", 0.0)),
         )
 
 

@@ -75,7 +75,8 @@ async def test_gamenight_game_file_opens_a_shared_save_as_a_replay_and_a_local_o
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert isinstance(app.screen, GameScreen) and not isinstance(app.screen, ReplayBehaviour)
-        assert app.screen.match.log == load_match(REGISTRY, local).log
+        saved = load_match(REGISTRY, local).log
+        assert app.screen.match.log[: len(saved)] == saved  # resumed from its position (the bot may move on)
 
 
 def test_a_malformed_table_field_is_refused(tmp_path):

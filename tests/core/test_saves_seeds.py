@@ -83,3 +83,26 @@ def test_an_old_save_without_per_game_seeds_replays_every_game_from_its_one_seed
     loaded = load_match(REGISTRY, path)
     assert loaded.seeds == [41] and loaded.seed == 41 and loaded.totals == match.totals
     assert loaded.games_played == 2
+
+
+async def test_a_local_game_started_from_its_setup_gets_a_128_bit_seed(tmp_path):
+    from gamenight.sdk.testing import make_room
+    from gamenight.ui.game_screen import GameScreen
+
+    seeds = []
+    for attempt in range(2):
+        app = make_room(REGISTRY, tmp_path / str(attempt), start_game="yatzy")
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):
+                await pilot.pause(0.01)
+                if type(app.screen).__name__ == "SetupScreen":
+                    break
+            await pilot.press("ctrl+r")
+            for _ in range(200):
+                await pilot.pause(0.01)
+                if isinstance(app.screen, GameScreen):
+                    break
+            assert isinstance(app.screen, GameScreen) and not app.screen.remote
+            seeds.append(app.screen.match.seed)
+    # 2**31 seeds were searchable from three rolls; these are from the OS, 128 bits each
+    assert min(seed.bit_length() for seed in seeds) > 64 and seeds[0] != seeds[1]

@@ -478,6 +478,10 @@ class GameNightApp(App):
             self.open_remote_table()  # joined, watching, or back at one's seat after reconnecting
         elif isinstance(message, p.Finished):
             self._keep_finished(message)
+        elif isinstance(message, p.Error) and message.code == "solo-closed":  # said wherever the person is
+            from gamenight.tables.errors import refusal_text
+
+            self.notify(refusal_text(message.code, message.message), severity="warning", timeout=12, markup=False)
         for screen in list(self.screen_stack):
             handler = getattr(screen, "table_message", None)
             if handler is not None:
@@ -608,10 +612,10 @@ class GameNightApp(App):
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, (TooSmallScreen, TablesScreen)):
             self.pop_screen()  # dialogs and the table's setup: the table is what matters now
-        if not isinstance(self.screen, (TooSmallScreen, TablesScreen)):
+        if not isinstance(self.screen, (TooSmallScreen, TablesScreen)) and not client.snapshot.table.solo:
             self.push_screen(TablesScreen())  # (back at one's seat after reconnecting: straight from the lobby)
         # Under the table, the Tables list: leaving the table, or closing its finished game, comes back to
-        # it, to join or open another.
+        # it, to join or open another.  A solo table (one person against bots) sits on the lobby instead.
         self._push_game_screen(lambda: game.screen(RemoteTable(client, game)))
 
     def _keep_finished(self, message) -> None:
@@ -721,6 +725,12 @@ class GameNightApp(App):
 
             self.push_screen(MessageDialog(_("Cannot resume"), str(error)))
             return False
+        if match.table:  # a shared table's game: a record of what was played there, not a game to go on with
+            self.notify(
+                _("This game was played at a shared table: its save opens as a replay, not as a game to resume."),
+                markup=False,
+            )
+            return self.open_replay_file(Path(path), choose=True)
         autosave = Path(path).resolve() == self.saves.autosave_path(match.game.id).resolve()
         self.open_match(match, None if autosave else Path(path))
         return True
@@ -756,42 +766,6 @@ class GameNightApp(App):
                 store.add(record_from_match(match))
         except Exception as error:
             self._records_notice(_("This game could not be recorded: {error}", error=safe_text(error)), error)
-        self.send_to_server_records(match)
-
-    def send_to_server_records(self, match: Match) -> bool:
-        """In a hosted room, send the finished solo game to the server's records; True if sent.
-
-        Only what decides the game goes (seed, options, bots, the action log): the server
-        replays it and records what the replay proves.  A game with several people at
-        one keyboard stays in this room's own records: the server knows one person here.
-        """
-        client = self.tables
-        if client is None or client.closed.is_set():
-            return False
-        from gamenight.tables import protocol as p
-
-        bots = [seat.bot or "" for seat in match.seats]
-        if sum(1 for bot in bots if not bot) != 1:
-            return False
-        try:
-            frame = p.encode(
-                p.SoloGame(
-                    game=match.game.id,
-                    plugin_version=str(match.game.version),
-                    seed=int(match.seed),
-                    game_number=max(0, match.games_played - 1) if match.recorded else match.games_played,
-                    bots=bots,
-                    log=[(entry.seat, entry.action) for entry in match.log],
-                    options=dict(match.options),
-                )
-            )
-            if len(frame) - 4 > p.CLIENT_FRAME_CAP:
-                return False
-            p.decode_client(frame[4:])  # what the service would refuse (and hang up on) is not sent
-        except Exception:  # an option msgspec cannot encode, a log too long: this room's records keep it
-            return False
-        client.writer.write(frame)
-        return True
 
     def _records_notice(self, text: str, error: BaseException) -> None:
         self._log_crash(error, heading="gamenight could not keep a record")

@@ -9,6 +9,7 @@ one played by ``gamenight arena`` follow exactly the same path.
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,15 @@ from gamenight.sdk import (
 )
 from gamenight.text import seat_count
 
-__all__ = ["LogEntry", "Match", "SeatConfig"]
+__all__ = ["SEED_BITS", "LogEntry", "Match", "SeatConfig", "new_seed"]
+
+SEED_BITS = 128
+"""Bits of a fresh seed: too many to search for the one a few seen dice or cards pin down."""
+
+
+def new_seed() -> int:
+    """A fresh secret seed from the operating system (:data:`SEED_BITS` bits)."""
+    return secrets.randbits(SEED_BITS)
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,10 @@ class LogEntry:
 class Match:
     """A game in progress, plus running totals over the games of a session.
 
-    ``seed`` seeds chance (and the bots' RNGs), so a match is reproducible.
+    ``seed`` seeds chance (and the bots' RNGs) of the current game, so a match
+    is reproducible; each finished game's own seed is kept in :attr:`seeds`
+    beside its log in :attr:`history` (a shared table gives every game a fresh
+    secret seed, so one game's save says nothing of the next).
     Use :meth:`apply` for every action, human, bot or chance alike.
     """
 
@@ -74,9 +86,14 @@ class Match:
     history: list[tuple[LogEntry, ...]] = field(default_factory=list)
     """The logs of the finished games counted in ``totals`` and ``wins``, oldest first.
 
-    With the seed they let a save's running totals be re-derived, not trusted.
+    With their seeds they let a save's running totals be re-derived, not trusted.
     """
+    seeds: list[int] = field(default_factory=list)
+    """The seed of each finished game in :attr:`history` (same order): the one its chance was drawn from."""
     acknowledged: str = ""
+    table: str = ""
+    """The shared table this match was played at (its id; ``""``: a local game).  Its save is a
+    record of games played there: it opens as a replay, never as a local game from its position."""
     display: dict[str, bool | int | str] = field(default_factory=dict)
     """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
     bot_time_budget: float = 2.0
@@ -110,15 +127,20 @@ class Match:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def start_game(self) -> None:
-        """Begin a (new) game with the same seats and options.
+    def start_game(self, seed: int | None = None) -> None:
+        """Begin a (new) game with the same seats and options, drawing chance from ``seed``.
 
-        Chance is seeded from the match seed, the game number and the log
+        Chance is seeded from the game's seed, the game number and the log
         length, so "play again" and a resumed save are reproducible too.
-        A finished game that was recorded moves to :attr:`history` first.
+        A finished game that was recorded moves to :attr:`history` first, its
+        seed to :attr:`seeds`.  Without ``seed`` the new game keeps the match's
+        (a local game); a shared table passes a fresh secret one.
         """
         if self._recorded:
             self.history.append(tuple(self.log))
+            self.seeds.append(self.seed)
+        if seed is not None:
+            self.seed = seed
         self._restart_game()
 
     def _restart_game(self) -> None:

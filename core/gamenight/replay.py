@@ -158,7 +158,7 @@ class Replay:
             match.game,
             list(match.seats),
             dict(match.options),
-            match.seed,
+            _game_seed(match, number),
             number,
             games[number],
             display=dict(match.display),
@@ -183,7 +183,9 @@ class Replay:
             games.append(list(match.log))
         listed = []
         for number, entries in enumerate(games):
-            states = _rebuild(match.game, list(match.seats), dict(match.options), match.seed, number, entries)
+            states = _rebuild(
+                match.game, list(match.seats), dict(match.options), _game_seed(match, number), number, entries
+            )
             rules = match.game.rules
             over = rules.to_move(states[-1]) == TERMINAL
             scores = tuple(rules.outcome(states[-1]).scores) if over else None
@@ -242,6 +244,11 @@ class Replay:
     def move_log(self, n: int) -> list[tuple[int, int, list[PublicEvent]]]:
         """Actions 1 … ``n``: ``(number, seat, public events)`` (seat is :data:`CHANCE` for the table)."""
         return [(number, self.entries[number - 1].seat, self.events(number)) for number in range(1, n + 1)]
+
+
+def _game_seed(match: Match, number: int) -> int:
+    """The seed game ``number`` (from 0) of ``match`` drew its chance from: a finished one's own, else the match's."""
+    return match.seeds[number] if number < len(match.seeds) else match.seed
 
 
 def _rebuild(

@@ -92,6 +92,7 @@ class SaveStore:
             match = load_match(registry, Path(name))
         finally:
             Path(name).unlink(missing_ok=True)
+        match.table = match.table or table_id  # a record of the table's game: replayed, never resumed
         stamp = time.strftime("%Y%m%d-%H%M%S")
         return save_match(match, self.folder / safe_file_name(f"{match.game.id}-table-{table_id[:16]}-{stamp}"))
 

@@ -13,8 +13,13 @@ legal, and the totals, wins and games played must be exactly what the replayed
 games give.  Anything else raises :class:`SaveError` with the reason; the file
 itself is never modified.
 
-Format 1 (before ``history``) is read when nothing in it needs the earlier
-games: its totals must be those of the game in the file alone.
+Format 3 gives every finished game its own seed (``seeds``, one per game of
+``history``; ``seed`` is the current game's): a shared table draws a fresh
+secret seed for each game, so a finished game's save reveals only the seeds of
+games already over.  A format 2 save has no ``seeds``: all its games drew from
+its one ``seed``, as they did then.  Format 1 (before ``history``) is read when
+nothing in it needs the earlier games: its totals must be those of the game in
+the file alone.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from gamenight.text import safe_text, seat_count, shown_path, validate_name
 
 __all__ = ["FORMAT_VERSION", "MAX_SAVE_BYTES", "SaveError", "default_save_name", "load_match", "save_match"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MAX_SAVE_BYTES = 4 * 1024 * 1024
 """Largest save file read (a long session is a few hundred KB); bigger ones are refused unread."""
 MAX_GAMES = 1000
@@ -49,6 +54,8 @@ MAX_FIELD_CHARS = 64
 """Longest short text field (game id, versions, bot ids, option values)."""
 MAX_DISPLAY_KEYS = 16
 """Most entries of a save's ``display`` table (how the table is shown)."""
+MAX_SEED = 2**256
+"""Seeds are below this (a fresh one has 128 bits; old saves hold small ones, some negative)."""
 _LOG_LINE = re.compile(r"(-1|0|[1-9][0-9]{0,2}) (.+)", re.DOTALL)
 _KNOWN_FIELDS = frozenset(
     {
@@ -57,6 +64,7 @@ _KNOWN_FIELDS = frozenset(
         "plugin_version",
         "saved_at",
         "seed",
+        "seeds",
         "games_played",
         "totals",
         "wins",
@@ -65,6 +73,7 @@ _KNOWN_FIELDS = frozenset(
         "history",
         "log",
         "display",
+        "table",
     }
 )
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -108,10 +117,13 @@ def match_to_document(match: Match) -> dict[str, Any]:
         "options": dict(match.options),
         "seats": seats,
         "history": [_log_lines(log) for log in match.history],
+        "seeds": list(match.seeds),
         "log": _log_lines(match.log),
     }
     if match.display:
         document["display"] = dict(match.display)
+    if match.table:
+        document["table"] = match.table
     return document
 
 
@@ -309,7 +321,9 @@ def load_match(registry, path: Path) -> Match:
         )
     if version < 1:
         raise SaveError(_("Unknown save format {version}.", version=version))
-    unknown = sorted(set(document) - _KNOWN_FIELDS - ({"history"} if version < 2 else set()))
+    unknown = sorted(
+        set(document) - _KNOWN_FIELDS - ({"history"} if version < 2 else set()) - ({"seeds"} if version < 3 else set())
+    )
     if unknown:
         raise SaveError(_("The save has an unknown field '{key}'.", key=safe_text(unknown[0], limit=40)))
     game_id = _short_text(document, "game")
@@ -322,8 +336,11 @@ def load_match(registry, path: Path) -> Match:
     seats = _seats(document, game)
     options = _options(document)
     display = _display(document)
+    table = _short_text(document, "table", "")
+    if table and not (table.isascii() and table.isalnum() and len(table) <= 16):
+        raise SaveError(_("The save's '{key}' field is malformed.", key="table"))
     seed = _field(document, "seed", int)
-    if not -(2**63) <= seed < 2**63:
+    if not -(2**63) <= seed < MAX_SEED:
         raise SaveError(_("The save's '{key}' field is malformed.", key="seed"))
     games_played = _field(document, "games_played", int, 0)
     if games_played < 0:
@@ -332,13 +349,15 @@ def load_match(registry, path: Path) -> Match:
     if len(raw_history) > MAX_GAMES:
         raise SaveError(_("The save's history holds more than {count} games.", count=MAX_GAMES))
     history = [_log(lines, len(seats), number) for number, lines in enumerate(raw_history)]
+    seeds = _seeds(document, seed, len(history)) if version >= 3 else [seed] * len(history)
     current = _log(_field(document, "log", list), len(seats), None)
     # Deliberately after the cheap checks: the replay below runs the game's rules.
     totals = _numbers(document, "totals", len(seats))
     wins = _numbers(document, "wins", len(seats))
     try:
         match = Match(game, seats, options, seed=seed)
-        _replay_history(match, history)
+        _replay_history(match, history, seeds)
+        match.seed = seed
         match.replay(current, check_chance=True)
     except (ValueError, IllegalAction) as error:
         raise SaveError(_("The save cannot be replayed: {reason}", reason=safe_text(error, limit=300))) from None
@@ -351,12 +370,24 @@ def load_match(registry, path: Path) -> Match:
         ) from None
     _check_counts(match, version, games_played, totals, wins)
     match.display = display
+    match.table = table
     return match
 
 
-def _replay_history(match: Match, history: list[list[LogEntry]]) -> None:
-    """Replay and record each finished game, so the running totals come from the games themselves."""
-    for number, entries in enumerate(history, start=1):
+def _seeds(document: dict[str, Any], seed: int, count: int) -> list[int]:
+    """The finished games' own seeds: one per game of the history."""
+    seeds = _field(document, "seeds", list, [] if count == 0 else None)
+    if len(seeds) != count or not all(
+        isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < MAX_SEED for value in seeds
+    ):
+        raise SaveError(_("The save's '{key}' field is malformed.", key="seeds"))
+    return seeds
+
+
+def _replay_history(match: Match, history: list[list[LogEntry]], seeds: list[int]) -> None:
+    """Replay and record each finished game from its own seed, so the running totals come from the games themselves."""
+    for number, (entries, seed) in enumerate(zip(history, seeds, strict=True), start=1):
+        match.seed = seed
         try:
             match.replay(entries, check_chance=True)
         except IllegalAction as error:

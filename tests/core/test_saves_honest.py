@@ -64,7 +64,7 @@ def test_editing_mille_totals_from_0_to_9999_is_refused_with_the_reason(tmp_path
         (lambda d: d["totals"].__setitem__(0, d["totals"][0] + 1), "'totals'"),
         (lambda d: d["wins"].reverse() if d["wins"][0] != d["wins"][-1] else d["wins"].__setitem__(0, 5), "'wins'"),
         (lambda d: d.__setitem__("games_played", 2), "says 2 games were played, but its history holds 1"),
-        (lambda d: d.__setitem__("history", []), "its history holds 0|chance outcome is not"),
+        (lambda d: d.__setitem__("history", []), "its history holds 0|chance outcome is not|'seeds'"),
         (lambda d: d["history"][0].pop(), "did not end|history"),
     ],
     ids=["totals", "wins", "games_played", "history-dropped", "history-cut"],
@@ -109,8 +109,8 @@ def test_a_format_1_save_with_earlier_games_is_refused_as_uncheckable(tmp_path, 
         load_match(nim_registry, path)
 
 
-def test_the_format_written_is_2_with_a_history():
-    assert FORMAT_VERSION == 2
+def test_the_format_written_is_3_with_a_history_and_per_game_seeds():
+    assert FORMAT_VERSION == 3
 
 
 # -- 14.10: values the game never produced -------------------------------------------------------
@@ -127,7 +127,7 @@ def test_the_format_written_is_2_with_a_history():
         (lambda d: d["seats"][0].__setitem__("name", ""), "Seat 1's name .* cannot be empty"),
         (lambda d: d["seats"][1].__setitem__("name", "x" * 100_000), "Seat 2's name .* at most 16 cells"),
         (lambda d: d["seats"][0].__setitem__("colour", "red"), "seats are malformed"),
-        (lambda d: d.__setitem__("seed", 2**63), "'seed' field is malformed"),
+        (lambda d: d.__setitem__("seed", 2**256), "'seed' field is malformed"),
         (lambda d: d.__setitem__("extra", 1), "unknown field 'extra'"),
         (lambda d: d["options"].__setitem__("dice", [True]), "options are malformed"),
         (lambda d: d["log"].append("0 \x1b[2J"), "Move 4 of the save is malformed"),

@@ -121,6 +121,9 @@ class GameRecord:
     seats: tuple[SeatRecord, ...]
     log: tuple[tuple[int, str], ...] = ()
     id: int | None = field(default=None, compare=False)
+    server_game: str | None = field(default=None, compare=False)
+    """The game as the table service issued it (``TABLE/NUMBER/SEED``); ``None`` for a room's own game.
+    The database holds at most one record per server game, whatever is sent or restored."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -198,6 +201,17 @@ def record_from_match(match: Any, started: float | None = None, finished: float 
         seats=seats,
         log=tuple((entry.seat, entry.action) for entry in match.log),
     )
+
+
+def _seed_column(seed: int) -> int | str:
+    """A seed as the ``seed`` column holds it: an integer, or hex text when wider than SQLite's 64 bits
+    (a fresh seed has 128; hex text is never turned into a number by the column's affinity)."""
+    return seed if -(2**63) <= seed < 2**63 else hex(seed)
+
+
+def _seed_value(raw: int | str) -> int:
+    """The seed a ``seed`` column's value stands for (see :func:`_seed_column`)."""
+    return int(raw, 16) if isinstance(raw, str) else int(raw)
 
 
 # -- the schema -------------------------------------------------------------------------
@@ -311,7 +325,23 @@ READ_TABLES = frozenset({"games", "game_logs", "seats", "ratings", "game_totals"
 """The tables the figures are read from (schema 1 on): a file without them holds no records."""
 ALL_TABLES = READ_TABLES | {"seat_owners", "players"}
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2]
+
+def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
+    """One record per game the table service issued: a key of its own, unique in the database.
+
+    The digest only makes identical records one; two finishes of one server game (processed
+    twice, or again after a restore, with a seat's name changed meanwhile) would be two rows.
+    """
+    _run_script(
+        connection,
+        """
+        ALTER TABLE games ADD COLUMN server_game TEXT;
+        CREATE UNIQUE INDEX games_by_server_game ON games (server_game) WHERE server_game IS NOT NULL;
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
 """``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -454,20 +484,21 @@ class RecordsStore:
     def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
         cursor = connection.execute(
             "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-            " finished, seat_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " finished, seat_count, server_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.digest(),
                 record.game,
                 record.plugin_version,
                 json.dumps(record.options, sort_keys=True, default=str, ensure_ascii=False),
-                record.seed,
+                _seed_column(record.seed),
                 record.game_number,
                 record.started,
                 record.finished,
                 len(record.seats),
+                record.server_game,
             ),
         )
-        if cursor.rowcount == 0:
+        if cursor.rowcount == 0:  # recorded before: the same digest, or the same server game
             return None
         record_id = cursor.lastrowid
         connection.execute(
@@ -689,7 +720,7 @@ class RecordsStore:
                     game=row[1],
                     plugin_version=row[2],
                     options=json.loads(row[3]),
-                    seed=row[4],
+                    seed=_seed_value(row[4]),
                     game_number=row[5],
                     started=row[6],
                     finished=row[7],

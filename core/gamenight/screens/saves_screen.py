@@ -1,4 +1,10 @@
-"""Saved games, newest first; Return resumes one."""
+"""Saved games, newest first; Return resumes one.
+
+In a room connected to a table service the person's games kept on the server
+(solo tables: one person against bots, played there) come first; Return goes
+back to that table.  The save files below them are this room's own and never
+count for the server's hall of fame.
+"""
 
 from __future__ import annotations
 
@@ -16,40 +22,100 @@ from gamenight.text import hosted, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
+KEPT_PREFIX = "kept:"
+"""Option ids of the games kept on the server: this prefix and the table id."""
+
 
 class SavesScreen(Screen):
-    """Pick a save file to resume."""
+    """Pick a save file to resume (or, in a hosted room, a game kept on the server)."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back"))]
 
     DEFAULT_CSS = """
     SavesScreen #saves-title { dock: top; height: 1; background: $primary; color: $text; padding: 0 1; }
+    SavesScreen #saves-note { height: auto; padding: 0 1; }
     SavesScreen OptionList { height: 1fr; border: round $primary; }
     """
 
     def __init__(self) -> None:
         super().__init__()
         translate_bindings(self, _)
+        self.kept: list = []
+        """The person's games kept on the server (``TableInfo`` each), once the service answered."""
+
+    @property
+    def _client(self):
+        client = getattr(self.app, "tables", None)
+        return None if client is None or client.closed.is_set() else client
 
     def compose(self) -> ComposeResult:
         # A hosted room's folder is a path on the server (its users' folders): no business of a visitor's.
         title = _("Saved games") if hosted() else _("Saved games in {folder}", folder=safe_text(self.app.saves.folder))
         yield Static(title, id="saves-title", markup=False)
-        files = self.app.saves.list()
-        options = [
-            # Anyone who can write to the folder names these files: plain text, made safe, never markup.
-            Option(
-                Text(f"{safe_text(path.name):<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}"),
-                id=str(path),
+        if self._client is not None:
+            yield Static(
+                _(
+                    "Games kept on the server come first. Save files are this room's own: "
+                    "they never count for the hall of fame."
+                ),
+                id="saves-note",
+                markup=False,
             )
-            for path in files
-        ] or [Option(_("No saved games yet."), disabled=True)]
-        yield OptionList(*options)
+        yield OptionList(*self._options())
         yield KeyBar()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            from pathlib import Path
+    def on_mount(self) -> None:
+        client = self._client
+        if client is not None:
+            from gamenight.tables.protocol import ListKept
 
-            self.app.pop_screen()
-            self.app.resume(Path(event.option.id))
+            self.run_worker(client.send(ListKept()), exit_on_error=False)
+
+    def _options(self) -> list[Option]:
+        options = [Option(Text(self._kept_line(info)), id=f"{KEPT_PREFIX}{info.table}") for info in self.kept]
+        files = self.app.saves.list()
+        at_server = self._client is not None
+        for path in files:
+            # Anyone who can write to the folder names these files: plain text, made safe, never markup.
+            line = f"{safe_text(path.name):<44} {datetime.fromtimestamp(path.stat().st_mtime):%Y-%m-%d %H:%M}"
+            if at_server:
+                line += " " + _("(local)")
+            options.append(Option(Text(line), id=str(path)))
+        return options or [Option(_("No saved games yet."), disabled=True)]
+
+    def _kept_line(self, info) -> str:
+        game = self.app.registry.games.get(info.game)
+        title = safe_text(game.title if game is not None else info.game, limit=30)
+        bots = ", ".join(safe_text(seat.name, limit=20) for seat in info.seats if seat.bot and not seat.person)
+        line = _("On the server: {game}", game=title)
+        return f"{line} — {bots}" if bots else line
+
+    def table_message(self, message) -> None:
+        """The service's answers (the app passes every message to the screens)."""
+        from gamenight.tables.protocol import KeptTables
+
+        if isinstance(message, KeptTables):
+            self.kept = list(message.tables)
+            listing = self.query_one(OptionList)
+            listing.clear_options()
+            listing.add_options(self._options())
+            listing.highlighted = 0  # the first kept game (or the newest save), ready for Return
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        option_id = event.option.id
+        if not option_id:
+            return
+        if option_id.startswith(KEPT_PREFIX):
+            client = self._client
+            if client is None:
+                self.notify(_("Shared tables are not available now."), severity="warning", markup=False)
+                return
+            from gamenight.tables.protocol import Join
+
+            # Back to that table: its snapshot opens it (the app), in place of this list.
+            self.app.run_worker(client.send(Join(option_id[len(KEPT_PREFIX) :])), exit_on_error=False)
+            return
+        from pathlib import Path
+
+        self.app.pop_screen()
+        self.app.resume(Path(option_id))

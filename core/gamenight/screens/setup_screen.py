@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -13,7 +12,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import validate_name
 from gamenight.i18n import _, translator
-from gamenight.match import Match, SeatConfig
+from gamenight.match import Match, SeatConfig, new_seed
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.checkbox import Checkbox
@@ -206,11 +205,13 @@ class SetupScreen(Screen):
             return
         try:
             seats = self.chosen_seats()
+            if self._solo_at_server(seats, error):
+                return
             match = Match(
                 self.game,
                 seats,
                 self.game.parse_options(self.chosen_options()),
-                seed=random.SystemRandom().randrange(2**31),
+                seed=new_seed(),
             )
         except ValueError as problem:
             error.update(str(problem))
@@ -219,6 +220,41 @@ class SetupScreen(Screen):
         error.update("")
         self.app.pop_screen()
         self.app.open_match(match)
+
+    def _solo_at_server(self, seats: list[SeatConfig], error: Static) -> bool:
+        """In a hosted room, one person against bots plays at a solo table of the table service:
+        chance and bots run on the server (which keeps the game and its record), never in this
+        room.  True when the request went (the table's snapshot opens it); False: play here."""
+        client = getattr(self.app, "tables", None)
+        if client is None or client.closed.is_set() or sum(seat.is_human for seat in seats) != 1:
+            return False  # no server, or several people at this keyboard: a local game, as ever
+        from gamenight.tables.protocol import MAX_BOT_DELAY, OpenTable, SeatSpec
+
+        options = {}
+        for key, value in self.game.parse_options(self.chosen_options()).items():
+            if not isinstance(value, bool | int | str):
+                return False  # an option the service cannot take: this game stays local
+            options[key] = value
+        delay = min(MAX_BOT_DELAY, max(0.0, float(getattr(self.app, "bot_delay", 0.5))))
+        request = OpenTable(
+            self.game.id,
+            [SeatSpec("person") if seat.is_human else SeatSpec("bot", str(seat.bot)) for seat in seats],
+            options,
+            public=False,
+            solo=True,
+            bot_delay=delay,
+        )
+        error.update("")
+        self.run_worker(client.send(request), exit_on_error=False)  # its snapshot opens the table (the app)
+        return True
+
+    def table_message(self, message) -> None:
+        """A refusal of the table this setup asked for (a solo or shared one) is said here."""
+        from gamenight.tables.errors import refusal_text
+        from gamenight.tables.protocol import Error
+
+        if isinstance(message, Error) and message.code == "bad-table" and self.is_current:
+            self.query_one("#setup-error", Static).update(refusal_text(message.code, message.message))
 
     def shared_table(self) -> OpenTable:
         """The :class:`OpenTable` request as filled in; ``ValueError`` when it cannot be sent."""

@@ -66,6 +66,9 @@ class TableClient:
         self.finished: list[p.Finished] = []
         """Save documents of finished games at which this connection sat."""
         self.tables: list[p.TableInfo] = []
+        self.kept: list[p.TableInfo] | None = None
+        """This person's solo tables kept on the server (``None`` until :class:`~gamenight.tables.protocol.ListKept`
+        is answered)."""
         self.received: list[p.ServiceMessage] = []
         self.name = ""
         self.closed = asyncio.Event()
@@ -120,6 +123,8 @@ class TableClient:
                         self.finished.append(message)
                     case p.TableList():
                         self.tables = message.tables
+                    case p.KeptTables():
+                        self.kept = message.tables
                     case p.Welcome():
                         self.name = message.name
                 for listener in self.listeners:
@@ -331,8 +336,15 @@ class RemoteTable:
 
     @property
     def code(self) -> str:
-        """A private table's short code (shown to its seated players to share), else ``""``."""
-        return self._snap.code
+        """A private table's short code (shown to its seated players to share), else ``""``.
+
+        A solo table has none to share: nobody else may sit there."""
+        return "" if self._snap.table.solo else self._snap.code
+
+    @property
+    def solo(self) -> bool:
+        """True at a solo table: this person against bots, the game kept on the server."""
+        return self._snap.table.solo
 
     def record_result(self) -> Outcome:
         return self.outcome()

@@ -34,5 +34,7 @@ def refusal_text(code: str, message: str) -> str:
         "record-flood": _("Too many games sent to the server's records at once."),
         "record-busy": _("The server's records are busy; this game was not recorded there."),
         "hall-flood": _("Too many hall of fame requests."),
+        "solo-retired": _("This room is older than the server: play against bots from the lobby to be recorded."),
+        "solo-closed": _("You keep at most five games on this server: your oldest one was closed."),
     }
     return texts.get(code) or _("The table service refused: {reason}", reason=safe_text(message, limit=200))

@@ -43,14 +43,15 @@ __all__ = [
     "Hello",
     "InterludeInfo",
     "Join",
+    "KeptTables",
     "Leave",
+    "ListKept",
     "ListTables",
     "Move",
     "OpenTable",
     "ProtocolError",
     "RateLimiter",
     "Reason",
-    "Recorded",
     "SeatInfo",
     "SeatSpec",
     "ServiceMessage",
@@ -111,6 +112,12 @@ class SeatSpec(msgspec.Struct, forbid_unknown_fields=True):
     bot: Short = ""
 
 
+MAX_BOT_DELAY = 3.0
+"""Longest pause before a bot's move a solo table takes from the room's setting (seconds)."""
+MAX_KEPT = 5
+"""Solo tables one person may keep on a server; opening another closes their oldest."""
+
+
 class OpenTable(msgspec.Struct, tag="open", forbid_unknown_fields=True):
     """Open a table; the opener takes the first person seat and is its host."""
 
@@ -119,6 +126,16 @@ class OpenTable(msgspec.Struct, tag="open", forbid_unknown_fields=True):
     options: Annotated[dict[Short, OptionValue], msgspec.Meta(max_length=32)] = {}
     public: bool = True
     timer: Literal[0, 30, 60, 300] = 0
+    solo: bool = False
+    """A private game of one person against bots, run here (chance and bots on the server):
+    unlisted, started at once, and kept while its person is away (no bot takes the seat);
+    the person comes back to it from :class:`ListKept`."""
+    bot_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_BOT_DELAY)] = 0.0
+    """At a solo table: seconds each bot move waits, so it plays at the pace of a local game."""
+
+
+class ListKept(msgspec.Struct, tag="kept", forbid_unknown_fields=True):
+    """Ask for this person's solo tables kept on the server (answered with :class:`KeptTables`)."""
 
 
 class Join(msgspec.Struct, tag="join", forbid_unknown_fields=True):
@@ -178,12 +195,12 @@ LogSeat = Annotated[int, msgspec.Meta(ge=-1, le=15)]
 
 
 class SoloGame(msgspec.Struct, tag="solo", forbid_unknown_fields=True):
-    """A game the room played on its own, finished, for the server's records.
+    """Retired: a game a room played on its own, sent for the server's records.
 
-    It carries what decides the game, never its scores: the service replays the
-    log with the game's rules and records only what the replay proves, the
-    person's seat under the connection's own name.  ``bots[i]`` is seat i's bot,
-    ``""`` for the person's (one) seat.
+    A room's chance can be foreseen from its save, so the service refuses it
+    (``solo-retired``) and records nothing: a hosted solo game is played at a
+    solo table (``OpenTable(solo=True)``), chance and bots on the server.  Still
+    decoded, so an older room gets that clear refusal, not a protocol error.
     """
 
     game: GameId
@@ -220,6 +237,7 @@ ClientMessage = (
     | Ack
     | Again
     | SoloGame
+    | ListKept
     | HallQuery
     | HallName
 )
@@ -255,9 +273,17 @@ class TableInfo(msgspec.Struct):
     timer: float
     """Seconds a person has for a move (0: no timer)."""
     public: bool
+    solo: bool = False
+    """A person's solo game against bots: kept while they are away, never listed."""
 
 
 class TableList(msgspec.Struct, tag="tables"):
+    tables: list[TableInfo]
+
+
+class KeptTables(msgspec.Struct, tag="kept-tables"):
+    """The answer to :class:`ListKept`: this person's unfinished solo tables, oldest first."""
+
     tables: list[TableInfo]
 
 
@@ -347,14 +373,6 @@ class Error(msgspec.Struct, tag="error"):
     """For a refused move (``code`` "illegal"): the rules' reason as data."""
 
 
-class Recorded(msgspec.Struct, tag="recorded"):
-    """A :class:`SoloGame` was proven by its replay and is in the server's records."""
-
-    game: str
-    scores: list[float]
-    """The scores the replay gave (the room's own claim is never asked for)."""
-
-
 HALL_SIZE = 10
 """Entries in each list of the hall of fame."""
 
@@ -392,7 +410,7 @@ class HallOfFame(msgspec.Struct, tag="hall-of-fame"):
     recent: list[HallGame]
 
 
-ServiceMessage = Welcome | TableList | Snapshot | Event | ChatLine | Finished | Error | Recorded | HallOfFame
+ServiceMessage = Welcome | TableList | KeptTables | Snapshot | Event | ChatLine | Finished | Error | HallOfFame
 
 _encoder = msgspec.msgpack.Encoder()
 _client_decoder = msgspec.msgpack.Decoder(ClientMessage)

@@ -7,17 +7,22 @@ fingerprint or guest name) and display name.  The room never names itself, so
 it can act only for the seat its identity holds.
 
 For every table the service owns the :class:`~gamenight.match.Match`: it
-applies moves, draws chance from the match's seed, runs bots in worker
+applies moves, draws chance from each game's own fresh secret seed (drawn when
+that game starts, never sent to a room before the game is over), runs bots in worker
 threads from their seat's view only, and sends each connection only its own
 seat's view (watchers :func:`~gamenight.sdk.observer_view`).  Every move is
 saved (the ordinary save format, plus the table's seats) under the data dir,
 and a new service restores the running tables from there.
 
+A hosted room's game of one person against bots is a *solo table* here too
+(``OpenTable(solo=True)``): chance and bots run on the server, the seat waits
+for its person however long they are away, and they come back to it from their
+lobby (``ListKept``, then ``Join``).  A room never sends a game it played for
+the records (``SoloGame`` is refused).
+
 The service also keeps the server-wide records (``DATA_DIR/records.sqlite3``,
 :mod:`gamenight.records.store`), which no sandboxed room can reach: every
-finished shared table's game, and each room's finished solo game once its log
-has been replayed with the game's rules (:mod:`gamenight.records.verify`, in a
-worker thread, bounded in time, size and rate).  The database is used from one
+finished game of its tables, one record per game.  The database is used from one
 thread of its own, never from the event loop.  Rooms ask for the hall of fame
 (the best scores and the latest games) with :class:`~gamenight.tables.protocol.HallQuery`.
 """
@@ -27,11 +32,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import secrets
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,7 @@ import msgspec
 import tomli_w
 
 from gamenight.atomic import write_atomic
-from gamenight.match import Match, SeatConfig
+from gamenight.match import SEED_BITS, Match, SeatConfig, new_seed
 from gamenight.saves import SaveError, load_match, match_to_document
 from gamenight.sdk import CHANCE, OBSERVER, TERMINAL, GameInfo, IllegalAction, fill_seat_names, observer_view
 from gamenight.tables import protocol as p
@@ -55,17 +61,17 @@ LIST_INTERVAL = 0.5
 """Seconds between two table lists sent to the connections that keep the list open: every change
 meanwhile goes out in the next one (the latest state wins; the last change is never lost)."""
 MAX_TABLES = 200
-"""Tables a server keeps at once (the backstop behind the caps per identity and per address)."""
+"""Shared tables a server keeps at once (the backstop behind the caps per identity and per address)."""
+MAX_SOLO_TABLES = 500
+"""Solo tables (one person and bots, kept until finished) a server keeps at once, apart from the shared ones."""
+SOLO_TABLES_PER_ADDRESS = 15
+"""Unfinished solo tables the other identities of one client address may keep (three guests' worth)."""
 TABLES_PER_IDENTITY = 3
 """Open tables (waiting or playing) one identity may host at once."""
 TABLES_PER_ADDRESS = 6
 """Open tables (waiting or playing) the identities of one client address may host at once."""
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
-MAX_VERIFYING = 2
-"""Solo games replayed at once (each in a worker thread); a game sent while they are busy is refused."""
-VERIFY_BUDGET = 5.0
-"""Seconds one solo game's replay may take before it is refused (a Yatzy game takes milliseconds)."""
 RECORDS_FILE = "records.sqlite3"
 SEND_BUFFER_CAP = 2 * p.SERVICE_FRAME_CAP
 """Bytes written to a connection and not yet read by its client: past this, the client is cut off."""
@@ -98,12 +104,8 @@ class Connection:
     """It asked for the table list: it is sent again when the tables change (while it sits at none)."""
     list_sent: bytes = b""
     """The last table list frame it was sent (an unchanged list is not sent again)."""
-    solos: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=0.2, burst=3))
-    """Solo games sent for the records: one every few seconds (a game takes minutes to play)."""
     halls: p.RateLimiter = field(default_factory=lambda: p.RateLimiter(rate=1, burst=5))
     """Hall of fame queries and name settings."""
-    verifying: bool = False
-    """One of its solo games is being replayed: another one sent meanwhile is refused."""
     pending: list[bytes] = field(default_factory=list)
     """Frames not written yet: written together by :meth:`flush` (one system call)."""
     flush_soon: bool = False
@@ -178,8 +180,17 @@ class Table:
     driver: asyncio.Task[None] | None = None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     saver: asyncio.Task[None] | None = None
+    writing: asyncio.Future[None] | None = None
+    """The saver's write under way in a thread: a write cannot be stopped, so closing waits for it."""
     forgotten: bool = False
     """Closed by :meth:`TableService._prune`: its saver deletes its files and stops."""
+    solo: bool = False
+    """One person against bots, opened from their lobby: unlisted, kept while they are away (no bot
+    takes the seat), until the game ends or they open more than :data:`~gamenight.tables.protocol.MAX_KEPT`."""
+    bot_delay: float = 0.0
+    """Seconds each bot move waits at a solo table (the person's own setting, bounded)."""
+    opened: float = field(default_factory=time.time)
+    """When the table was opened (seconds since the epoch): the oldest kept solo table goes first."""
     wide_ints: bool = False
     """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 
@@ -211,7 +222,6 @@ class TableService:
         seed: int | None = None,
         message_rate: tuple[float, float] = (20.0, 40.0),
         records: bool = True,
-        verify_budget: float = VERIFY_BUDGET,
         tables_per_identity: int = TABLES_PER_IDENTITY,
         tables_per_address: int = TABLES_PER_ADDRESS,
     ) -> None:
@@ -225,8 +235,6 @@ class TableService:
         """The open :class:`~gamenight.records.store.RecordsStore`, used only in :attr:`_db`'s thread."""
         self._db: ThreadPoolExecutor | None = None
         self._db_tasks: set[asyncio.Future[Any]] = set()
-        self._verifying = 0
-        self.verify_budget = verify_budget
         self._halls: dict[str, p.HallOfFame] = {}
         """The hall of fame's answer per game, until the next record is written."""
         self._shown: dict[str, bool] = {}
@@ -237,8 +245,8 @@ class TableService:
         self.bot_time_budget = bot_time_budget
         self.tables: dict[str, Table] = {}
         self.connections: list[Connection] = []
-        self._seeds = secrets.SystemRandom() if seed is None else None
-        self._next_seed = seed or 0
+        self._seeds = None if seed is None else random.Random(f"gamenight-test-seeds:{seed}")
+        """``None``: every game's seed comes from the OS; a test's fixed ``seed`` gives a repeatable series."""
         self._list_pending = False
         self._closing = False
         self._later = lambda delay, callback: asyncio.get_running_loop().call_later(delay, callback)
@@ -275,9 +283,17 @@ class TableService:
                     task.cancel()
         for table in list(self.tables.values()):
             for task in (table.driver, table.saver):
-                if task is not None:
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
+                while task is not None and not task.done():
+                    # Python 3.11's wait_for can swallow a cancel that lands as the table is woken:
+                    # the driver then waits on, so it is cancelled again until it has stopped.
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=0.5)
+                if task is not None and not task.cancelled():
+                    with contextlib.suppress(Exception):
+                        task.exception()
+            if table.writing is not None:  # an older write still running would land after the last one
+                with contextlib.suppress(Exception):
+                    await table.writing
             self._save_now(table)
         for connection in list(self.connections):
             connection.close()
@@ -391,7 +407,9 @@ class TableService:
             case p.Again():
                 self._again(connection)
             case p.SoloGame():
-                self._solo(connection, message)
+                self._refuse(connection, "solo-retired", "solo games are played at a solo table now", fatal=False)
+            case p.ListKept():
+                connection.send(p.KeptTables([self._info(table) for table in self._kept(connection.identity)]))
             case p.HallQuery():
                 self._hall(connection, message)
             case p.HallName():
@@ -402,27 +420,17 @@ class TableService:
     def _open(self, connection: Connection, message: p.OpenTable) -> None:
         if connection.table is not None:
             return self._refuse(connection, "busy", "leave your table first", fatal=False)
-        open_tables = [table for table in self.tables.values() if table.status() != "over"]
-        if sum(table.host == connection.identity for table in open_tables) >= self.tables_per_identity:
-            return self._refuse(
-                connection, "host-limit", f"you host {self.tables_per_identity} open tables already", fatal=False
-            )
-        if connection.address and (
-            sum(table.address == connection.address for table in open_tables) >= self.tables_per_address
-        ):
-            return self._refuse(
-                connection, "address-limit", f"your address hosts {self.tables_per_address} open tables", fatal=False
-            )
-        if len(self.tables) >= MAX_TABLES:
-            self._prune()
-        if len(self.tables) >= MAX_TABLES:
-            return self._refuse(connection, "full", "this server has no room for another table", fatal=False)
+        refusal = self._solo_limit(connection) if message.solo else self._table_limit(connection)
+        if refusal is not None:
+            return self._refuse(connection, *refusal, fatal=False)
         try:
             game = self.registry.game(message.game)
             if not game.min_seats <= len(message.seats) <= game.max_seats:
                 raise ValueError(f"{game.id} takes {game.min_seats}-{game.max_seats} seats")
             if not any(seat.kind == "person" for seat in message.seats):
                 raise ValueError("a table needs a seat for a person")
+            if message.solo and sum(seat.kind == "person" for seat in message.seats) != 1:
+                raise ValueError("a solo table has one seat for a person, the others bots")
             if not game.bots:
                 raise ValueError(f"{game.id} has no bot to stand in for an absent player")
             takeover = max(game.bots, key=lambda spec: spec.strength).id
@@ -439,7 +447,8 @@ class TableService:
         except (KeyError, ValueError) as error:
             return self._refuse(connection, "bad-table", safe_text(str(error).strip("'\""), limit=200), fatal=False)
         table_id = secrets.token_hex(4)
-        match = Match(game, seats, options, seed=self._seed(), bot_time_budget=self.bot_time_budget)
+        # No seed yet: the game's secret seed is drawn when it starts (_begin), never before.
+        match = Match(game, seats, options, seed=0, bot_time_budget=self.bot_time_budget, table=table_id)
         persons = [spec.kind == "person" for spec in message.seats]
         table = Table(
             id=table_id,
@@ -449,15 +458,68 @@ class TableService:
             owners=[None] * len(seats),
             names=[seat.name for seat in seats],
             takeover_bot=takeover,
-            public=message.public,
-            code="" if message.public else secrets.token_hex(3).upper(),
-            timer=message.timer,
+            public=message.public and not message.solo,
+            code="" if message.public and not message.solo else secrets.token_hex(3).upper(),
+            timer=0 if message.solo else message.timer,
             host=connection.identity,
             address=connection.address,
+            solo=message.solo,
+            bot_delay=message.bot_delay if message.solo else 0.0,
         )
+        if message.solo:
+            self._keep_room_for_solo(connection)
         self.tables[table_id] = table
         self._launch(table)
         self._sit(connection, table, persons.index(True))
+
+    def _table_limit(self, connection: Connection) -> tuple[str, str] | None:
+        """Why ``connection`` may not open another shared table now, as (code, reason), or ``None``.
+
+        Solo tables count apart (:meth:`_solo_limit`): a person's kept games never stop them hosting."""
+        open_tables = [table for table in self.tables.values() if not table.solo and table.status() != "over"]
+        if sum(table.host == connection.identity for table in open_tables) >= self.tables_per_identity:
+            return "host-limit", f"you host {self.tables_per_identity} open tables already"
+        if connection.address and (
+            sum(table.address == connection.address for table in open_tables) >= self.tables_per_address
+        ):
+            return "address-limit", f"your address hosts {self.tables_per_address} open tables"
+        if self._count(solo=False) >= MAX_TABLES:
+            self._prune()
+        if self._count(solo=False) >= MAX_TABLES:
+            return "full", "this server has no room for another table"
+        return None
+
+    def _solo_limit(self, connection: Connection) -> tuple[str, str] | None:
+        """Why ``connection`` may not open a solo table now, or ``None``.  Its own identity's are capped
+        by closing the oldest (:meth:`_keep_room_for_solo`); one address's identities together (many guest
+        names) and the server as a whole have caps of their own, so solo games never fill the server."""
+        kept_here = [
+            table
+            for table in self.tables.values()
+            if table.solo and not table.match.over and connection.address and table.address == connection.address
+        ]
+        if len([table for table in kept_here if table.host != connection.identity]) >= SOLO_TABLES_PER_ADDRESS:
+            return "address-limit", f"your address keeps {SOLO_TABLES_PER_ADDRESS} games already"
+        if self._count(solo=True) >= MAX_SOLO_TABLES:
+            self._prune()
+        if self._count(solo=True) >= MAX_SOLO_TABLES and len(self._kept(connection.identity)) < p.MAX_KEPT:
+            return "full", "this server has no room for another table"
+        return None
+
+    def _count(self, solo: bool) -> int:
+        return sum(table.solo == solo for table in self.tables.values())
+
+    def _kept(self, identity: str) -> list[Table]:
+        """``identity``'s unfinished solo tables, oldest first."""
+        kept = [t for t in self.tables.values() if t.solo and t.host == identity and not t.match.over]
+        return sorted(kept, key=lambda table: table.opened)
+
+    def _keep_room_for_solo(self, connection: Connection) -> None:
+        """Before a new solo table: close the person's oldest ones past the cap, and say so."""
+        kept = self._kept(connection.identity)
+        for table in kept[: max(0, len(kept) - p.MAX_KEPT + 1)]:
+            self._forget(table, "its person's oldest kept game, for a new one")
+            connection.send(p.Error("solo-closed", f"your oldest kept game ({table.game.id}) was closed"))
 
     def _prune(self) -> None:
         """Drop the tables nobody is at any more: finished ones (their game went to its players'
@@ -486,10 +548,19 @@ class TableService:
         self._list_changed()
 
     def _seed(self) -> int:
-        if self._seeds is not None:
-            return self._seeds.randrange(2**62)
-        self._next_seed += 1
-        return self._next_seed
+        """A fresh secret seed for one game (128 bits from the OS; a test's service draws a fixed series)."""
+        if self._seeds is None:
+            return new_seed()
+        return self._seeds.getrandbits(SEED_BITS)
+
+    def _begin(self, table: Table, first: bool = True) -> None:
+        """A game starts at ``table``: it draws chance from a fresh secret seed, held here alone until
+        the game is over (only then does a save with it reach the players)."""
+        if first:
+            table.started = True
+            table.match.seed = self._seed()
+        else:
+            table.match.start_game(seed=self._seed())
 
     def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
         table = self.tables.get(table_id) if table_id else self._by_code(code)
@@ -507,6 +578,12 @@ class TableService:
         return None
 
     def _join(self, connection: Connection, message: p.Join) -> None:
+        own = self.tables.get(message.table) if message.table else None
+        if own is not None and own.solo:  # a person's own kept game: theirs alone, no code needed
+            held = own.seat_of(connection.identity)
+            if held is None:
+                return self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
+            return self._sit(connection, own, held)
         table = self._find(connection, message.table, message.code)
         if table is None:
             return
@@ -541,7 +618,7 @@ class TableService:
         if not table.started and all(
             o is not None for o, person in zip(table.owners, table.persons, strict=True) if person
         ):
-            table.started = True
+            self._begin(table)
         self._changed(table)
 
     def _watch(self, connection: Connection, message: p.Watch) -> None:
@@ -565,14 +642,14 @@ class TableService:
         for seat, person in enumerate(table.persons):
             if person and table.owners[seat] is None:
                 table.match.seats[seat] = SeatConfig(table.names[seat], table.takeover_bot)
-        table.started = True
+        self._begin(table)
         self._changed(table)
 
     def _reattach(self, connection: Connection) -> None:
         """A returning identity lands back at its seat (and reclaims it from the bot)."""
         for table in self.tables.values():
             seat = table.seat_of(connection.identity)
-            if seat is not None and not table.match.over:
+            if seat is not None and not table.match.over and not table.solo:  # solo games: from Resume
                 self._sit(connection, table, seat)
                 return
 
@@ -588,7 +665,9 @@ class TableService:
         if seat < 0:  # a watcher leaves: the table is as it was, but for its count of watchers
             return self._watchers_changed(table)
         if table.owners[seat] == connection.identity:
-            if dropped and table.started and not table.match.over:
+            if table.solo and not table.match.over:  # the seat waits for its person, however long
+                table.away[seat] = time.monotonic()
+            elif dropped and table.started and not table.match.over:
                 table.away[seat] = time.monotonic()
             elif table.started:
                 self._take_over(table, seat)
@@ -701,7 +780,7 @@ class TableService:
                 table.match.record_result()
                 self._send_saves(table)
                 self._record_table(table)
-            table.match.start_game()
+            self._begin(table, first=False)
             table.again.clear()
             table.acks.clear()
             table.descriptions = []
@@ -756,7 +835,7 @@ class TableService:
             if table.started and not match.over:
                 interlude = match.pending_interlude()
                 now = time.monotonic()
-                for seat, since in list(table.away.items()):
+                for seat, since in list(table.away.items()) if not table.solo else ():
                     if now - since >= self.away_timeout:
                         self._take_over(table, seat)
                         self._changed(table)
@@ -773,6 +852,8 @@ class TableService:
                     self._apply(table, match.rules.sample_chance(match.state, match._chance_rng()))
                     continue
                 elif match.bot_to_move():
+                    if table.bot_delay:  # a solo table plays at its person's pace
+                        await self._bot_pause(table.bot_delay)
                     await self._bot_move(table)
                     continue
                 elif table.timer and not table.deadline:
@@ -784,13 +865,18 @@ class TableService:
                 self._record_table(table)
                 self._changed(table)
             timeouts = [table.deadline - time.monotonic()] if table.deadline else []
-            timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
+            if not table.solo:
+                timeouts += [since + self.away_timeout - time.monotonic() for since in table.away.values()]
             try:
                 await asyncio.wait_for(table.wake.wait(), max(0.0, min(timeouts)) if timeouts else None)
             except TimeoutError:
                 if table.deadline and time.monotonic() >= table.deadline:
                     table.deadline = 0.0
                     await self._expire(table)
+
+    async def _bot_pause(self, seconds: float) -> None:
+        """Wait before a solo table's bot moves (a test counts these instead of timing them)."""
+        await asyncio.sleep(seconds)
 
     def _waiting(self, table: Table) -> list[int]:
         """Seated, present persons who have not acknowledged the pause."""
@@ -914,6 +1000,8 @@ class TableService:
             owner if owner is not None and not table.bot_plays(seat) else None
             for seat, owner in enumerate(table.owners)
         ]
+        # The game as this service issued it: its table, number and secret seed (fresh per game).
+        record = replace(record, server_game=f"{table.id}/{record.game_number}/{table.match.seed:x}")
         self._background(self._write(with_identities(record, identities), f"table {table.id}"))
 
     async def _write(self, record: Any, what: str) -> bool:
@@ -925,49 +1013,6 @@ class TableService:
         self._halls.clear()
         log.info("%s: %s recorded", what, record.game)
         return True
-
-    def _solo(self, connection: Connection, message: p.SoloGame) -> None:
-        """A room's finished solo game: replayed in a worker thread, recorded if the replay proves it."""
-        if self.records is None:
-            return self._refuse(connection, "no-records", "this server keeps no records", fatal=False)
-        if connection.verifying or not connection.solos.allow():
-            return self._refuse(connection, "record-flood", "too many games sent for the records", fatal=False)
-        if self._verifying >= MAX_VERIFYING:
-            return self._refuse(connection, "record-busy", "the records are busy; not recorded", fatal=False)
-        connection.verifying = True
-        self._verifying += 1
-        self._background(self._verify_solo(connection, message))
-
-    async def _verify_solo(self, connection: Connection, message: p.SoloGame) -> None:
-        from gamenight.records.verify import NotProven, verify_game
-
-        try:
-            try:
-                record = await asyncio.wait_for(
-                    asyncio.to_thread(
-                        verify_game,
-                        self.registry,
-                        message.game,
-                        message.plugin_version,
-                        dict(message.options),
-                        message.seed,
-                        message.game_number,
-                        list(message.bots),
-                        list(message.log),
-                        connection.name,
-                        connection.identity,
-                        self.verify_budget,
-                    ),
-                    self.verify_budget + 5,
-                )
-            except (NotProven, TimeoutError) as error:
-                reason = str(error) or "the replay took too long"
-                return self._refuse(connection, "not-recorded", safe_text(reason, limit=200), fatal=False)
-            if self.records is not None and await self._write(record, f"solo game of {connection.identity}"):
-                connection.send(p.Recorded(record.game, [seat.score for seat in record.seats]))
-        finally:
-            connection.verifying = False
-            self._verifying -= 1
 
     def _hall_name(self, connection: Connection, message: p.HallName) -> None:
         if not connection.halls.allow():
@@ -1031,6 +1076,7 @@ class TableService:
             watchers=sum(c.seat == OBSERVER for c in table.connections),
             timer=table.timer,
             public=table.public,
+            solo=table.solo,
         )
 
     def snapshot(self, table: Table, seat: int, log_start: int = 0, identity: str = "") -> p.Snapshot:
@@ -1106,6 +1152,9 @@ class TableService:
             "started": table.started,
             "takeover_bot": table.takeover_bot,
             "acknowledged": table.match.acknowledged,
+            "solo": table.solo,
+            "bot_delay": table.bot_delay,
+            "opened": table.opened,
             "seats": [
                 {
                     "person": table.persons[s],
@@ -1139,7 +1188,10 @@ class TableService:
                         path.unlink()
                 return
             match_doc, table_doc = self._documents(table)  # taken on the loop: one consistent moment
-            await asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
+            table.writing = asyncio.ensure_future(
+                asyncio.to_thread(_write_both, save_path, match_doc, table_doc, table_path, written)
+            )
+            await asyncio.shield(table.writing)
 
     def _restore(self, table_path: Path) -> Table:
         document = tomllib.loads(table_path.read_text(encoding="utf-8"))
@@ -1171,6 +1223,9 @@ class TableService:
             host=str(document["host"]),
             started=bool(document["started"]),
             descriptions=_describe(match),
+            solo=bool(document.get("solo", False)),
+            bot_delay=min(p.MAX_BOT_DELAY, max(0.0, float(document.get("bot_delay", 0.0)))),
+            opened=float(document.get("opened", 0.0)),
         )
 
 

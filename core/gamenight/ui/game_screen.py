@@ -726,7 +726,9 @@ class GameScreen(Screen):
         if action == "start_now":
             return getattr(self, "remote", False) and self.match.can_start
         if action == "save" and getattr(self, "remote", False):
-            return False  # the table service keeps a shared game; the room gets it at the end
+            # the table service keeps a shared game; the room gets it at the end.  At a solo table
+            # Ctrl+S stays, to say where the game is kept (no local file could foretell its dice).
+            return bool(getattr(self.match, "solo", False)) and not self.match.over
         if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting or self.match.over):
             return False  # no move to make (watching, not started, or over): not in the bar
         return True
@@ -934,6 +936,11 @@ class GameScreen(Screen):
     def action_save(self, then_leave: bool = False) -> None:
         """Save to the file the game came from, or ask for a name."""
         saves = self._saves()
+        if self.remote and getattr(self.match, "solo", False):
+            self.message(_("This game is kept on the server: Resume (r) in the lobby brings you back to it."))
+            if then_leave:
+                self.leave_table()
+            return
         if self.remote:
             self.message(_("The server keeps a shared game; it reaches your saves when it ends."))
             if then_leave:
@@ -1008,6 +1015,8 @@ class GameScreen(Screen):
         if self.remote:
             if self.match.watching:
                 return _("You can watch again from Tables.")
+            if getattr(self.match, "solo", False):
+                return _("The game waits for you on the server: Resume (r) in the lobby brings you back.")
             return _("The table's bot takes your seat; you can take it back from Tables while the game lasts.")
         if self.nothing_played:
             return _("Nothing has been played yet, so nothing is kept.")

@@ -1,7 +1,8 @@
 """End to end: the real OpenSSH client, the real game room, a real pseudo-terminal.
 
 Alice connects, sees the lobby, plays a few keys, resizes her window, starts
-a game against a bot that moves first (so the game is autosaved), and vanishes.  When she reconnects the lobby offers
+a game against a bot that moves first (so the game is autosaved: shared tables are off, so the game
+is local), and vanishes.  When she reconnects the lobby offers
 to resume the autosave.  Bob, with another key and a 16-colour terminal, gets
 his own empty room and never sees Alice's game.
 """
@@ -59,7 +60,9 @@ def test_play_resize_vanish_and_resume_over_real_ssh(start_server, terminals, tm
     alice, bob = make_key(tmp_path, "alice"), make_key(tmp_path, "bob")
     authorized = tmp_path / "authorized_keys"
     authorized.write_text(alice.with_suffix(".pub").read_text() + bob.with_suffix(".pub").read_text())
-    server = start_server("--authorized-keys", str(authorized))
+    # Shared tables off: a local game.  With a table service, one person against a bot would be a
+    # solo table there, kept by the server, not autosaved here (tests/core/ssh/test_solo_table_e2e.py).
+    server = start_server("--authorized-keys", str(authorized), "--tables", "off")
     alice_id = key_user_id(asyncssh.read_public_key(str(alice.with_suffix(".pub"))))
     alice_saves = server.data_dir / "users" / alice_id / "saves"
 

@@ -15,20 +15,18 @@ from rich.console import Console
 from textual.widgets import Checkbox, Static
 
 from tests.core.tables.conftest import REGISTRY, connect
-from tests.core.tables.test_server_records import recorded_or_refused, solo_game, stored
+from tests.core.tables.test_server_records import play_solo, recorded, stored
 from tests.core.tables.test_tables_lobby import room_for, until
 
 
 async def a_played_server(service) -> dict[str, float]:
-    """Ann (who hides her name) and Ben each send a finished solo Yatzy game; their scores."""
+    """Ann (who hides her name) and Ben each play a solo Yatzy table to its end; their scores."""
     scores = {}
     for number, (identity, name, shown) in enumerate((("k-ann", "ann", False), ("k-ben", "ben", True))):
         client = await connect(service, identity, name)
         await client.send(p.HallName(shown))
-        message, game_scores = solo_game(seed=20 + number, rng_seed=number)
-        await client.send(message)
-        assert isinstance(await recorded_or_refused(client), p.Recorded)
-        scores[name] = game_scores[0]
+        scores[name] = (await play_solo(client, rng_seed=number))[0]
+        await recorded(service, number + 1)
         await client.close()
     return scores
 
@@ -101,13 +99,13 @@ async def test_a_local_room_has_no_hall_of_fame_key(tmp_path):
 
 
 async def test_turning_the_setting_off_makes_past_games_anonymous(service, tmp_path):
-    message, _scores = solo_game(seed=31)
     dan = await room_for(service, "dan", tmp_path, REGISTRY)
     async with dan.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: dan.tables is not None and dan.tables.name, what="connected")
-        dan.tables.keep_all = True
-        await dan.tables.send(message)  # a game Dan finished earlier, while his name showed
-        assert isinstance(await recorded_or_refused(dan.tables), p.Recorded)
+        earlier = await connect(service, "dan", "Dan")  # a game Dan finished earlier, while his name showed
+        await play_solo(earlier, rng_seed=31)
+        await recorded(service, 1)
+        await earlier.close()
         await open_hall(pilot, dan)
         assert any("Dan" in line for line in hall_lines(dan))
         await pilot.press("escape")

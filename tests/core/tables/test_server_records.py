@@ -1,44 +1,43 @@
-"""The server-wide records, written by the table service: shared tables' games, and rooms' solo games
-proven by replaying their logs -- a room that lies, floods or sends garbage is refused and the service goes on."""
+"""The server-wide records, written by the table service: the finished games of its tables -- shared
+tables and hosted solo tables (one person against bots, chance and bots on the server).  A room never
+sends a game for the records: one that tries, lies, floods or sends garbage is refused and the service goes on."""
 
 from __future__ import annotations
 
 import asyncio
-import random
 import struct
 
 import msgspec
 import pytest
-from gamenight.match import Match, SeatConfig
 from gamenight.records.store import RecordsStore
-from gamenight.sdk import CHANCE
 from gamenight.tables import protocol as p
 from gamenight.tables.service import TableService
 
-from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect, raw
+from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect, play_randomly, raw
 
 
-def solo_game(game_id: str = "yatzy", bots: tuple[str, ...] = ("",), seed: int = 11, rng_seed: int = 1):
-    """A finished game played as a room plays it: the person's moves at random, bots and chance as the match does."""
+def solo_game(game_id: str = "yatzy", bots: tuple[str, ...] = ("",), seed: int = 11, log=None) -> p.SoloGame:
+    """What a room used to send for the records: a game it played itself (now always refused)."""
     game = REGISTRY.game(game_id)
-    seats = [SeatConfig("Me") if not bot else SeatConfig(f"B{n}", bot) for n, bot in enumerate(bots)]
-    match = Match(game, seats, {}, seed=seed, bot_time_budget=0.05)
-    rng = random.Random(rng_seed)
-    while not match.over:
-        if match.to_move() == CHANCE:
-            match.apply_chance()
-        elif match.bot_to_move():
-            match.apply(match.bot_choice())
-        else:
-            match.apply(rng.choice(match.legal_actions()))
     return p.SoloGame(
         game=game.id,
         plugin_version=str(game.version),
         seed=seed,
         game_number=0,
         bots=list(bots),
-        log=[(entry.seat, entry.action) for entry in match.log],
-    ), match.outcome().scores
+        log=log if log is not None else [(0, "roll:00000")],
+    )
+
+
+async def play_solo(client, game: str = "yatzy", bots: tuple[str, ...] = (), rng_seed: int = 1) -> list[float]:
+    """Open a solo table (the person's seat, then ``bots``) and play it to the end at random; the final scores."""
+    seats = [p.SeatSpec("person")] + [p.SeatSpec("bot", bot) for bot in bots]
+    client.snapshot = None
+    await client.send(p.OpenTable(game, seats, solo=True))
+    await client.wait_for(lambda c: c.snapshot)
+    await play_randomly(client, rng_seed, asyncio.Event())
+    snap = await client.wait_for(lambda c: c.snapshot.outcome and c.snapshot)
+    return list(snap.outcome)
 
 
 def stored(service: TableService) -> RecordsStore:
@@ -46,79 +45,64 @@ def stored(service: TableService) -> RecordsStore:
     return RecordsStore.open(service.data_dir / "records.sqlite3")
 
 
-async def recorded_or_refused(client) -> p.ServiceMessage:
-    return await client.wait_for(
-        lambda c: next((m for m in reversed(c.received) if isinstance(m, p.Recorded | p.Error)), None), timeout=20
-    )
-
-
-async def test_a_solo_game_is_replayed_and_recorded_under_the_servers_name_for_the_room(service):
-    message, scores = solo_game()
-    ann = await connect(service, "k-ann", "ann")
-    await ann.send(message)
-    answer = await recorded_or_refused(ann)
-    assert isinstance(answer, p.Recorded), answer
-    assert answer.scores == list(scores)  # the replay's scores: the room never claimed any
+async def recorded(service: TableService, count: int, game: str = "yatzy") -> RecordsStore:
+    """The records once they hold ``count`` games of ``game`` (written off the event loop)."""
     store = stored(service)
+    for _ in range(200):
+        if store.count(game) >= count:
+            break
+        await asyncio.sleep(0.05)
+    return store
+
+
+async def test_a_solo_tables_game_is_recorded_under_the_servers_name_for_the_room(service):
+    ann = await connect(service, "k-ann", "ann")
+    scores = await play_solo(ann)
+    store = await recorded(service, 1)
     (record,) = store.recent("yatzy")
     assert record.seats[0].name == "ann" and record.seats[0].bot is None and record.seats[0].score == scores[0]
     assert store.connection.execute("SELECT identity FROM seat_owners").fetchall() == [("k-ann",)]
-    full = store.get(record.id)
-    assert list(full.log) == [tuple(entry) for entry in message.log]
-    # the same game sent again is the same game: recorded once
-    ann.received.clear()
-    await ann.send(message)
-    assert isinstance(await recorded_or_refused(ann), p.Error | p.Recorded)
+    (table,) = service.tables.values()
+    assert list(store.get(record.id).log) == [(entry.seat, entry.action) for entry in table.match.log]
+    # the finish processed again is the same game: recorded once
+    service._record_table(table)
+    await asyncio.sleep(0.2)
     assert store.count("yatzy") == 1
 
 
 async def test_a_game_against_a_bot_is_recorded_with_the_bots_seat(service):
-    message, scores = solo_game(bots=("", "greedy"), seed=5)
     ann = await connect(service, "k-ann", "ann")
-    await ann.send(message)
-    assert isinstance(await recorded_or_refused(ann), p.Recorded)
-    (record,) = stored(service).recent("yatzy")
+    scores = await play_solo(ann, bots=("greedy",))
+    (record,) = (await recorded(service, 1)).recent("yatzy")
     assert [(seat.name, seat.bot) for seat in record.seats] == [("ann", None), ("Greedy 2", "greedy")]
-    assert [seat.score for seat in record.seats] == list(scores)
+    assert [seat.score for seat in record.seats] == scores
 
 
-def tampered(message: p.SoloGame, **changes) -> p.SoloGame:
-    return msgspec.structs.replace(message, **changes)
-
-
-def lies(message: p.SoloGame) -> dict[str, p.SoloGame]:
-    """Games a lying room might send: each one changed from a real game in one way."""
-    log = list(message.log)
-    chance = next(i for i, (seat, _action) in enumerate(log) if seat == CHANCE)
-    other_dice = [(seat, action) for seat, action in log]
-    other_dice[chance] = (CHANCE, next(a for s, a in log if s == CHANCE and a != log[chance][1]))
-    person = next(i for i, (seat, _action) in enumerate(log) if seat == 0)
+def lies() -> dict[str, p.SoloGame]:
+    """Games a room might send for the records, true or not: none is taken any more."""
     return {
-        "a chance outcome the seed does not draw": tampered(message, log=other_dice),
-        "an unfinished game": tampered(message, log=log[:-3]),
-        "a move that is not legal": tampered(message, log=[*log[:person], (0, "score nonsense"), *log[person + 1 :]]),
-        "out of turn": tampered(message, log=[*log[:person], (1, log[person][1]), *log[person + 1 :]]),
-        "another seed": tampered(message, seed=message.seed + 1),
-        "no game": tampered(message, game="chess"),
-        "a newer plugin": tampered(message, plugin_version="999.0"),
-        "two people at one keyboard": tampered(message, bots=["", ""]),
-        "an unknown bot": tampered(message, bots=["", "grandmaster"]),
+        "a plausible game": solo_game(),
+        "another seed": solo_game(seed=12),
+        "a game against a bot": solo_game(bots=("", "greedy")),
+        "no game": solo_game(log=[]),
+        "two people at one keyboard": solo_game(bots=("", "")),
     }
 
 
-async def test_a_room_that_lies_is_refused_logged_and_nothing_is_recorded(service):
-    message, _scores = solo_game()
-    for number, (what, lie) in enumerate(lies(message).items()):
+async def test_a_room_that_sends_a_game_for_the_records_is_refused_logged_and_nothing_is_recorded(service):
+    for number, (what, lie) in enumerate(lies().items()):
         liar = await connect(service, f"k-liar{number}", "liar")
         await liar.send(lie)
-        answer = await recorded_or_refused(liar)
-        assert isinstance(answer, p.Error) and answer.code == "not-recorded", (what, answer)
-        assert any(identity == f"k-liar{number}" and "not-recorded" in reason for identity, reason in service.refusals)
+        answer = await liar.wait_for(lambda c: c.errors and c.errors[-1])
+        assert answer.code == "solo-retired", (what, answer)
+        assert any(identity == f"k-liar{number}" and "solo-retired" in reason for identity, reason in service.refusals)
+        assert not liar.closed.is_set()
+    await asyncio.sleep(0.1)
     assert stored(service).count() == 0
 
 
 async def test_scores_in_the_message_or_garbage_cut_the_room_off_and_the_service_goes_on(service):
-    message, _scores = solo_game()
+    message = solo_game()
     claim = msgspec.msgpack.encode({**msgspec.structs.asdict(message), "type": "solo", "scores": [375.0]})
     garbage = b"\x93\xff\x00" * 50
     huge_log = msgspec.msgpack.encode(
@@ -135,42 +119,34 @@ async def test_scores_in_the_message_or_garbage_cut_the_room_off_and_the_service
         writer.close()
     # meanwhile an honest room is served as before
     ann = await connect(service, "k-ann", "ann")
-    await ann.send(message)
-    assert isinstance(await recorded_or_refused(ann), p.Recorded)
-    assert stored(service).count() == 1
+    await play_solo(ann)
+    assert (await recorded(service, 1)).count() == 1
 
 
 async def test_a_flood_of_games_is_refused_then_cut_off_and_another_room_is_recorded(service):
-    message, _scores = solo_game()
     flooder = await connect(service, "k-flood", "flood")
     for _ in range(12):
-        await flooder.send(message)
-    await asyncio.wait_for(flooder.closed.wait(), 20)  # refused past its rate, then cut off
+        await flooder.send(solo_game())
+    await asyncio.wait_for(flooder.closed.wait(), 20)  # refused each time, then cut off
     codes = [m.code for m in flooder.received if isinstance(m, p.Error)]
-    assert "record-flood" in codes
-    other, _ = solo_game(seed=12)
+    assert codes and set(codes) == {"solo-retired"}
     ann = await connect(service, "k-ann", "ann")
-    await ann.send(other)
-    assert isinstance(await recorded_or_refused(ann), p.Recorded)
-    store = stored(service)
-    for _ in range(200):  # the flooder's one game (sent first) may still be replaying in its thread
-        if store.count("yatzy") == 2:
-            break
-        await asyncio.sleep(0.05)
-    assert store.count("yatzy") == 2  # the flooder's first game and Ann's: nothing else of the flood
+    await play_solo(ann)
+    store = await recorded(service, 1)
+    await asyncio.sleep(0.1)
+    assert store.count() == 1  # Ann's game: nothing of the flood
 
 
-async def test_a_replay_over_its_time_budget_is_refused(tmp_path):
-    service = TableService(REGISTRY, tmp_path / "data", seed=1, message_rate=FAST, verify_budget=0.0)
-    await service.start()
-    try:
-        message, _scores = solo_game()
-        ann = await connect(service, "k-ann", "ann")
-        await ann.send(message)
-        answer = await recorded_or_refused(ann)
-        assert isinstance(answer, p.Error) and answer.code == "not-recorded" and "took over" in answer.message
-    finally:
-        await asyncio.wait_for(service.close(), 5)
+async def test_a_solo_table_checks_every_move_as_any_table_does(service):
+    ann = await connect(service, "k-ann", "ann")
+    await ann.send(p.OpenTable("yatzy", [p.SeatSpec("person")], solo=True))
+    snap = await ann.wait_for(lambda c: c.snapshot if c.snapshot and c.snapshot.legal else None)
+    await ann.send(p.Move("score nonsense", snap.turn))
+    assert (await ann.wait_for(lambda c: c.errors and c.errors[-1])).code == "illegal"
+    await ann.send(p.Move(snap.legal[0], snap.turn + 5))
+    assert (await ann.wait_for(lambda c: len(c.errors) > 1 and c.errors[-1])).code == "stale"
+    (table,) = service.tables.values()
+    assert table.match.log == []
 
 
 async def test_a_shared_tables_finished_game_is_in_the_server_records_with_its_seats(nim_service):
@@ -195,14 +171,13 @@ async def test_a_shared_tables_finished_game_is_in_the_server_records_with_its_s
     assert ann.snapshot.outcome == [seat.score for seat in record.seats]
 
 
-async def test_without_a_data_dir_there_are_no_records_and_a_solo_game_is_refused_gently(tmp_path):
+async def test_without_a_data_dir_there_are_no_records_and_a_solo_table_still_plays(tmp_path):
     service = TableService(NIM_REGISTRY, None, seed=1, message_rate=FAST)
     await service.start()
     try:
         ann = await connect(service, "k-ann", "ann")
-        await ann.send(p.SoloGame("nim", "1.0", 1, 0, [""], []))
-        answer = await recorded_or_refused(ann)
-        assert isinstance(answer, p.Error) and answer.code == "no-records"
+        await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], solo=True))
+        assert (await ann.wait_for(lambda c: c.snapshot)).table.solo  # played, just not recorded
         await ann.send(p.HallQuery("yatzy"))
         hall = await ann.wait_for(lambda c: next((m for m in c.received if isinstance(m, p.HallOfFame)), None))
         assert hall.available is False and hall.top == [] and not ann.closed.is_set()
@@ -212,11 +187,10 @@ async def test_without_a_data_dir_there_are_no_records_and_a_solo_game_is_refuse
 
 @pytest.mark.parametrize("shown", [True, False])
 async def test_the_hall_of_fame_names_a_player_as_they_chose(service, shown):
-    message, scores = solo_game()
     ann = await connect(service, "k-ann", "ann")
     await ann.send(p.HallName(shown))
-    await ann.send(message)
-    assert isinstance(await recorded_or_refused(ann), p.Recorded)
+    scores = await play_solo(ann)
+    await recorded(service, 1)
     ben = await connect(service, "k-ben", "ben")
     await ben.send(p.HallQuery("yatzy"))
     hall = await ben.wait_for(lambda c: next((m for m in c.received if isinstance(m, p.HallOfFame)), None))
@@ -227,18 +201,16 @@ async def test_the_hall_of_fame_names_a_player_as_they_chose(service, shown):
     ]
 
 
-async def test_a_hosted_rooms_finished_game_reaches_the_server_records_by_keys(nim_service, tmp_path):
+async def test_a_hosted_rooms_game_against_a_bot_is_played_at_the_service_and_recorded_by_keys(nim_service, tmp_path):
     import socket
 
-    from gamenight.dialogs import ResultDialog
     from gamenight.sdk.testing import make_room
     from gamenight.ui.game_screen import GameScreen
 
     ours, theirs = socket.socketpair()
     reader, writer = await asyncio.open_connection(sock=theirs)
     asyncio.get_running_loop().create_task(nim_service.serve(reader, writer, "k-ann", "Ann"))
-    match = Match(NIM_REGISTRY.game("nim"), [SeatConfig("Me"), SeatConfig("Bob", "first")], {"sticks": 5}, seed=99)
-    room = make_room(NIM_REGISTRY, tmp_path, start_match=match, tables_streams=await asyncio.open_connection(sock=ours))
+    room = make_room(NIM_REGISTRY, tmp_path, tables_streams=await asyncio.open_connection(sock=ours))
 
     async def until(pilot, predicate, what: str) -> None:
         for _ in range(300):  # the tables' connection is a worker that never completes: no settle() here
@@ -247,25 +219,31 @@ async def test_a_hosted_rooms_finished_game_reaches_the_server_records_by_keys(n
             await pilot.pause(0.02)
         raise AssertionError(f"{what} not reached")
 
-    def my_turn() -> bool:
-        return isinstance(room.screen, GameScreen) and match.human_to_move() and not room.screen.bot_thinking
+    def at_table() -> bool:
+        return isinstance(room.screen, GameScreen) and room.screen.remote
 
     async with room.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: room.tables is not None and room.tables.name, "the tables' welcome")
+        await until(pilot, lambda: room.tables is not None and room.tables.name and room.registry_loaded, "welcome")
         room.tables.keep_all = True
-        await until(pilot, my_turn, "Me to move")
-        await pilot.press("1")  # 5 -> 4, the bot takes 1 -> 3
-        await until(pilot, lambda: len(match.log) >= 2 and my_turn(), "the bot's move")
-        await pilot.press("3")  # the last three
-        await until(pilot, lambda: isinstance(room.screen, ResultDialog), "the end")
-        answer = await recorded_or_refused(room.tables)
-        assert isinstance(answer, p.Recorded), answer
-    (record,) = stored(nim_service).recent("nim")
-    # the server's name for the connection, not the name typed in the room
-    assert [(seat.name, seat.bot, seat.score) for seat in record.seats] == [
-        ("Ann", None, 1.0),
-        ("First 2", "first", 0.0),
-    ]
+        await pilot.press("enter")  # Nim, the only game: its setup (Seat 1 me, seat 2 the strongest bot)
+        await until(pilot, lambda: type(room.screen).__name__ == "SetupScreen", "the setup")
+        await pilot.press("ctrl+r")
+        await until(pilot, at_table, "the solo table")
+        (table,) = nim_service.tables.values()
+        assert table.solo and table.owners[0] == "k-ann" and table.match.seats[1].bot is not None
+        while not room.tables.snapshot.outcome:
+            await until(pilot, lambda: room.tables.snapshot.legal or room.tables.snapshot.outcome, "my turn")
+            if room.tables.snapshot.outcome:
+                break
+            turn = room.tables.snapshot.turn
+            await pilot.press(room.tables.snapshot.legal[0][-1])  # Nim's keys: the number of sticks
+            await until(pilot, lambda turn=turn: room.tables.snapshot.turn > turn, "the move")
+        assert not any(isinstance(m, p.Error) for m in room.tables.received)  # nothing sent for the records
+    store = await recorded(nim_service, 1, "nim")
+    (record,) = store.recent("nim")
+    # the server's name for the connection, and the game the service played
+    assert record.seats[0].name == "Ann" and record.seats[0].bot is None and record.seats[1].bot is not None
+    assert [(entry.seat, entry.action) for entry in table.match.log] == list(store.get(record.id).log)
 
 
 async def test_hall_queries_are_answered_bounded_cached_per_real_game_and_rate_limited(service):

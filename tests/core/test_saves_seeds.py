@@ -43,7 +43,7 @@ def test_each_game_of_a_save_replays_from_its_own_wide_seed(tmp_path):
     assert loaded.seeds == [first] and loaded.seed == second and loaded.totals == match.totals
     assert Replay.from_save(REGISTRY, path, 0).seed == first
     assert Replay.from_save(REGISTRY, path, 1).seed == second
-    assert [scores for _n, scores, _moves in Replay.save_games(REGISTRY, path)] == [
+    assert [game[1] for game in Replay.save_games(REGISTRY, path)] == [
         tuple(s) for s in (_scores(match, 0), _scores(match, 1))
     ]
 

@@ -160,3 +160,46 @@ async def test_a_server_closing_keeps_the_waiting_tables_whose_hosts_it_disconne
         assert table_id in again.tables
     finally:
         await again.close()
+
+
+NIM_SOLO = [p.SeatSpec("person"), p.SeatSpec("bot", "first")]
+
+
+async def kept_solo(client: TableClient) -> str:
+    """Open a solo Nim table and leave it kept; its id."""
+    before = len(client.received)
+    await client.send(p.OpenTable("nim", NIM_SOLO, solo=True))
+    snap = await client.wait_for(lambda c: next((m for m in c.received[before:] if isinstance(m, p.Snapshot)), None))
+    await client.send(p.Leave())
+    return snap.table.table
+
+
+async def test_kept_solo_games_never_use_up_a_persons_shared_tables(nim_service):
+    """Five kept solo games (the most one person keeps) still leave all three shared tables to host."""
+    ann = await connect(nim_service, "key:ann")
+    for _ in range(p.MAX_KEPT):
+        await kept_solo(ann)
+    await until(lambda: sum(table.solo for table in nim_service.tables.values()) == p.MAX_KEPT)
+    for number in range(3):
+        await a_table_in_play_left_by(nim_service, ann, f"key:guest{number}")
+    refused = await opened(ann)
+    assert isinstance(refused, p.Error) and refused.code == "host-limit"
+
+
+async def test_one_addresss_guests_keep_a_bounded_number_of_solo_games(nim_service, monkeypatch):
+    """Many guest names from one address cannot fill the server with kept solo games."""
+    import gamenight.tables.service as service_module
+
+    monkeypatch.setattr(service_module, "SOLO_TABLES_PER_ADDRESS", 4)
+    guests = [await connect_from(nim_service, f"guest-{n}", "203.0.113.7") for n in range(3)]
+    for guest in guests[:2]:
+        for _ in range(2):
+            await kept_solo(guest)
+    before = len(guests[2].received)
+    await guests[2].send(p.OpenTable("nim", NIM_SOLO, solo=True))
+    refused = await guests[2].wait_for(
+        lambda c: next((m for m in c.received[before:] if isinstance(m, p.Snapshot | p.Error)), None)
+    )
+    assert isinstance(refused, p.Error) and refused.code == "address-limit"
+    elsewhere = await connect_from(nim_service, "guest-far", "198.51.100.1")
+    assert isinstance(await kept_solo(elsewhere), str)

@@ -12,7 +12,7 @@ from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
 from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
-from gamenight.widgets.checkbox import Checkbox
+from gamenight.ui.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 

@@ -15,7 +15,7 @@ from gamenight.i18n import _, translator
 from gamenight.match import Match, SeatConfig, new_seed
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
-from gamenight.widgets.checkbox import Checkbox
+from gamenight.ui.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:

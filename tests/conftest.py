@@ -67,3 +67,14 @@ def pytest_xdist_make_scheduler(config, log):
 def _records_in_a_temporary_folder(tmp_path_factory, monkeypatch):
     """Every test's room records its games in a folder of its own, never in the user's data dir."""
     monkeypatch.setenv("GAMENIGHT_DATA", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Every test starts in English and leaves English behind, whatever language it played in (the
+    language is the process's: a test that set Japanese would otherwise turn the next one's texts)."""
+    from gamenight.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")

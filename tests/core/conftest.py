@@ -4,17 +4,9 @@ from pathlib import Path
 
 import pytest
 from gamenight.config import Config
-from gamenight.i18n import set_language
 from gamenight.plugins import load_registry
 
 from tests.core.nim import NimPlugin
-
-
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
 
 
 @pytest.fixture

@@ -41,6 +41,8 @@ def test_yatzy_against_a_bot_runs_at_the_server_and_resume_returns_to_it(tmp_pat
 
     def opened():
         match = saved_match(server.data_dir)
+        if not list((server.data_dir / "tables").glob("*.table.toml")):
+            return None  # the table's two files are written one after the other: wait for both
         return match if match is not None and match.seats[1].bot is not None and match.to_move() == 0 else None
 
     match = wait_until(opened, 40, "the solo table at the service")

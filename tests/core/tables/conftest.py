@@ -81,3 +81,16 @@ async def nim_service(tmp_path):
     await service.start()
     yield service
     await asyncio.wait_for(service.close(), 5)
+
+
+async def play_to_the_end(client):
+    """Play ``client``'s seat with its first legal move each turn until its table's game is over;
+    the last snapshot (the finished game's)."""
+    while True:
+        snap = await client.wait_for(
+            lambda c: c.snapshot if c.snapshot and (c.snapshot.legal or c.snapshot.table.status == "over") else None
+        )
+        if snap.table.status == "over":
+            return snap
+        await client.send(Move(snap.legal[0], snap.turn))
+        await client.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn or c.snapshot.table.status == "over")

@@ -10,20 +10,13 @@ from gamenight.records.store import RecordsStore, record_from_match
 from gamenight.tables import protocol as p
 from gamenight.tables.service import TableService
 
-from .conftest import FAST, NIM_REGISTRY, connect
+from .conftest import FAST, NIM_REGISTRY, connect, play_to_the_end
 
 
 async def finish_a_nim_table(service: TableService):
     ann = await connect(service, "k-ann", "Ann")
     await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], public=False))
-    while True:
-        snap = await ann.wait_for(
-            lambda c: c.snapshot if c.snapshot and (c.snapshot.legal or c.snapshot.table.status == "over") else None
-        )
-        if snap.table.status == "over":
-            break
-        await ann.send(p.Move(snap.legal[0], snap.turn))
-        await ann.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn or c.snapshot.table.status == "over")
+    await play_to_the_end(ann)
     return ann, next(iter(service.tables.values()))
 
 

@@ -13,7 +13,7 @@ from gamenight.records.store import RecordsStore
 from gamenight.tables import protocol as p
 from gamenight.tables.service import TableService
 
-from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect, play_randomly, raw
+from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect, play_randomly, play_to_the_end, raw
 
 
 def solo_game(game_id: str = "yatzy", bots: tuple[str, ...] = ("",), seed: int = 11, log=None) -> p.SoloGame:
@@ -152,14 +152,7 @@ async def test_a_solo_table_checks_every_move_as_any_table_does(service):
 async def test_a_shared_tables_finished_game_is_in_the_server_records_with_its_seats(nim_service):
     ann = await connect(nim_service, "k-ann", "Ann")
     await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")]))
-    while True:
-        snap = await ann.wait_for(
-            lambda c: c.snapshot if c.snapshot and (c.snapshot.legal or c.snapshot.table.status == "over") else None
-        )
-        if snap.table.status == "over":
-            break
-        await ann.send(p.Move(snap.legal[0], snap.turn))
-        await ann.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn or c.snapshot.table.status == "over")
+    await play_to_the_end(ann)
     store = stored(nim_service)
     for _ in range(100):
         if store.count("nim"):

@@ -11,7 +11,7 @@ from gamenight.records.store import RecordsStore
 from gamenight.tables import protocol as p
 from gamenight.tables.service import TableService
 
-from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect
+from .conftest import FAST, NIM_REGISTRY, REGISTRY, connect, play_to_the_end
 
 SOLO = [p.SeatSpec("person"), p.SeatSpec("bot", "greedy")]
 
@@ -165,14 +165,7 @@ async def test_a_finished_solo_game_is_in_the_server_records_under_the_persons_i
     try:
         ann = await connect(service, "k-ann", "ann")
         await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], solo=True))
-        while True:
-            snap = await ann.wait_for(
-                lambda c: c.snapshot if c.snapshot and (c.snapshot.legal or c.snapshot.table.status == "over") else None
-            )
-            if snap.table.status == "over":
-                break
-            await ann.send(p.Move(snap.legal[0], snap.turn))
-            await ann.wait_for(lambda c, t=snap.turn: c.snapshot.turn > t or c.snapshot.table.status == "over")
+        snap = await play_to_the_end(ann)
         store = RecordsStore.open(service.data_dir / "records.sqlite3")
         for _ in range(100):
             if store.count("nim"):

@@ -52,6 +52,8 @@ class Hub:
         self.tables = tables
         """The shared tables' service every room is connected to (``None``: ``--tables off``)."""
         self.rate = RateLimiter(settings.max_new_per_minute)
+        self.new_guests = RateLimiter(settings.max_new_guests_per_hour, window=3600.0)
+        """New guest names bound per address in any hour (``--max-new-guests-per-hour``)."""
         self.connections: set[Connection] = set()
         """Every admitted connection, logging in or logged in."""
         self.pending: set[Connection] = set()
@@ -392,6 +394,15 @@ class Connection(asyncssh.SSHServer):
             self.close(
                 "guests",
                 _("This server has no room for another guest name; please try again later."),
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+            )
+            return
+        if not self.hub.new_guests.allow(self.peer):
+            limit = self.hub.settings.max_new_guests_per_hour
+            self.hub.log("limit", kind="new_guests", conn=self.id, peer=self.peer, limit=limit)
+            self.close(
+                "new_guests",
+                _("Too many new guest names from your address; come back with a name you have used, or later."),
                 asyncssh.DISC_TOO_MANY_CONNECTIONS,
             )
             return

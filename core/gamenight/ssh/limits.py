@@ -18,8 +18,10 @@ class RateLimiter:
 
     WINDOW = 60.0
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic, window: float = 60.0) -> None:
+        """``per_minute`` new events per address in any ``window`` seconds (a minute unless said)."""
         self.per_minute = per_minute
+        self.WINDOW = window
         self._clock = clock
         self._seen: dict[str, deque[float]] = {}
         self._last_sweep = float("-inf")

@@ -40,6 +40,9 @@ class Settings:
     grace: float = 5.0
     guest_expiry_days: float = 30.0
     """Guest folders unused for this many days are deleted (0: kept for ever)."""
+    max_new_guests_per_hour: int = 10
+    """New guest names one address may bind in any hour (``--guest``): the guest book cannot be
+    filled from a few addresses, which would keep every newcomer out until the names expire."""
     room_memory: int = ROOM_MEMORY
     """Cap on each room's address space in MiB (0: none)."""
     command: list[str] | None = None
@@ -93,6 +96,12 @@ def _number_options() -> list[tuple[str, type, str, str]]:
         ),
         ("max_new_per_minute", int, "N", _("most new connections per minute from one address (default %(default)s)")),
         (
+            "max_new_guests_per_hour",
+            int,
+            "N",
+            _("with --guest: most new guest names one address may take per hour (default %(default)s)"),
+        ),
+        (
             "idle_timeout",
             float,
             "SECONDS",
@@ -125,7 +134,14 @@ def _number_options() -> list[tuple[str, type, str, str]]:
     ]
 
 
-COUNT_OPTIONS = ("max_sessions", "max_pending", "max_per_address", "max_per_user", "max_new_per_minute")
+COUNT_OPTIONS = (
+    "max_sessions",
+    "max_pending",
+    "max_per_address",
+    "max_per_user",
+    "max_new_per_minute",
+    "max_new_guests_per_hour",
+)
 """Options that must be at least 1."""
 
 
@@ -242,6 +258,7 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         guest=args.guest,
         max_sessions=args.max_sessions,
         max_new_per_minute=args.max_new_per_minute,
+        max_new_guests_per_hour=args.max_new_guests_per_hour,
         max_pending=args.max_pending,
         max_per_address=args.max_per_address,
         max_per_user=args.max_per_user,

@@ -141,3 +141,20 @@ def test_a_new_guest_refused_a_command_still_learns_its_code(start_server) -> No
     found = CODE.search(result.stderr.encode())
     assert found is not None and found.group(1) == b"eve", result.stderr
     server.expect("guest_bound", user="eve")
+
+
+@needs_ssh
+def test_one_address_binds_a_bounded_number_of_new_guest_names(start_server) -> None:
+    """A few addresses cannot fill the guest book (which would keep every newcomer out until the names
+    expire): past --max-new-guests-per-hour new names from one address are refused with the reason,
+    while a name already bound still comes back."""
+    server = start_server("--guest", "--command", FAKE_COMMAND, "--max-new-guests-per-hour", "2")
+    codes = {}
+    for name in ("amy", "bea"):
+        result = run_ssh([*ssh_argv(server.port, name, None, "-T"), "ls"])
+        codes[name] = CODE.search(result.stderr.encode()).group(2).decode()
+    refused = run_ssh([*ssh_argv(server.port, "cy", None, "-T"), "ls"])
+    assert "Too many new guest names from your address" in refused.stderr, refused.stderr
+    server.expect("limit", kind="new_guests")
+    back = run_ssh([*ssh_argv(server.port, f"amy+{codes['amy']}", None, "-T"), "ls"])
+    assert "commands are not available" in back.stderr and "Too many" not in back.stderr

@@ -423,7 +423,10 @@ async def test_a_dialog_shows_its_own_keys_not_the_screens_under_it(nim_registry
         await pilot.pause()
     app = make_app(nim_registry, config, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        for _ in range(100):  # the question is pushed at start; wait until it is drawn (a loaded box is slow)
+            await pilot.pause(0.02)
+            if isinstance(app.screen, YesNoDialog) and screen_text(app):
+                break
         assert isinstance(app.screen, YesNoDialog)  # "Resume it?" over the lobby
         bottom = screen_text(app)[-1]
         yes, no = ("はい", "いいえ") if language == "ja" else ("Yes", "No")

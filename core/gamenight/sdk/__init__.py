@@ -71,6 +71,10 @@ __all__ = [
     "OBSERVER",
     "TERMINAL",
     "Action",
+    "Advice",
+    "AdviceUnit",
+    "Advisor",
+    "AdvisorSpec",
     "Bot",
     "BotContext",
     "BotSpec",
@@ -100,6 +104,7 @@ __all__ = [
     "event_problem",
     "fill_seat_names",
     "hookimpl",
+    "lazy_advisor",
     "lazy_bot",
     "lazy_screen",
     "observer_view",
@@ -114,7 +119,7 @@ __all__ = [
     "wrap",
 ]
 
-API_VERSION = "1.1"
+API_VERSION = "1.2"
 """The version of this SDK, ``MAJOR.MINOR`` (what each version added: CHANGELOG.md).
 
 A plugin names the version it was written for in its plugin module::
@@ -607,6 +612,97 @@ class BotSpec:
     """
 
 
+# -- the coach: advice on every legal action, from the seat's view ---------------------
+
+
+@dataclass(frozen=True)
+class AdviceUnit:
+    """What an advisor's values measure, so the room can print them and their costs.
+
+    ``kind`` is ``"points"`` (a score, printed with ``digits`` decimals: Yatzy's
+    expected final score), ``"chance"`` (a probability from 0 to 1, printed as a
+    percentage: the chance of winning the game or the hand) or ``"outcome"`` (an
+    ordering only: each :class:`Advice` says what it means in ``label``, e.g.
+    "win in 3"; costs are then shown as that label, not as a number).
+    ``label`` is an English message id naming the unit ("expected final score"),
+    translated from the game's catalogue.
+    """
+
+    kind: str
+    label: str
+    digits: int = 1
+
+    KINDS: ClassVar[tuple[str, ...]] = ("points", "chance", "outcome")
+
+    def __post_init__(self) -> None:
+        if self.kind not in self.KINDS:
+            raise ValueError(f"AdviceUnit.kind must be one of {', '.join(self.KINDS)}, not {self.kind!r}")
+        if not 0 <= self.digits <= 6:
+            raise ValueError("AdviceUnit.digits must be from 0 to 6")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One legal action's worth to the seat to move, as far as its view shows.
+
+    ``value`` is in the advisor's :class:`AdviceUnit` (higher is better); the cost
+    of an action is the best value minus its own.  ``label`` is what the value
+    means in words when a number would not say it (an English message id with
+    ``params``: ``"win in {moves}"``); ``reason`` likewise, a short why ("keeps the
+    straight open").  ``samples`` is how many deals a search advisor averaged
+    over (0 for an exact one), so the room can say how sure the figure is.
+    """
+
+    action: Action
+    value: float
+    label: str = ""
+    reason: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    samples: int = 0
+
+
+class Advisor(Protocol):
+    """A coach for one seat: ranks the legal actions from that seat's view only.
+
+    The same rule as for bots: ``view`` is all it gets (hidden information is
+    sampled, never read).  ``advise`` returns one :class:`Advice` for every
+    action of ``legal``, best first, within ``ctx.time_budget`` seconds; a long
+    search checks ``ctx.should_stop()`` and returns what it has (still one entry
+    per legal action).  It must not change ``view``.
+    """
+
+    def advise(self, view: View, legal: Sequence[Action], ctx: BotContext) -> list[Advice]: ...
+
+
+@dataclass(frozen=True)
+class AdvisorSpec:
+    """A game's coach, as ``GameInfo.advisor``.
+
+    ``factory(rules, seat, options)`` builds an advisor for one seat of one game
+    (as :attr:`BotSpec.factory` does).  ``unit`` says what its values measure.
+    ``prepare`` has :attr:`BotSpec.prepare`'s contract (a one-time build, with
+    progress).  ``exact`` is true when the values are exact rather than estimated
+    by sampling.
+    """
+
+    factory: Callable[[Rules[Any, Any], int, Mapping[str, Any]], Advisor]
+    unit: AdviceUnit
+    exact: bool = False
+    prepare: Callable[[Mapping[str, Any], Callable[[float], None]], None] | None = None
+
+
+def lazy_advisor(target: str) -> Callable[[Rules[Any, Any], int, Mapping[str, Any]], Advisor]:
+    """An :attr:`AdvisorSpec.factory` from ``"package.module:factory"``, imported on first use."""
+
+    module_name, _, name = target.partition(":")
+
+    def factory(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> Advisor:
+        return cast(Advisor, getattr(importlib.import_module(module_name), name)(rules, seat, options))
+
+    factory.__qualname__ = f"lazy_advisor({target!r})"
+    return factory
+
+
 THEME_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
 """A theme variable's name (``[variables]`` of a theme, ``GameInfo.theme_variables``)."""
 THEME_VARIABLE_VALUE = re.compile(r"[A-Za-z0-9_#%.,() -]{1,64}")
@@ -663,6 +759,9 @@ class GameInfo:
     """True when no seat has hidden information (hot-seat play needs no hand-over)."""
     commands: tuple[tuple[str, str, str], ...] = ()
     """Per-game command palette entries: ``(label, help, screen action)``."""
+    advisor: AdvisorSpec | None = None
+    """The game's coach (SDK 1.2): ranks a seat's legal actions for hints, warnings and
+    game review; ``None`` for a game without one."""
     theme_variables: Mapping[str, str] = field(default_factory=dict)
     """The game's own CSS variables with their defaults, each named ``<id>-…``
     (``{"lits-shape-l": "#e8a33d"}``): its CSS uses ``$lits-shape-l`` and any

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamenight.sdk import GameInfo, hookimpl, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    GameInfo,
+    hookimpl,
+    lazy_advisor,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from gamenight_seven.bots import BOTS
 from gamenight_seven.fast import FastSevenRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent
@@ -32,6 +41,10 @@ GAME = GameInfo(
     translations=read_translations(_HERE),
     seat_names=SEAT_NAMES,
     version="1",
+    advisor=AdvisorSpec(  # determinized playouts from the posterior's deals (advisor.py)
+        factory=lazy_advisor("gamenight_seven.advisor:make_advisor"),
+        unit=AdviceUnit("chance", "chance of winning the game"),
+    ),
 )
 
 

@@ -1,0 +1,80 @@
+"""SEVEN's coach: every legal move's chance of winning the deal, by determinized playouts.
+
+The advisor sees what a bot sees -- the seat's :class:`~gamenight_seven.rules.SevenView` --
+and nothing else.  It deals the cards it cannot see as the expert does
+(:meth:`~gamenight_seven.bots.ExpertBot.deals`: the posterior chain, so every deal
+explains the public log), plays each legal move in each deal and then plays the deal
+out to its end in :class:`~gamenight_seven.simulator.Simulator`: the seat by the
+expert's own playout policy (:func:`~gamenight_seven.policies.keeper_card`), the
+others by the greedy policy the expert (and its posterior) assumes of them.  A move's
+value is the share of those deals the seat went on to win (a game of SEVEN is one
+deal, docs/rules/seven.md 6.1).
+
+Every move is played on the same deals with the same reshuffle seeds (common random
+numbers), so two moves differ only by what they change, not by luck; unlike the
+expert, the voluntary draw and every Queen's call are ranked too.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gamenight.sdk import Action, Advice, BotContext, Rules
+
+from .bots import ExpertBot
+from .policies import keeper_card
+from .rules import TURN_LIMIT, SevenView
+from .simulator import Simulator, passes_in_a_row
+
+__all__ = ["DEFAULT_SAMPLES", "SevenAdvisor", "make_advisor"]
+
+DEFAULT_SAMPLES = 200
+"""Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
+
+
+class SevenAdvisor:
+    """Ranks a seat's legal moves by their chance of winning the deal (see the module doc)."""
+
+    def __init__(self, seat: int | None = None, samples: int = DEFAULT_SAMPLES) -> None:
+        self.seat = seat
+        self.samples = samples
+        self._expert = ExpertBot(seat)
+
+    def advise(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
+        """One :class:`Advice` per legal move, best first, within ``ctx.time_budget``."""
+        if self.seat is not None and view.seat != self.seat:
+            raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
+        actions = list(legal)
+        deadline = time.monotonic() + 0.9 * ctx.time_budget
+
+        def out_of_time() -> bool:
+            return ctx.should_stop() or time.monotonic() > deadline
+
+        me = view.seat
+        passes = passes_in_a_row(view)
+        wins = [0] * len(actions)
+        samples = 0
+        deals = self._expert.deals(view, ctx.rng, out_of_time)
+        while samples < self.samples and not (samples and out_of_time()):
+            hands, stock = next(deals)
+            seed = ctx.rng.getrandbits(32)
+            for index, action in enumerate(actions):
+                deal = Simulator.from_view(
+                    view, [list(hand) for hand in hands], list(stock), random.Random(seed), passes
+                )
+                deal.apply(action)
+                if deal.winner < 0:
+                    deal.playout(TURN_LIMIT, me, keeper_card)
+                wins[index] += deal.winner == me
+            samples += 1
+        advice = [Advice(action, wins[index] / samples, samples=samples) for index, action in enumerate(actions)]
+        advice.sort(key=lambda item: -item.value)  # stable: equal values keep the rules' order
+        return advice
+
+
+def make_advisor(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> SevenAdvisor:
+    """The room's advisor for ``seat`` (``AdvisorSpec.factory``)."""
+    return SevenAdvisor(seat)

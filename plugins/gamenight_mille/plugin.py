@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamenight.sdk import GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from gamenight_mille.bots import BOTS
 from gamenight_mille.fast import FastMilleRules
 from gamenight_mille.rules import GAME_TARGET
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent
@@ -50,6 +60,10 @@ GAME = GameInfo(
         ("Quit (Q)", 'Leave the table after "Really?"', "quit"),
     ),
     version="1",
+    advisor=AdvisorSpec(  # determinized playouts of the expert to the end of the hand (advisor.py)
+        factory=lazy_advisor("gamenight_mille.advisor:make_advisor"),
+        unit=AdviceUnit("chance", "chance of winning the game"),
+    ),
 )
 
 

@@ -5,12 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    BotSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from .bots import make_expert, make_greedy, make_random
 from .rules import DEFAULT_LAYOUT, LAYOUTS, RANDOM_LAYOUT, LitsRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent
@@ -55,6 +66,10 @@ GAME = GameInfo(
     seat_names=("Cross", "Ring"),
     version="1",
     perfect_information=True,
+    advisor=AdvisorSpec(  # playouts from the position, by sequential halving (advisor.py)
+        factory=lazy_advisor("gamenight_lits.advisor:make_advisor"),
+        unit=AdviceUnit("chance", "chance of winning the game"),
+    ),
     theme_variables={  # the board's colours (widgets.py, game.tcss); any theme may set them
         "lits-mark-x": "#ff7a59",
         "lits-mark-o": "#59c3ff",

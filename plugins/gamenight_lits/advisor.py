@@ -1,0 +1,125 @@
+"""Battle of LITS' coach: every legal action's chance of winning, by playouts from the position.
+
+Nothing is hidden in LITS (docs/rules/lits.md 1.1), so there is nothing to sample: the
+view *is* the position, and the advisor plays on from it as it stands.  Each action is
+put down and the game played out to its end (lits.md 5.1) by the game's fast policy,
+:class:`~gamenight_lits.bots.GreedyBot` (the best immediate swing, ties broken at
+random) on both seats; the value is the share of playouts the seat wins (lits.md 5.2).
+The expert's own policy is an alpha-beta search whose static evaluation alone costs a
+full scan of the board per candidate (about 30 ms a ply here): far too slow to play
+out a hundred candidates many times within a second, so the expert contributes its
+evaluation as the order in which candidates are first tried and ties are broken.
+
+The randomness of a playout is only the policy's tie-breaking; playout ``k`` of every
+action uses the same seed (common random numbers).  With a hundred or more placements
+to weigh, the budget goes where it matters by sequential halving: every action gets a
+playout, then the better half twice as many, and so on, until one is left, the sample
+count is reached or the time is up.  An action dropped early was measured on fewer
+playouts; it is ranked below every action that outlasted it, and shown at no more than
+their value (its cost is never below theirs).  When the time runs out before every
+action had a playout (the opening offers 1,292 placements), the rest are ranked last
+at the lowest value measured, with ``samples`` 0.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gamenight.sdk import Action, Advice, BotContext, Rules
+
+from .bots import GreedyBot, _Search
+from .rules import LitsRules, LitsState, scan
+
+__all__ = ["DEFAULT_SAMPLES", "LitsAdvisor", "make_advisor"]
+
+DEFAULT_SAMPLES = 32
+"""Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""
+
+_RULES = LitsRules()
+
+
+def play_out(state: LitsState, policy: GreedyBot, rng: random.Random) -> LitsState:
+    """The game played on to its end by ``policy`` on both seats."""
+    rules = _RULES
+    while state.turn >= 0:
+        legal = rules.legal_actions(state)
+        state = rules.apply(state, policy.choose(state, legal, BotContext(state.turn, rng)))
+    return state
+
+
+def _prior(child: LitsState, seat: int) -> float:
+    """The expert's static evaluation of ``child`` for ``seat`` (higher is better for it)."""
+    if child.turn < 0 or child.pie_pending:
+        return 0.0
+    legal, reach = scan(child.covered, child.shapes, child.remaining)
+    mover = child.turn
+    value = _Search.evaluate(child.marks(mover) & ~child.covered, child.marks(1 - mover) & ~child.covered, reach, legal)
+    return value if mover == seat else -value
+
+
+class LitsAdvisor:
+    """Ranks a seat's legal actions by their chance of winning (see the module doc)."""
+
+    def __init__(self, seat: int | None = None, samples: int = DEFAULT_SAMPLES) -> None:
+        self.seat = seat
+        self.samples = samples
+        self._policy = GreedyBot()
+
+    def advise(self, view: LitsState, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
+        """One :class:`Advice` per legal action, best first, within ``ctx.time_budget``."""
+        me = ctx.seat if self.seat is None else self.seat
+        actions = list(legal)
+        deadline = time.monotonic() + 0.9 * ctx.time_budget
+
+        def out_of_time() -> bool:
+            return ctx.should_stop() or time.monotonic() > deadline
+
+        children = [_RULES.apply(view, action) for action in actions]
+        prior = [_prior(child, me) if len(actions) <= 400 else 0.0 for child in children]
+        wins = [0] * len(actions)
+        runs = [0] * len(actions)
+        rounds = [0] * len(actions)
+        seeds: list[int] = []
+        alive = sorted(range(len(actions)), key=lambda index: -prior[index])
+        target = 1
+        stopped = measured = False
+        while not stopped:
+            while len(seeds) < target:
+                seeds.append(ctx.rng.getrandbits(32))
+            for index in alive:
+                while runs[index] < target:
+                    if measured and out_of_time():
+                        stopped = True
+                        break
+                    end = play_out(children[index], self._policy, random.Random(seeds[runs[index]]))
+                    wins[index] += me in _RULES.outcome(end).winners
+                    runs[index] += 1
+                    measured = True
+                if stopped:
+                    break
+                rounds[index] += 1
+            if stopped or len(alive) == 1 or target >= self.samples:
+                break
+            alive.sort(key=lambda index: (-wins[index] / runs[index], -prior[index]))
+            alive = alive[: max(1, (len(alive) + 1) // 2)]
+            target = min(self.samples, target * 2)
+        order = sorted(
+            range(len(actions)),
+            key=lambda index: (-rounds[index], -(wins[index] / runs[index] if runs[index] else 0.0), -prior[index]),
+        )
+        lowest = min(wins[index] / runs[index] for index in range(len(actions)) if runs[index])
+        advice: list[Advice] = []
+        ceiling = 1.0
+        for index in order:
+            value = min(ceiling, wins[index] / runs[index] if runs[index] else lowest)
+            ceiling = value
+            advice.append(Advice(actions[index], value, samples=runs[index]))
+        return advice
+
+
+def make_advisor(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> LitsAdvisor:
+    """The room's advisor for ``seat`` (``AdvisorSpec.factory``)."""
+    return LitsAdvisor(seat)

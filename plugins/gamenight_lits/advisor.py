@@ -8,22 +8,26 @@ random) on both seats; the value is the share of playouts the seat wins (lits.md
 The expert's own policy is an alpha-beta search whose static evaluation alone costs a
 full scan of the board per candidate (about 30 ms a ply here): far too slow to play
 out a hundred candidates many times within a second, so the expert contributes its
-evaluation as the order in which candidates are first tried and ties are broken.
+evaluation as the order in which candidates are first tried and ties are broken, and
+its favourite is what the playouts must beat.
 
 The randomness of a playout is only the policy's tie-breaking; playout ``k`` of every
 action uses the same seed (common random numbers).  With a hundred or more placements
 to weigh, the budget goes where it matters by sequential halving: every action gets a
 playout, then the better half twice as many, and so on, until one is left, the sample
-count is reached or the time is up.  An action dropped early was measured on fewer
-playouts; it is ranked below every action that outlasted it, and shown at no more than
-their value (its cost is never below theirs).  When the time runs out before every
-action had a playout (the opening offers 1,292 placements), the rest are ranked last
-at the lowest value measured, with ``samples`` 0.
+count is reached or the time is up.  The expert's favourite by its evaluation is the
+anchor: another action is shown above it only by the part of its lead beyond the noise
+of the paired results (:func:`anchored_values`) -- an action dropped after a lucky
+playout or two does not pass it.  When the time runs out before every action had a
+playout (the opening offers 1,292 placements), the rest are shown at the lowest value
+measured, with ``samples`` 0.
 """
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,6 +52,38 @@ def play_out(state: LitsState, policy: GreedyBot, rng: random.Random) -> LitsSta
         legal = rules.legal_actions(state)
         state = rules.apply(state, policy.choose(state, legal, BotContext(state.turn, rng)))
     return state
+
+
+LEAD_Z = 2.0
+"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
+LEAD_RUNS = 8
+"""Fewer common playouts than this never let an action pass the anchor."""
+
+
+def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
+    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
+
+    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
+    every action, so differences are paired.  An action whose mean is above the
+    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
+    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
+    playouts): the coach leaves the expert's choice only when the playouts show
+    another is better.  Actions below the anchor are shown as measured.
+    """
+    base = runs[anchor]
+    top = statistics.fmean(base)
+    values = []
+    for index, results in enumerate(runs):
+        mean = statistics.fmean(results)
+        common = min(len(results), len(base))
+        if index == anchor or mean <= top:
+            values.append(mean)
+        elif common < LEAD_RUNS:
+            values.append(top)
+        else:
+            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
+            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
+    return values
 
 
 def _prior(child: LitsState, seat: int) -> float:
@@ -79,45 +115,41 @@ class LitsAdvisor:
 
         children = [_RULES.apply(view, action) for action in actions]
         prior = [_prior(child, me) if len(actions) <= 400 else 0.0 for child in children]
-        wins = [0] * len(actions)
-        runs = [0] * len(actions)
-        rounds = [0] * len(actions)
+        results: list[list[float]] = [[] for _action in actions]
         seeds: list[int] = []
         alive = sorted(range(len(actions)), key=lambda index: -prior[index])
+        anchor = alive[0]  # the expert's favourite: measured first, and kept to the end
         target = 1
         stopped = measured = False
         while not stopped:
             while len(seeds) < target:
                 seeds.append(ctx.rng.getrandbits(32))
             for index in alive:
-                while runs[index] < target:
+                while len(results[index]) < target:
                     if measured and out_of_time():
                         stopped = True
                         break
-                    end = play_out(children[index], self._policy, random.Random(seeds[runs[index]]))
-                    wins[index] += me in _RULES.outcome(end).winners
-                    runs[index] += 1
+                    end = play_out(children[index], self._policy, random.Random(seeds[len(results[index])]))
+                    results[index].append(1.0 if me in _RULES.outcome(end).winners else 0.0)
                     measured = True
                 if stopped:
                     break
-                rounds[index] += 1
             if stopped or len(alive) == 1 or target >= self.samples:
                 break
-            alive.sort(key=lambda index: (-wins[index] / runs[index], -prior[index]))
+            alive.sort(key=lambda index: (-statistics.fmean(results[index]), -prior[index]))
             alive = alive[: max(1, (len(alive) + 1) // 2)]
+            if anchor not in alive:
+                alive.insert(0, anchor)
             target = min(self.samples, target * 2)
+        measured_at = [index for index in range(len(actions)) if results[index]]
+        shown = anchored_values([results[index] for index in measured_at], measured_at.index(anchor))
+        values = dict.fromkeys(range(len(actions)), min(shown))  # unmeasured: the lowest measured
+        values.update(zip(measured_at, shown, strict=True))
         order = sorted(
             range(len(actions)),
-            key=lambda index: (-rounds[index], -(wins[index] / runs[index] if runs[index] else 0.0), -prior[index]),
+            key=lambda index: (-values[index], index != anchor, -len(results[index]), -prior[index]),
         )
-        lowest = min(wins[index] / runs[index] for index in range(len(actions)) if runs[index])
-        advice: list[Advice] = []
-        ceiling = 1.0
-        for index in order:
-            value = min(ceiling, wins[index] / runs[index] if runs[index] else lowest)
-            ceiling = value
-            advice.append(Advice(actions[index], value, samples=runs[index]))
-        return advice
+        return [Advice(actions[index], values[index], samples=len(results[index])) for index in order]
 
 
 def make_advisor(rules: Rules[Any, Any], seat: int, options: Mapping[str, Any]) -> LitsAdvisor:

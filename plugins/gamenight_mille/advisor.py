@@ -1,4 +1,4 @@
-"""Mille Bornes' coach: every legal action's chance of winning the hand, by determinized playouts.
+"""Mille Bornes' coach: every legal action's chance of winning the game, by determinized playouts.
 
 The advisor sees what a bot sees -- the seat's :class:`~gamenight_mille.rules.MilleView` --
 and nothing else.  What it cannot see is the deck's order and the opponent's hand; it
@@ -20,13 +20,18 @@ which the bare win or loss of the hand does not: the rankings settle in far fewe
 
 Every action is played on the same deals (common random numbers), and actions that
 leave the same position (discarding one of two equal cards) are played once and share
-their value.
+their value.  Many choices are near ties (which of three useless cards to throw), far
+closer than a second's deals can tell apart; so the expert's own choice is the anchor,
+and another action is shown above it only by the part of its lead that is beyond the
+noise of the paired differences (:func:`anchored_values`).  The best choice is then the
+expert's unless the playouts show better, and asking twice gives the same answer.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -94,6 +99,38 @@ def game_chance(state: MilleState, seat: int) -> float:
     return 0.5 * (1.0 + math.erf((mine - theirs) / (HAND_MARGIN_SD * math.sqrt(2.0 * hands))))
 
 
+LEAD_Z = 2.0
+"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
+LEAD_RUNS = 8
+"""Fewer common playouts than this never let an action pass the anchor."""
+
+
+def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
+    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
+
+    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
+    every action, so differences are paired.  An action whose mean is above the
+    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
+    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
+    playouts): the coach leaves the expert's choice only when the playouts show
+    another is better.  Actions below the anchor are shown as measured.
+    """
+    base = runs[anchor]
+    top = statistics.fmean(base)
+    values = []
+    for index, results in enumerate(runs):
+        mean = statistics.fmean(results)
+        common = min(len(results), len(base))
+        if index == anchor or mean <= top:
+            values.append(mean)
+        elif common < LEAD_RUNS:
+            values.append(top)
+        else:
+            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
+            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
+    return values
+
+
 def play_out(state: MilleState, expert: ExpertBot, ctx: BotContext) -> MilleState:
     """The hand played on to its end (or the game's) by ``expert`` on both seats."""
     rules = _RULES
@@ -124,7 +161,7 @@ class MilleAdvisor:
         first: dict[tuple[str, int], Action] = {}  # key -> the first action with that effect
         for action, key in zip(actions, keys, strict=True):
             first.setdefault(key, action)
-        points = dict.fromkeys(first, 0.0)
+        runs: dict[tuple[str, int], list[float]] = {key: [] for key in first}
         me = view.seat
         # A forced action (the pick) costs nothing whatever it is worth: its value needs fewer deals.
         wanted = self.samples if len(first) > 1 else max(1, self.samples // 4)
@@ -133,12 +170,14 @@ class MilleAdvisor:
             deal = deal_unseen(view, ctx.rng)
             for key, action in first.items():
                 end = play_out(_RULES.apply(deal, action), self._expert, ctx)
-                points[key] += game_chance(end, me)
+                runs[key].append(game_chance(end, me))
             samples += 1
-        advice = [
-            Advice(action, points[key] / samples, samples=samples) for action, key in zip(actions, keys, strict=True)
-        ]
-        advice.sort(key=lambda item: -item.value)  # stable: equal values keep the rules' order
+        distinct = list(first)
+        anchor = distinct.index(_key(view, self._expert.choose(view, actions, ctx)))
+        value = dict(zip(distinct, anchored_values([runs[key] for key in distinct], anchor), strict=True))
+        advice = [Advice(action, value[key], samples=samples) for action, key in zip(actions, keys, strict=True)]
+        lead = distinct[anchor]  # the expert's choice first among equals, then the rules' order
+        advice.sort(key=lambda item: (-item.value, _key(view, item.action) != lead))
         return advice
 
 

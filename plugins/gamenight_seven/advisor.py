@@ -12,12 +12,17 @@ deal, docs/rules/seven.md 6.1).
 
 Every move is played on the same deals with the same reshuffle seeds (common random
 numbers), so two moves differ only by what they change, not by luck; unlike the
-expert, the voluntary draw and every Queen's call are ranked too.
+expert, the voluntary draw and every Queen's call are ranked too.  The move the
+expert's playout policy would make here is the anchor: another move is shown above it
+only by the part of its lead beyond the noise of the paired results
+(:func:`anchored_values`), so near ties do not flip from one asking to the next.
 """
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,7 +30,7 @@ from typing import Any
 from gamenight.sdk import Action, Advice, BotContext, Rules
 
 from .bots import ExpertBot
-from .policies import keeper_card
+from .policies import action_for, keeper_card
 from .rules import TURN_LIMIT, SevenView
 from .simulator import Simulator, passes_in_a_row
 
@@ -33,6 +38,38 @@ __all__ = ["DEFAULT_SAMPLES", "SevenAdvisor", "make_advisor"]
 
 DEFAULT_SAMPLES = 200
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
+
+
+LEAD_Z = 2.0
+"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
+LEAD_RUNS = 8
+"""Fewer common playouts than this never let an action pass the anchor."""
+
+
+def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
+    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
+
+    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
+    every action, so differences are paired.  An action whose mean is above the
+    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
+    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
+    playouts): the coach leaves the expert's choice only when the playouts show
+    another is better.  Actions below the anchor are shown as measured.
+    """
+    base = runs[anchor]
+    top = statistics.fmean(base)
+    values = []
+    for index, results in enumerate(runs):
+        mean = statistics.fmean(results)
+        common = min(len(results), len(base))
+        if index == anchor or mean <= top:
+            values.append(mean)
+        elif common < LEAD_RUNS:
+            values.append(top)
+        else:
+            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
+            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
+    return values
 
 
 class SevenAdvisor:
@@ -55,7 +92,7 @@ class SevenAdvisor:
 
         me = view.seat
         passes = passes_in_a_row(view)
-        wins = [0] * len(actions)
+        runs: list[list[float]] = [[] for _action in actions]
         samples = 0
         deals = self._expert.deals(view, ctx.rng, out_of_time)
         while samples < self.samples and not (samples and out_of_time()):
@@ -68,10 +105,14 @@ class SevenAdvisor:
                 deal.apply(action)
                 if deal.winner < 0:
                     deal.playout(TURN_LIMIT, me, keeper_card)
-                wins[index] += deal.winner == me
+                runs[index].append(1.0 if deal.winner == me else 0.0)
             samples += 1
-        advice = [Advice(action, wins[index] / samples, samples=samples) for index, action in enumerate(actions)]
-        advice.sort(key=lambda item: -item.value)  # stable: equal values keep the rules' order
+        card = keeper_card(view.hand, view.top, view.called, view.penalty)
+        lead = actions[-1] if card < 0 else action_for(card, view.hand, actions)
+        anchor = actions.index(lead) if lead in actions else 0
+        values = anchored_values(runs, anchor)
+        advice = [Advice(action, values[index], samples=samples) for index, action in enumerate(actions)]
+        advice.sort(key=lambda item: (-item.value, item.action != lead))  # then the rules' order
         return advice
 
 

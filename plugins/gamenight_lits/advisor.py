@@ -7,16 +7,16 @@ put down and the game played out to its end (lits.md 5.1) by the game's fast pol
 random) on both seats; the value is the share of playouts the seat wins (lits.md 5.2).
 The expert's own policy is an alpha-beta search whose static evaluation alone costs a
 full scan of the board per candidate (about 30 ms a ply here): far too slow to play
-out a hundred candidates many times within a second, so the expert contributes its
-evaluation as the order in which candidates are first tried and ties are broken, and
-its favourite is what the playouts must beat.
+out a hundred candidates many times within a second.  So the expert contributes
+otherwise: its search, given :data:`EXPERT_SHARE` of the budget, names the anchor (the
+choice the playouts must beat), and its evaluation orders the candidates and breaks ties.
 
 The randomness of a playout is only the policy's tie-breaking; playout ``k`` of every
 action uses the same seed (common random numbers).  With a hundred or more placements
 to weigh, the budget goes where it matters by sequential halving: every action gets a
 playout, then the better half twice as many, and so on, until one is left, the sample
-count is reached or the time is up.  The expert's favourite by its evaluation is the
-anchor: another action is shown above it only by the part of its lead beyond the noise
+count is reached or the time is up.  The expert's choice is the anchor, played out
+to the end: another action is shown above it only by the part of its lead beyond the noise
 of the paired results (:func:`anchored_values`) -- an action dropped after a lucky
 playout or two does not pass it.  When the time runs out before every action had a
 playout (the opening offers 1,292 placements), the rest are shown at the lowest value
@@ -29,18 +29,20 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.sdk import Action, Advice, BotContext, Rules
 
-from .bots import GreedyBot, _Search
+from .bots import ExpertBot, GreedyBot, _Search
 from .rules import LitsRules, LitsState, scan
 
 __all__ = ["DEFAULT_SAMPLES", "LitsAdvisor", "make_advisor"]
 
 DEFAULT_SAMPLES = 32
 """Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""
+EXPERT_SHARE = 0.4
+"""The part of the time budget the expert's own search gets to name the anchor."""
 
 _RULES = LitsRules()
 
@@ -99,16 +101,32 @@ def _prior(child: LitsState, seat: int) -> float:
 class LitsAdvisor:
     """Ranks a seat's legal actions by their chance of winning (see the module doc)."""
 
-    def __init__(self, seat: int | None = None, samples: int = DEFAULT_SAMPLES) -> None:
+    def __init__(
+        self,
+        seat: int | None = None,
+        samples: int = DEFAULT_SAMPLES,
+        expert_budget: float | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.seat = seat
         self.samples = samples
+        self.expert_budget = expert_budget
+        """Seconds for the expert's search (None: :data:`EXPERT_SHARE` of the time budget)."""
         self._policy = GreedyBot()
+        self._expert = ExpertBot(clock=clock)
+        """Its clock: tests pass a fake one, so that its search is as deep on any machine."""
 
     def advise(self, view: LitsState, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
         """One :class:`Advice` per legal action, best first, within ``ctx.time_budget``."""
         me = ctx.seat if self.seat is None else self.seat
         actions = list(legal)
         deadline = time.monotonic() + 0.9 * ctx.time_budget
+        if len(actions) > 1:
+            share = EXPERT_SHARE * ctx.time_budget
+            self._expert.budget = share if self.expert_budget is None else self.expert_budget
+            choice = self._expert.choose(view, actions, ctx)
+        else:
+            choice = actions[0]
 
         def out_of_time() -> bool:
             return ctx.should_stop() or time.monotonic() > deadline
@@ -117,8 +135,8 @@ class LitsAdvisor:
         prior = [_prior(child, me) if len(actions) <= 400 else 0.0 for child in children]
         results: list[list[float]] = [[] for _action in actions]
         seeds: list[int] = []
-        alive = sorted(range(len(actions)), key=lambda index: -prior[index])
-        anchor = alive[0]  # the expert's favourite: measured first, and kept to the end
+        anchor = actions.index(choice) if choice in actions else 0  # measured first, and kept to the end
+        alive = sorted(range(len(actions)), key=lambda index: (index != anchor, -prior[index]))
         target = 1
         stopped = measured = False
         while not stopped:

@@ -7,6 +7,7 @@ import random
 import pytest
 from gamenight.sdk import TERMINAL, BotContext
 from gamenight_lits.advisor import LitsAdvisor, anchored_values
+from gamenight_lits.bots import ExpertBot
 from gamenight_lits.plugin import GAME
 
 from .conftest import play
@@ -22,8 +23,20 @@ ENDGAME = (
 MIDGAME = ENDGAME[:7]
 
 
+class SteppingClock:
+    """A clock that moves one millisecond a reading: the expert's search is as deep on any machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
 def _advise(rules, state, seed=0, samples=SAMPLES, **context):
-    return LitsAdvisor(state.turn, samples=samples).advise(
+    advisor = LitsAdvisor(state.turn, samples=samples, expert_budget=0.05, clock=SteppingClock())
+    return advisor.advise(
         rules.view(state, state.turn),
         rules.legal_actions(state),
         BotContext(state.turn, random.Random(seed), time_budget=60.0, **context),
@@ -90,3 +103,13 @@ def test_no_action_passes_the_anchor_on_noise():
     assert values[0] == values[1] == values[4] == sum(anchor) / len(anchor)
     assert values[2] == pytest.approx(0.8)  # a steady lead: no noise to take off
     assert values[3] == pytest.approx(0.3)  # worse: shown as measured
+
+
+def test_the_experts_search_names_the_choice_the_playouts_must_beat(rules):
+    state = play(rules, *MIDGAME)
+    legal = rules.legal_actions(state)
+    ctx = BotContext(state.turn, random.Random(0), time_budget=60.0)
+    choice = ExpertBot(0.05, clock=SteppingClock()).choose(state, legal, ctx)
+    assert choice != legal[0]
+    advice = _advise(rules, state)  # 4 playouts at most: too few for any action to pass it
+    assert advice[0].action == choice

@@ -120,6 +120,8 @@ class LitsAdvisor:
         """One :class:`Advice` per legal action, best first, within ``ctx.time_budget``."""
         me = ctx.seat if self.seat is None else self.seat
         actions = list(legal)
+        if not actions:
+            return []
         deadline = time.monotonic() + 0.9 * ctx.time_budget
         if len(actions) > 1:
             share = EXPERT_SHARE * ctx.time_budget

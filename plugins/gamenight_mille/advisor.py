@@ -152,9 +152,11 @@ class MilleAdvisor:
 
     def advise(self, view: MilleView, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
         """One :class:`Advice` per legal action, best first, within ``ctx.time_budget``."""
+        actions = list(legal)
+        if not actions:
+            return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        actions = list(legal)
         deadline = time.monotonic() + 0.9 * ctx.time_budget
         # Actions that leave the same position (one of two equal cards) are played once.
         keys = [_key(view, action) for action in actions]

@@ -82,9 +82,11 @@ class SevenAdvisor:
 
     def advise(self, view: SevenView, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
         """One :class:`Advice` per legal move, best first, within ``ctx.time_budget``."""
+        actions = list(legal)
+        if not actions:
+            return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        actions = list(legal)
         deadline = time.monotonic() + 0.9 * ctx.time_budget
 
         def out_of_time() -> bool:

@@ -113,3 +113,7 @@ def test_the_experts_search_names_the_choice_the_playouts_must_beat(rules):
     assert choice != legal[0]
     advice = _advise(rules, state)  # 4 playouts at most: too few for any action to pass it
     assert advice[0].action == choice
+
+
+def test_no_legal_action_no_advice():
+    assert GAME.advisor.factory(GAME.rules, 0, {}).advise(None, [], BotContext(0, random.Random(0))) == []

@@ -96,3 +96,7 @@ def test_no_action_passes_the_anchor_on_noise():
     assert values[0] == values[1] == values[4] == sum(anchor) / len(anchor)
     assert values[2] == pytest.approx(0.8)  # a steady lead: no noise to take off
     assert values[3] == pytest.approx(0.3)  # worse: shown as measured
+
+
+def test_no_legal_action_no_advice():
+    assert GAME.advisor.factory(GAME.rules, 0, {}).advise(None, [], BotContext(0, random.Random(0))) == []

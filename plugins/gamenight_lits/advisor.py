@@ -41,7 +41,7 @@ __all__ = ["DEFAULT_SAMPLES", "LitsAdvisor", "make_advisor"]
 
 DEFAULT_SAMPLES = 32
 """Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""
-EXPERT_SHARE = 0.4
+EXPERT_SHARE = 0.7
 """The part of the time budget the expert's own search gets to name the anchor."""
 
 _RULES = LitsRules()

@@ -37,7 +37,7 @@ from gamenight.sdk import Action, Advice, BotContext, Rules
 from .bots import ExpertBot, GreedyBot, _Search
 from .rules import LitsRules, LitsState, scan
 
-__all__ = ["DEFAULT_SAMPLES", "LitsAdvisor", "make_advisor"]
+__all__ = ["DEFAULT_SAMPLES", "EXPERT_SHARE", "LitsAdvisor", "anchored_values", "make_advisor", "play_out"]
 
 DEFAULT_SAMPLES = 32
 """Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""

@@ -24,7 +24,8 @@ their value.  Many choices are near ties (which of three useless cards to throw)
 closer than a second's deals can tell apart; so the expert's own choice is the anchor,
 and another action is shown above it only by the part of its lead that is beyond the
 noise of the paired differences (:func:`anchored_values`).  The best choice is then the
-expert's unless the playouts show better, and asking twice gives the same answer.
+expert's unless the playouts show better, and asking twice names the same best
+action far more often (bench/RESULTS.md: 18 positions of 20).
 """
 
 from __future__ import annotations
@@ -42,7 +43,15 @@ from .bots import ExpertBot
 from .fast import FastMilleRules
 from .rules import EMPTY, EXTENSION, GAME_OVER, PLAY, SLOT_INDEX, MilleState, MilleView
 
-__all__ = ["DEFAULT_SAMPLES", "MilleAdvisor", "deal_unseen", "game_chance", "make_advisor", "play_out"]
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "MilleAdvisor",
+    "anchored_values",
+    "deal_unseen",
+    "game_chance",
+    "make_advisor",
+    "play_out",
+]
 
 DEFAULT_SAMPLES = 48
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""

@@ -34,7 +34,7 @@ from .policies import action_for, keeper_card
 from .rules import TURN_LIMIT, SevenView
 from .simulator import Simulator, passes_in_a_row
 
-__all__ = ["DEFAULT_SAMPLES", "SevenAdvisor", "make_advisor"]
+__all__ = ["DEFAULT_SAMPLES", "SevenAdvisor", "anchored_values", "make_advisor"]
 
 DEFAULT_SAMPLES = 200
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""

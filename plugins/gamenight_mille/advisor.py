@@ -25,7 +25,9 @@ closer than a second's deals can tell apart; so the expert's own choice is the a
 and another action is shown above it only by the part of its lead that is beyond the
 noise of the paired differences (:func:`anchored_values`).  The best choice is then the
 expert's unless the playouts show better, and asking twice names the same best
-action far more often (bench/RESULTS.md: 18 positions of 20).
+action far more often (bench/RESULTS.md: 18 positions of 20).  Once no action can pass
+the anchor (:func:`settled`, checked from :data:`SETTLE_AFTER` deals on), the search
+stops early: a game's review is some 200 decisions.
 """
 
 from __future__ import annotations
@@ -140,6 +142,25 @@ def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
     return values
 
 
+SETTLE_AFTER = 16
+"""Deals after which the search may stop early, once no action can pass the anchor."""
+
+
+def settled(runs: list[list[float]], anchor: int) -> bool:
+    """True when no action's paired lead over ``anchor`` reaches :data:`LEAD_Z` standard errors.
+
+    More deals would then only sharpen the costs of worse actions, not change the best.
+    """
+    base = runs[anchor]
+    for index, results in enumerate(runs):
+        if index == anchor:
+            continue
+        diffs = [results[k] - base[k] for k in range(len(base))]
+        if statistics.fmean(diffs) + LEAD_Z * statistics.stdev(diffs) / math.sqrt(len(diffs)) > 0.0:
+            return False
+    return True
+
+
 def play_out(state: MilleState, expert: ExpertBot, ctx: BotContext) -> MilleState:
     """The hand played on to its end (or the game's) by ``expert`` on both seats."""
     rules = _RULES
@@ -173,6 +194,9 @@ class MilleAdvisor:
         for action, key in zip(actions, keys, strict=True):
             first.setdefault(key, action)
         runs: dict[tuple[str, int], list[float]] = {key: [] for key in first}
+        distinct = list(first)
+        anchor = distinct.index(_key(view, self._expert.choose(view, actions, ctx)))
+        lists = [runs[key] for key in distinct]
         me = view.seat
         # A forced action (the pick) costs nothing whatever it is worth: its value needs fewer deals.
         wanted = self.samples if len(first) > 1 else max(1, self.samples // 4)
@@ -183,9 +207,9 @@ class MilleAdvisor:
                 end = play_out(_RULES.apply(deal, action), self._expert, ctx)
                 runs[key].append(game_chance(end, me))
             samples += 1
-        distinct = list(first)
-        anchor = distinct.index(_key(view, self._expert.choose(view, actions, ctx)))
-        value = dict(zip(distinct, anchored_values([runs[key] for key in distinct], anchor), strict=True))
+            if samples >= SETTLE_AFTER and not samples % 4 and settled(lists, anchor):
+                break
+        value = dict(zip(distinct, anchored_values(lists, anchor), strict=True))
         advice = [Advice(action, value[key], samples=samples) for action, key in zip(actions, keys, strict=True)]
         lead = distinct[anchor]  # the expert's choice first among equals, then the rules' order
         advice.sort(key=lambda item: (-item.value, _key(view, item.action) != lead))

@@ -6,7 +6,7 @@ import random
 
 import pytest
 from gamenight.sdk import BotContext
-from gamenight_mille.advisor import MilleAdvisor, anchored_values, deal_unseen, game_chance
+from gamenight_mille.advisor import SETTLE_AFTER, MilleAdvisor, anchored_values, deal_unseen, game_chance, settled
 from gamenight_mille.bots import ExpertBot
 from gamenight_mille.plugin import GAME
 from gamenight_mille.rules import EMPTY, GAME_OVER, HAND_OVER, PLAY, MilleState, full_deck, invariant_errors
@@ -157,3 +157,11 @@ def test_no_action_passes_the_anchor_on_noise():
 
 def test_no_legal_action_no_advice():
     assert GAME.advisor.factory(GAME.rules, 0, {}).advise(None, [], BotContext(0, random.Random(0))) == []
+
+
+def test_the_search_stops_once_no_action_can_pass_the_anchor():
+    assert settled([[0.5] * 16, [0.4] * 16, [0.5] * 16], 0)  # worse, or the very same on every deal
+    assert not settled([[0.5] * 16, [0.6] * 16], 0)
+    assert not settled([[0.5] * 16, [0.45, 0.55] * 8], 0)  # level within the noise: go on
+    advice = _advise(_finishing_position(), samples=1000)
+    assert advice[0].action == "use:6" and advice[0].samples == SETTLE_AFTER

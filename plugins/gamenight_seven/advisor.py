@@ -12,10 +12,11 @@ deal, docs/rules/seven.md 6.1).
 
 Every move is played on the same deals with the same reshuffle seeds (common random
 numbers), so two moves differ only by what they change, not by luck; unlike the
-expert, the voluntary draw and every Queen's call are ranked too.  The move the
-expert's playout policy would make here is the anchor: another move is shown above it
-only by the part of its lead beyond the noise of the paired results
-(:func:`anchored_values`), so near ties do not flip from one asking to the next.
+expert, the voluntary draw and every Queen's call are ranked too.  The expert's own
+choice (its search, given :data:`EXPERT_SHARE` of the budget) is the anchor: another
+move is shown above it only by the part of its lead beyond the noise of the paired
+results (:func:`anchored_values`), so near ties do not flip from one asking to the next
+and the best choice is the expert's unless the playouts show better.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ from typing import Any
 from gamenight.sdk import Action, Advice, BotContext, Rules
 
 from .bots import ExpertBot
-from .policies import action_for, keeper_card
+from .policies import keeper_card
 from .rules import TURN_LIMIT, SevenView
 from .simulator import Simulator, passes_in_a_row
 
-__all__ = ["DEFAULT_SAMPLES", "SevenAdvisor", "anchored_values", "make_advisor"]
+__all__ = ["DEFAULT_SAMPLES", "EXPERT_SHARE", "SevenAdvisor", "anchored_values", "make_advisor"]
+
+EXPERT_SHARE = 0.4
+"""The part of the time budget the expert's own search gets to name the anchor."""
 
 DEFAULT_SAMPLES = 200
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
@@ -88,6 +92,8 @@ class SevenAdvisor:
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
         deadline = time.monotonic() + 0.9 * ctx.time_budget
+        self._expert.time_budget = EXPERT_SHARE * ctx.time_budget
+        lead = self._expert.choose(view, actions, ctx) if len(actions) > 1 else actions[0]
 
         def out_of_time() -> bool:
             return ctx.should_stop() or time.monotonic() > deadline
@@ -109,8 +115,6 @@ class SevenAdvisor:
                     deal.playout(TURN_LIMIT, me, keeper_card)
                 runs[index].append(1.0 if deal.winner == me else 0.0)
             samples += 1
-        card = keeper_card(view.hand, view.top, view.called, view.penalty)
-        lead = actions[-1] if card < 0 else action_for(card, view.hand, actions)
         anchor = actions.index(lead) if lead in actions else 0
         values = anchored_values(runs, anchor)
         advice = [Advice(action, values[index], samples=samples) for index, action in enumerate(actions)]

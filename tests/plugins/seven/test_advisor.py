@@ -7,6 +7,7 @@ import random
 import pytest
 from gamenight.sdk import BotContext
 from gamenight_seven.advisor import SevenAdvisor, anchored_values
+from gamenight_seven.bots import ExpertBot
 from gamenight_seven.plugin import GAME
 
 from .conftest import table
@@ -100,3 +101,12 @@ def test_no_action_passes_the_anchor_on_noise():
 
 def test_no_legal_action_no_advice():
     assert GAME.advisor.factory(GAME.rules, 0, {}).advise(None, [], BotContext(0, random.Random(0))) == []
+
+
+def test_the_experts_choice_is_what_the_playouts_must_beat(rules):
+    state = _position()
+    legal = rules.legal_actions(state)
+    choice = ExpertBot(0, time_budget=60.0).choose(rules.view(state, 0), legal, BotContext(0, random.Random(8)))
+    assert choice != legal[0]
+    advice = _advise(rules, state, seed=8, samples=4)  # too few deals for any move to pass it
+    assert advice[0].action == choice

@@ -25,6 +25,7 @@ import math
 import random
 import statistics
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,7 +94,10 @@ class SevenAdvisor:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
         deadline = time.monotonic() + 0.9 * ctx.time_budget
         self._expert.time_budget = EXPERT_SHARE * ctx.time_budget
-        lead = self._expert.choose(view, actions, ctx) if len(actions) > 1 else actions[0]
+        # The expert's deals are seeded by the view, so asking twice names the same anchor.
+        seed = zlib.crc32(repr(view).encode())
+        steady = BotContext(view.seat, random.Random(seed), ctx.options, ctx.should_stop, ctx.time_budget)
+        lead = self._expert.choose(view, actions, steady) if len(actions) > 1 else actions[0]
 
         def out_of_time() -> bool:
             return ctx.should_stop() or time.monotonic() > deadline

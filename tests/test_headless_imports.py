@@ -142,3 +142,29 @@ def test_the_probe_sees_what_loads_textual():
     answers = probe({"themes": {"modules": ["gamenight.themes"]}, "room": {"modules": None, "argv": ["--bogus"]}})
     assert answers["themes"]["textual"], answers
     assert answers["room"] == {"textual": []}, answers  # a usage error ends before the room opens
+
+
+REDIS_PROBE = r"""
+import importlib, json, sys
+loaded = {}
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+    loaded[name] = sorted(m for m in sys.modules if m == "redis" or m.startswith("redis."))[:3]
+from gamenight.tables.redis_store import RedisTableStore
+RedisTableStore.connect("redis://localhost:1/0")  # makes a client, connects to nothing
+loaded["connect"] = "redis" in sys.modules
+print(json.dumps(loaded))
+"""
+
+
+def test_the_embedded_default_never_loads_redis():
+    """Tables on Redis are for several machines; one machine's server (and the store's own module, until a
+    store is made) loads no redis-py."""
+    modules = ["gamenight.tables.service", "gamenight.ssh.server", "gamenight.tables.redis_store"]
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", REDIS_PROBE, *modules], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    loaded = json.loads(result.stdout)
+    assert {name: loaded[name] for name in modules} == {name: [] for name in modules}
+    assert loaded["connect"] is True  # the probe sees redis when it is loaded

@@ -268,7 +268,9 @@ return {1}
 _FENCE = """
 local epoch = redis.call('GET', KEYS[1]) or '0'
 if epoch ~= ARGV[1] then return {0, epoch} end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {-1, epoch} end
+local held = redis.call('TYPE', KEYS[2]).ok
+if held == 'none' then return {-1, epoch} end
+if held ~= 'string' then return {-3, 'lease', held} end
 """
 
 # KEYS: epoch, lease, log.  ARGV: epoch, entry, seq.  Returns {1, stream id} or a refusal.  The same
@@ -277,7 +279,7 @@ _APPEND = (
     _FENCE
     + """
 local kind = redis.call('TYPE', KEYS[3]).ok
-if kind ~= 'stream' and kind ~= 'none' then return {-3, kind} end
+if kind ~= 'stream' and kind ~= 'none' then return {-3, 'log', kind} end
 local length = redis.call('XLEN', KEYS[3])
 local seq = tonumber(ARGV[3])
 if length == seq + 1 then
@@ -295,7 +297,9 @@ _SAVE_STATE = (
     + """
 for i = 3, 4 do
   local kind = redis.call('TYPE', KEYS[i]).ok
-  if kind ~= 'none' and kind ~= (i == 3 and 'string' or 'stream') then return {-3, kind} end
+  if kind ~= 'none' and kind ~= (i == 3 and 'string' or 'stream') then
+    return {-3, i == 3 and 'state' or 'log', kind}
+  end
 end
 redis.call('SET', KEYS[3], ARGV[2])
 redis.call('DEL', KEYS[4])
@@ -431,7 +435,7 @@ class RedisTableStore:
             answer = await self._append(
                 keys=[keys["epoch"], keys["lease"], keys["log"]], args=[str(epoch), payload, str(entry.seq)]
             )
-        self._refused(table_id, epoch, keys, answer, "log")
+        self._refused(table_id, epoch, keys, answer)
         if int(answer[0]) == -2:
             raise OutOfOrder(table_id, entry.seq, int(answer[1]))
         return bytes(answer[1])
@@ -447,9 +451,9 @@ class RedisTableStore:
             answer = await self._save_state(
                 keys=[keys["epoch"], keys["lease"], keys["state"], keys["log"]], args=[str(epoch), payload]
             )
-        self._refused(table_id, epoch, keys, answer, "state or log")
+        self._refused(table_id, epoch, keys, answer)
 
-    def _refused(self, table_id: str, epoch: int, keys: dict[str, str], answer: Sequence[Any], what: str) -> None:
+    def _refused(self, table_id: str, epoch: int, keys: dict[str, str], answer: Sequence[Any]) -> None:
         code = int(answer[0])
         if code == 0:
             current = _epoch_of(answer[1], keys["epoch"])
@@ -457,7 +461,9 @@ class RedisTableStore:
         if code == -1:
             raise StaleEpoch(table_id, epoch, epoch, "the lease expired")
         if code == -3:
-            raise CorruptValue(f"table {table_id}: its {what} key holds a {_text(answer[1])}, not gamenight's")
+            raise CorruptValue(
+                f"table {table_id}: its {_text(answer[1])} key holds a {_text(answer[2])}, not gamenight's"
+            )
 
     # -- reading -----------------------------------------------------------------------------
 

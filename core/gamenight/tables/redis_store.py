@@ -478,7 +478,7 @@ class RedisTableStore:
         _, epoch_raw, lease_raw, state_raw, entries = answer
         epoch = _epoch_of(epoch_raw, keys["epoch"])
         holder = decode(Lease, lease_raw, keys["lease"], MAX_LEASE_BYTES) if lease_raw is not None else None
-        state = decode(TableState, state_raw, keys["state"], MAX_STATE_BYTES + 1024) if state_raw else None
+        state = decode(TableState, state_raw, keys["state"], MAX_STATE_BYTES + 1024) if state_raw is not None else None
         log = []
         for stream_id, fields in entries:
             where = f"{keys['log']} {_text(stream_id)}"
@@ -493,7 +493,9 @@ class RedisTableStore:
 
     @contextlib.asynccontextmanager
     async def _errors(self) -> AsyncIterator[None]:
-        """Redis's own errors as this module's: unreachable, or a key of the wrong type."""
+        """Redis's own errors as this module's: a key of the wrong type is :class:`CorruptValue`; Redis
+        unreachable, or refusing to write (out of memory, a read-only replica, a user without the
+        rights) is :class:`StoreUnavailable`: the table cannot go on through it, whatever it holds."""
         from redis import exceptions
 
         try:
@@ -501,7 +503,9 @@ class RedisTableStore:
         except (exceptions.ConnectionError, exceptions.TimeoutError, OSError) as error:
             raise StoreUnavailable(f"{self.where} is not reachable: {str(error)[:200]}") from None
         except exceptions.ResponseError as error:
-            raise CorruptValue(f"{self.where} refused: {str(error)[:200]}") from None
+            if "WRONGTYPE" in str(error):
+                raise CorruptValue(f"{self.where} refused: {str(error)[:200]}") from None
+            raise StoreUnavailable(f"{self.where} refused: {str(error)[:200]}") from None
 
 
 def _checked(value: Any, kind: Any, what: str) -> Any:

@@ -248,6 +248,9 @@ async def test_garbage_in_the_keys_is_a_clear_error_never_a_traceback(hosts, red
         await raw.set(keys["state"], msgspec.msgpack.encode([1, 2, 3]))
         with pytest.raises(CorruptValue, match="state"):
             await a.load("t9")
+        await raw.set(keys["state"], b"")
+        with pytest.raises(CorruptValue, match="state: not a gamenight value"):
+            await a.load("t9")
         await raw.delete(keys["state"])
         await raw.rpush(keys["state"], b"a list")
         with pytest.raises(CorruptValue, match="holds a list"):
@@ -299,6 +302,20 @@ async def test_names_that_could_reach_other_keys_are_refused(hosts):
         await a.acquire("t13", "host a\n", LONG)
     with pytest.raises(ValueError, match="lease of"):
         await a.acquire("t13", "host-a", 0)
+
+
+async def test_a_redis_that_refuses_to_write_says_so_and_writes_nothing(hosts, redis_server):
+    a, _ = hosts
+    raw = await raw_client(redis_server)
+    try:
+        epoch = await a.acquire("t16", "host-a", LONG)
+        await raw.config_set("maxmemory", 1)  # full, and set never to evict (as it must be)
+        with pytest.raises(StoreUnavailable, match="refused: command not allowed when used memory"):
+            await a.append("t16", epoch, move(0))
+        await raw.config_set("maxmemory", 0)
+        assert (await a.load("t16")).log == []
+    finally:
+        await raw.aclose()
 
 
 async def test_an_unreachable_redis_says_so(tmp_path):

@@ -100,8 +100,8 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True):
 
     seq: Annotated[int, msgspec.Meta(ge=0, le=MAX_LOG)]
     """Its place in the log since the stored state (0, 1, 2...): an append out of place is refused."""
-    seat: Annotated[int, msgspec.Meta(ge=-2, le=15)]
-    """The seat that moved (the game's chance seat included)."""
+    seat: Annotated[int, msgspec.Meta(ge=-1, le=15)]
+    """The seat that moved (``-1``: chance, :data:`gamenight.sdk.CHANCE`)."""
     action: Annotated[str, msgspec.Meta(max_length=1024)]
     at: float = 0.0
     """When the authority applied it (seconds since the epoch), for the figures only."""

@@ -227,7 +227,11 @@ class Table:
             verb, slot = action.split(":")
             card = CARD_NAMES[match.state.seats[seat].hand[SLOT_NAMES.index(slot)]]
             shown = ("PLAY" if verb == "use" else "DISCARD", card)
-            wait_until(lambda: last_play_on_screen(self.seats[1 - seat]) == shown, 20, f"{shown} on the other screen")
+            other = self.seats[1 - seat]
+            try:
+                wait_until(lambda: last_play_on_screen(other) == shown, 20, f"{shown} on the other screen")
+            except AssertionError as error:
+                raise AssertionError(f"{error}; seat {seat + 1} played; the other screen:\n{other.text()}") from None
         return action
 
 

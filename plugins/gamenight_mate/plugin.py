@@ -9,7 +9,7 @@ from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_sc
 
 from .rules import MateRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

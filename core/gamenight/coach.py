@@ -292,6 +292,14 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
     advice = advisor.advise(rules.view(state, seat), legal, context)
     by_action = {entry.action: entry for entry in advice}
     played = by_action.get(action)
+    if any(not isinstance(entry.value, (int, float)) or not math.isfinite(entry.value) for entry in advice):
+        raise ReviewError(
+            _(
+                "The coach of {game} gave a value that is not a number on move {number}.",
+                game=safe_text(replay.game.id, 40),
+                number=number + 1,
+            )
+        )
     if played is None or not advice:
         raise ReviewError(
             _(

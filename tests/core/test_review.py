@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from gamenight.coach import Decision, ReviewError, accuracy, review
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.saves import save_match
-from gamenight.sdk import CHANCE, BotContext
+from gamenight.sdk import CHANCE, Advice, AdviceUnit, AdvisorSpec, BotContext
 
 from tests.core.nim import NimPlugin
 
@@ -144,3 +145,28 @@ def test_a_game_without_a_coach_says_so(tmp_path, capsys, monkeypatch):
     assert main(["review", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "nim has no coach" in err and err.count("\n") == 1 and out == ""
+
+
+class Broken:
+    """A third-party coach that fails in the two ways a review must survive."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def advise(self, view, legal, ctx):
+        if self.how == "raises":
+            raise RuntimeError("\x1b[31mboom")
+        return [Advice(action, float("nan")) for action in legal]
+
+
+@pytest.mark.parametrize(("how", "message"), [("raises", "failed: RuntimeError"), ("nan", "not a number")])
+def test_a_failing_coach_is_one_line_never_a_traceback(how, message):
+    base = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+    game = replace(base.game("nim"), advisor=AdvisorSpec(lambda *_: Broken(how), AdviceUnit("chance", "c")))
+    registry = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+    registry.games["nim"] = game
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bot", "first")], {}, seed=1)
+    match.apply("1")
+    with pytest.raises(ReviewError, match=message) as caught:
+        review(registry, match)
+    assert "\x1b" not in str(caught.value) and "\n" not in str(caught.value)

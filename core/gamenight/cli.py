@@ -432,11 +432,11 @@ def _review_command(argv: Sequence[str]) -> int:
         data = {"file": str(args.file), **result.as_json()}
         print(json.dumps(data, ensure_ascii=False))
         return 0
-    _print_review(Console(), result)
+    _print_review(Console(), result, replay.game.title)
     return 0
 
 
-def _print_review(console: Any, result: Any) -> None:
+def _print_review(console: Any, result: Any, title: str) -> None:
     """The review as text: each person seat's totals, then the costliest decisions."""
     from rich.table import Table
 
@@ -459,7 +459,7 @@ def _print_review(console: Any, result: Any) -> None:
         _plain(
             _(
                 "{game}, game {number}: the coach's verdict, in {unit}",
-                game=gettext(result.game, result.game),
+                game=gettext(title, result.game),
                 number=result.game_number + 1,
                 unit=gettext(unit.label, result.game),
             )

@@ -107,7 +107,8 @@ def test_the_text_review_names_the_seat_and_its_accuracy_and_progress_is_told(tm
     assert told == [(n, len(result.decisions)) for n in range(1, len(result.decisions) + 1)]
     assert main(["review", str(path)]) == 0
     out, err = capsys.readouterr()
-    assert "Ann" in out and "Accuracy" in out and "The costliest decisions" in out and err == ""
+    assert out.startswith("Yatzy, game 1: ") and "Ann" in out and "Accuracy" in out and err == ""
+    assert "The costliest decisions" in out
 
 
 def test_accuracy_is_defined_per_unit():

@@ -31,7 +31,7 @@ MAY_LOAD_TEXTUAL = {"gamenight.sdk.testing"}
 """The testing kit opens screens in a room (the contract's ``ignore_imports`` say the same)."""
 
 COMMANDS = [["--help"], ["--version"], ["plugins", "--json"], ["arena", "--help"], ["replay", "--help"]]
-COMMANDS += [["records", "--help"], ["serve-ssh", "--help"]]
+COMMANDS += [["records", "--help"], ["review", "--help"], ["serve-ssh", "--help"]]
 
 PROBE = r"""
 import importlib, json, os, sys

@@ -16,10 +16,11 @@ No engine is imported here: the embedded default never loads PostgreSQL's driver
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["POSTGRESQL", "SQLITE", "Dialect"]
+__all__ = ["POSTGRESQL", "SQLITE", "Dialect", "shown_url"]
 
 VERSION_TABLE = "gamenight_schema"
 """PostgreSQL's home for the schema version (SQLite keeps it in the file header)."""
@@ -92,3 +93,15 @@ POSTGRESQL = Dialect(
     placeholder="%s",
     wide_integers=True,
 )
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown or logged: without a password or query parameters."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "postgresql://…"
+    user = f"{urllib.parse.unquote(parts.username)}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{host}{port}{parts.path}"

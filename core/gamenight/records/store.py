@@ -16,7 +16,8 @@ gamenight, is moved aside (never deleted or overwritten) and
 
 ``serve-ssh --records-url postgresql://...`` keeps the server-wide records in PostgreSQL
 instead (:mod:`gamenight.records.postgres`, loaded only then): the same schema, migrations and
-queries, the differences in :mod:`gamenight.records.dialect`.  :func:`open_records` opens either.
+queries, the differences in :mod:`gamenight.records.dialect`.
+:func:`gamenight.records.backends.open_records` opens either.
 """
 
 from __future__ import annotations
@@ -49,8 +50,6 @@ __all__ = [
     "RecordsUnavailable",
     "SeatRecord",
     "default_records_path",
-    "is_database_url",
-    "open_records",
     "placings",
 ]
 
@@ -72,27 +71,6 @@ def default_records_path() -> Path:
 
 class RecordsUnavailable(Exception):
     """The records file cannot be used; the message says why and where it was moved."""
-
-
-DATABASE_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_database_url(target: object) -> bool:
-    """Whether ``target`` names a PostgreSQL database (``postgresql://USER@HOST:PORT/DB``), not a file."""
-    return isinstance(target, str) and target.lower().startswith(DATABASE_SCHEMES)
-
-
-def open_records(target: Path | str | None = None, spool: Path | None = None) -> RecordsStore:
-    """The records at ``target``: a SQLite file (the default), or a PostgreSQL URL.
-
-    ``spool`` is the folder where finished games wait while the database cannot be reached
-    (PostgreSQL only; a file is always at hand).  Raises :class:`RecordsUnavailable`.
-    """
-    if is_database_url(target):
-        from gamenight.records.postgres import PostgresRecordsStore  # psycopg: only when asked for
-
-        return PostgresRecordsStore.open(str(target), spool=spool)
-    return RecordsStore.open(Path(target) if target is not None else None)
 
 
 class _Damaged(sqlite3.DatabaseError):

@@ -11,10 +11,24 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gamenight.records.backends import open_records
 from gamenight.records.postgres import PostgresRecordsStore, record_from_spool, shown_url, spool_bytes
-from gamenight.records.store import SCHEMA_VERSION, RecordsUnavailable, open_records
+from gamenight.records.store import SCHEMA_VERSION, RecordsUnavailable
 
 from tests.core.records.test_store import a_record
+
+
+def answering(store: PostgresRecordsStore) -> None:
+    """Wait until the store's pool has connected again (it retries with a growing delay: 1, 2, 4 s...)."""
+    import psycopg
+
+    for _ in range(120):
+        try:
+            store.query("SELECT 1")
+            return
+        except psycopg.OperationalError:
+            continue  # each try waits up to the pool's timeout
+    raise AssertionError("the database never answered again")
 
 
 def test_two_hosts_writing_at_once_never_double_a_game_nor_lose_a_rating(database: str) -> None:
@@ -121,6 +135,7 @@ def test_a_game_finished_while_the_database_is_away_is_kept_and_recorded_once_it
         assert store.waiting() == 2
     finally:
         postgres.unblock(database)
+    answering(store)
     third = replace(a_record(3), server_game="t1/3/1")
     assert store.add(third) is not None  # the waiting games go first, then this one
     assert store.waiting() == 0

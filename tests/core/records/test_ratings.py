@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from gamenight.records import ratings
-from gamenight.records.store import GameRecord, SeatRecord, open_records, placings
+from gamenight.records.backends import open_records
+from gamenight.records.store import GameRecord, SeatRecord, placings
 
 
 def test_a_five_seat_result_orders_the_ratings_by_place() -> None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gamenight.records.backends import open_records
 from gamenight.records.dialect import POSTGRESQL, SQLITE, VERSION_TABLE
 from gamenight.records.store import (
     SCHEMA_VERSION,
@@ -21,7 +22,6 @@ from gamenight.records.store import (
     SeatRecord,
     default_records_path,
     migrate,
-    open_records,
     placings,
 )
 

@@ -18,7 +18,10 @@ def postgres() -> Iterator[pg_cluster.Cluster]:
     if not pg_cluster.available():
         if os.environ.get("GAMENIGHT_REQUIRE_POSTGRES"):
             pytest.fail("GAMENIGHT_REQUIRE_POSTGRES is set but PostgreSQL (initdb, pg_ctl) is not installed")
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql); set GAMENIGHT_REQUIRE_POSTGRES")
+        pytest.skip(
+            "PostgreSQL is not installed (Debian: apt-get install postgresql); "
+            "with GAMENIGHT_REQUIRE_POSTGRES=1 this is a failure"
+        )
     with pg_cluster.running_cluster() as cluster:
         yield cluster
 

@@ -61,6 +61,7 @@ class Cluster:
             timeout=120,
         )
         options = f"-k {self.folder} -c listen_addresses='' -p {PORT} -c fsync=off -c synchronous_commit=off"
+        options += " -c shared_buffers=16MB -c max_connections=40"  # one per test worker: keep it small
         log = str(self.folder / "log")
         subprocess.run(
             [*self._as_owner(), str(binary("pg_ctl")), "-D", str(self.data), "-o", options, "-l", log, "-w", "start"],

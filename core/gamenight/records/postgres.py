@@ -248,9 +248,12 @@ class PostgresRecordsStore(RecordsStore):
             ) from None
         if spool is not None:
             store._pending = any(spool.glob("*.json")) if spool.is_dir() else False
-            if store._pending:
-                with contextlib.suppress(*UNREACHABLE):
+            if store._pending:  # games kept by an earlier run: written now, or retried
+                try:
                     store.drain()
+                except UNREACHABLE:
+                    with store._spool_lock:
+                        store._start_retrying()
         return store
 
     def close(self) -> None:
@@ -366,7 +369,15 @@ class PostgresRecordsStore(RecordsStore):
                 with contextlib.suppress(OSError):
                     file.rename(file.with_name(file.name + ".bad"))
                 continue
-            RecordsStore.add(self, record)  # twice is harmless: its digest and server game are unique
+            try:
+                RecordsStore.add(self, record)  # twice is harmless: its digest and server game are unique
+            except UNREACHABLE:
+                raise  # it stays, with every game after it, for the next try
+            except psycopg.Error as error:  # refused by the database itself: never a reason to stop the rest
+                log.warning("records spool: %s refused, set aside: %s", file.name, _one_line(error))
+                with contextlib.suppress(OSError):
+                    file.rename(file.with_name(file.name + ".bad"))
+                continue
             file.unlink(missing_ok=True)
             taken += 1
         self._pending = False
@@ -393,7 +404,11 @@ class PostgresRecordsStore(RecordsStore):
             record.game,
             self.spool,
         )
-        if self._retrier is None and self.retry_interval > 0:
+        self._start_retrying()
+
+    def _start_retrying(self) -> None:
+        """Start the retry thread unless it runs (with :attr:`_spool_lock` held)."""
+        if self._retrier is None and self.retry_interval > 0 and not self._closed.is_set():
             self._retrier = threading.Thread(target=self._retry, name="records-retry", daemon=True)
             self._retrier.start()
 

@@ -39,8 +39,10 @@ def available() -> bool:
 class Cluster:
     """A running cluster; :meth:`url` for a database in it, :meth:`admin` for SQL as its owner."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, durable: bool = False) -> None:
         self.folder = folder
+        self.durable = durable
+        """PostgreSQL's own defaults (fsync, synchronous commit) instead of the tests' fast, throwaway ones."""
         self.data = folder / "data"
         self._names = itertools.count()
 
@@ -60,8 +62,9 @@ class Cluster:
             capture_output=True,
             timeout=120,
         )
-        options = f"-k {self.folder} -c listen_addresses='' -p {PORT} -c fsync=off -c synchronous_commit=off"
-        options += " -c shared_buffers=16MB -c max_connections=40"  # one per test worker: keep it small
+        options = f"-k {self.folder} -c listen_addresses='' -p {PORT}"
+        if not self.durable:  # one cluster per test worker: small, and nothing in it must survive
+            options += " -c fsync=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=40"
         log = str(self.folder / "log")
         subprocess.run(
             [*self._as_owner(), str(binary("pg_ctl")), "-D", str(self.data), "-o", options, "-l", log, "-w", "start"],
@@ -109,11 +112,11 @@ def database_name(url: str) -> str:
 
 
 @contextlib.contextmanager
-def running_cluster() -> Iterator[Cluster]:
+def running_cluster(durable: bool = False) -> Iterator[Cluster]:
     """A cluster for the length of the ``with`` (its folder outside pytest's root-only temp dirs,
     which ``nobody`` could not enter)."""
     folder = Path(tempfile.mkdtemp(prefix="gamenight-pg-"))
-    cluster = Cluster(folder)
+    cluster = Cluster(folder, durable)
     try:
         cluster.start()
         yield cluster

@@ -171,3 +171,15 @@ def test_the_spool_is_retried_in_the_background_and_at_the_next_start(postgres, 
     assert again.count() == 2 and again.waiting() == 0
     assert [p.name for p in spool.iterdir()] == ["0-junk.json.bad"]
     again.close()
+
+
+def test_a_spooled_game_the_database_refuses_is_set_aside_and_the_rest_recorded(database: str, tmp_path: Path) -> None:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    refused = replace(a_record(1), seats=(replace(a_record(1).seats[0], name="A\x00n"), a_record(1).seats[1]))
+    (spool / "1-refused.json").write_bytes(spool_bytes(refused))  # PostgreSQL's text holds no NUL
+    (spool / "2-fine.json").write_bytes(spool_bytes(a_record(2)))
+    store = PostgresRecordsStore.open(database, spool, retry_interval=0)  # a start drains the spool
+    assert store.count() == 1 and store.recent()[0].seed == a_record(2).seed
+    assert sorted(p.name for p in spool.iterdir()) == ["1-refused.json.bad"]
+    store.close()

@@ -414,3 +414,19 @@ def test_a_damaged_file_that_cannot_be_moved_is_left_untouched(tmp_path: Path, m
     with pytest.raises(RecordsUnavailable, match="left as it is"):
         RecordsStore.open(path)
     assert path.read_bytes() == b"junk" * 1000 and [p.name for p in tmp_path.iterdir()] == ["r.sqlite3"]
+
+
+def test_the_hall_of_fames_best_scores_break_ties_by_time_on_the_boundary(records_target) -> None:
+    """The ten best: by score, then the earlier game; ties on the tenth score are ordered exactly."""
+    store = open_records(records_target)
+    scores = [50.0, 40.0, 40.0, 30.0, 30.0, 30.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 10.0]
+    for number, score in enumerate(scores):  # later games first, so time order is not insertion order
+        seats = (SeatRecord(f"P{number}", None, score, 1, 1.0), SeatRecord("Bot", "random", 0.0, 2, 0.0))
+        store.add(GameRecord("yatzy", "1", {}, number, 0, 0.0, 9000.0 - number, seats, ()))
+    expected = sorted(
+        ((score, f"P{number}", 9000.0 - number) for number, score in enumerate(scores)), key=lambda r: (-r[0], r[2])
+    )
+    for limit in (1, 3, 10, 12, 20):
+        assert store.hall_high_scores("yatzy", limit) == expected[:limit], limit
+    assert store.hall_high_scores("yatzy", 0) == [] and store.hall_high_scores("nim", 10) == []
+    store.close()

@@ -628,7 +628,7 @@ class RecordsStore:
             " LEFT JOIN players AS p ON p.identity = o.identity"
             " WHERE s.game = ? AND s.bot IS NULL AND s.score >= coalesce((SELECT score FROM seats"
             " WHERE game = ? AND bot IS NULL ORDER BY score DESC LIMIT 1 OFFSET ?), -1e308)"
-            " ORDER BY s.score DESC, g.finished LIMIT ?",
+            " ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
             (game, game, limit - 1, limit),
         )
 
@@ -766,10 +766,11 @@ class RecordsStore:
         return self._read("SELECT name, played FROM person_totals WHERE game = ? ORDER BY played DESC, name", (game,))
 
     def high_scores(self, game: str, limit: int = 10) -> list[tuple[float, str, float]]:
-        """The best scores people made at ``game``: (score, name, finished), best first."""
+        """The best scores people made at ``game``: (score, name, finished), best first (on a tie, the
+        earlier game; in one game, the earlier seat: the same order on either engine)."""
         return self._read(
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
             (game, limit),
         )
 

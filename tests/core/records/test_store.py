@@ -430,3 +430,48 @@ def test_the_hall_of_fames_best_scores_break_ties_by_time_on_the_boundary(record
         assert store.hall_high_scores("yatzy", limit) == expected[:limit], limit
     assert store.hall_high_scores("yatzy", 0) == [] and store.hall_high_scores("nim", 10) == []
     store.close()
+
+
+def test_every_figure_of_the_records_screen_is_the_same_on_both_engines(database: str, tmp_path: Path) -> None:
+    """The same games on SQLite and on PostgreSQL give the same figures (``gamenight records``,
+    the records screen), the same pages and the same arena ratings."""
+    import random
+
+    from gamenight.records.stats import game_stats
+
+    stores = [open_records(tmp_path / "r.sqlite3"), open_records(database)]
+    rng = random.Random(9)
+    games = []
+    for number in range(150):
+        names = [("You", None), ("Kei", None), ("B1", rng.choice(["x", "y"])), ("B2", "z")][: rng.randint(2, 4)]
+        scores = [float(rng.randint(0, 9)) for _ in names]
+        winners = [i for i, score in enumerate(scores) if score == max(scores)]
+        places = placings(scores, winners)
+        seats = tuple(
+            SeatRecord(name, bot, scores[i], places[i], 1 / len(winners) if i in winners else 0.0)
+            for i, (name, bot) in enumerate(names)
+        )
+        games.append(GameRecord(rng.choice(["a", "b"]), "1", {"n": number}, number, 0, 0.0, float(number), seats, ()))
+    arena = [
+        [SeatRecord("x", "x", 3.0, 1, 1.0), SeatRecord("q", "q", 1.0, 2, 0.0)] for _ in range(5)
+    ]  # an arena's series: rated, not listed
+    for store in stores:
+        store.add_many(games[:100])
+        for record in games[100:]:
+            store.add(record)
+        store.rate_games("c", arena)
+
+    def figures(store) -> list:
+        answers: list = [store.games_played(), store.count(), [r.seed for r in store.recent(limit=200)]]
+        for game in ("a", "b", "c"):
+            for player in (None, "You", "Kei", "nobody"):
+                answers.append(game_stats(store, game, player))
+            answers += [store.people(game), store.mean_scores(game), store.ratings(game), store.high_scores(game)]
+            answers += [store.person_ratings(game, "You", 20), store.person_latest(game, "You", 30, before=120)]
+        return answers
+
+    sqlite, postgres = (figures(store) for store in stores)
+    assert sqlite == postgres
+    assert sqlite[0] == ["b", "a", "c"] or sqlite[0] == ["a", "b", "c"]  # "c" only rated: listed last
+    for store in stores:
+        store.close()

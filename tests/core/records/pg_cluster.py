@@ -111,11 +111,39 @@ def database_name(url: str) -> str:
     return urllib.parse.urlsplit(url).path.lstrip("/")
 
 
+PREFIX = "gamenight-pg-"
+OWNER_FILE = "owner.pid"
+
+
+def sweep_orphans() -> list[Path]:
+    """Stop and delete the clusters whose test process died without stopping them (a worker ended
+    by a timeout never runs its fixtures' teardown); the folders swept."""
+    swept = []
+    for folder in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        try:
+            owner = int((folder / OWNER_FILE).read_text())
+        except (OSError, ValueError):
+            continue  # not started yet, or not ours: left alone
+        try:
+            os.kill(owner, 0)
+            continue  # its owner runs
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        Cluster(folder).stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        swept.append(folder)
+    return swept
+
+
 @contextlib.contextmanager
 def running_cluster(durable: bool = False) -> Iterator[Cluster]:
     """A cluster for the length of the ``with`` (its folder outside pytest's root-only temp dirs,
     which ``nobody`` could not enter)."""
-    folder = Path(tempfile.mkdtemp(prefix="gamenight-pg-"))
+    sweep_orphans()
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    (folder / OWNER_FILE).write_text(str(os.getpid()))
     cluster = Cluster(folder, durable)
     try:
         cluster.start()

@@ -183,3 +183,40 @@ def test_a_spooled_game_the_database_refuses_is_set_aside_and_the_rest_recorded(
     assert store.count() == 1 and store.recent()[0].seed == a_record(2).seed
     assert sorted(p.name for p in spool.iterdir()) == ["1-refused.json.bad"]
     store.close()
+
+
+def test_a_cluster_left_by_a_killed_test_process_is_stopped_and_deleted_by_the_next(postgres) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from tests.core.records import pg_cluster
+
+    script = (
+        "import sys, time\n"
+        "from tests.core.records.pg_cluster import running_cluster\n"
+        "with running_cluster() as cluster:\n"
+        "    print(cluster.folder, flush=True)\n"
+        "    time.sleep(300)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[3], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        folder = Path(child.stdout.readline().strip())
+        postmaster = int((folder / "data" / "postmaster.pid").read_text().split()[0])
+    finally:
+        child.send_signal(signal.SIGKILL)  # as a worker ended by a timeout: no teardown
+        child.wait()
+    assert folder.is_dir() and running(postmaster)  # its server runs on, its owner gone
+    assert folder in pg_cluster.sweep_orphans()
+    assert not folder.exists() and postgres.folder.is_dir()  # a live owner's cluster is left alone
+    assert not running(postmaster)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie no one reaped is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

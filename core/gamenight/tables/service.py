@@ -224,8 +224,11 @@ class TableService:
         records: bool = True,
         tables_per_identity: int = TABLES_PER_IDENTITY,
         tables_per_address: int = TABLES_PER_ADDRESS,
+        records_url: str | None = None,
     ) -> None:
         self.registry = registry
+        self.records_url = records_url
+        """A PostgreSQL database for the server-wide records (``serve-ssh --records-url``), else the data dir's file."""
         self.tables_per_identity = tables_per_identity
         self.tables_per_address = tables_per_address
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -261,7 +264,7 @@ class TableService:
         if self.data_dir is None:
             return
         if self.keep_records:
-            await self._open_records(self.data_dir / RECORDS_FILE)
+            await self._open_records(self.records_url or self.data_dir / RECORDS_FILE)
         folder = self.data_dir / "tables"
         for path in sorted(folder.glob("*.table.toml")) if folder.exists() else ():
             try:
@@ -955,12 +958,15 @@ class TableService:
         assert self._db is not None
         return await asyncio.get_running_loop().run_in_executor(self._db, function, *args)
 
-    async def _open_records(self, path: Path) -> None:
-        from gamenight.records.store import RecordsStore, RecordsUnavailable
+    async def _open_records(self, path: Path | str) -> None:
+        from gamenight.records.backends import open_records
+        from gamenight.records.store import RecordsUnavailable
 
+        assert self.data_dir is not None
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
         try:
-            self.records = await self._in_db(RecordsStore.open, path)
+            # a database's games wait in the spool while it cannot be reached (a file is always at hand)
+            self.records = await self._in_db(open_records, path, self.data_dir / "records-spool")
         except RecordsUnavailable as error:
             log.warning("no server-wide records: %s", safe_text(error, limit=300))
             self.records = None

@@ -10,7 +10,7 @@ from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read
 from .bots import make_expert, make_greedy, make_random
 from .rules import DEFAULT_LAYOUT, LAYOUTS, RANDOM_LAYOUT, LitsRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

@@ -9,7 +9,7 @@ from gamenight.sdk import GameInfo, hookimpl, lazy_screen, read_help, read_trans
 from gamenight_seven.bots import BOTS
 from gamenight_seven.fast import FastSevenRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

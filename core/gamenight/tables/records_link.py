@@ -32,12 +32,15 @@ class RecordsLink:
         assert self._db is not None
         return await asyncio.get_running_loop().run_in_executor(self._db, function, *args)
 
-    async def _open_records(self, path: Path) -> None:
-        from gamenight.records.store import RecordsStore, RecordsUnavailable
+    async def _open_records(self, path: Path | str) -> None:
+        from gamenight.records.backends import open_records
+        from gamenight.records.store import RecordsUnavailable
 
+        assert self.data_dir is not None
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
         try:
-            self.records = await self._in_db(RecordsStore.open, path)
+            # a database's games wait in the spool while it cannot be reached (a file is always at hand)
+            self.records = await self._in_db(open_records, path, self.data_dir / "records-spool")
         except RecordsUnavailable as error:
             log.warning("no server-wide records: %s", safe_text(error, limit=300))
             self.records = None

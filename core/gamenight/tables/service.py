@@ -171,8 +171,11 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         records: bool = True,
         tables_per_identity: int = TABLES_PER_IDENTITY,
         tables_per_address: int = TABLES_PER_ADDRESS,
+        records_url: str | None = None,
     ) -> None:
         self.registry = registry
+        self.records_url = records_url
+        """A PostgreSQL database for the server-wide records (``serve-ssh --records-url``), else the data dir's file."""
         self.tables_per_identity = tables_per_identity
         self.tables_per_address = tables_per_address
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -222,7 +225,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         if self.data_dir is None:
             return
         if self.keep_records:
-            await self._open_records(self.data_dir / RECORDS_FILE)
+            await self._open_records(self.records_url or self.data_dir / RECORDS_FILE)
         self._restore_all()
 
     async def close(self) -> None:

@@ -1053,3 +1053,15 @@ class GameScreen(Screen):
 def pad_cells(text: str, width: int) -> str:
     """``text`` padded with spaces to ``width`` terminal cells (wide characters count 2)."""
     return text + " " * max(0, width - cell_len(text))
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` terminal cells (wide characters count 2), ending in … if cut."""
+    if cell_len(text) <= width:
+        return text
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width - 1:
+            break
+        out += char
+    return out + "…"

@@ -10,14 +10,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    BotSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from . import __version__
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 HERE = Path(__file__).parent
@@ -62,6 +73,11 @@ GAME = GameInfo(
     # The game's own CSS variables, named "<game id>-…", with defaults; game.tcss uses $goofspiel-pot-style
     # and any theme may set it in [variables] (a colour, or a text style for a name ending in "-style").
     theme_variables={"goofspiel-pot-style": "bold"},
+    # The coach (SDK 1.2): hints, warnings and game review for this game, with no screen code.
+    advisor=AdvisorSpec(
+        lazy_advisor("gamenight_example.advisor:make_advisor"),
+        AdviceUnit("points", "points, against random bids", digits=1),
+    ),
 )
 
 CAUTIOUS_YATZY = BotSpec(

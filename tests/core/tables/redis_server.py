@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 REQUIRE = "GAMENIGHT_REQUIRE_REDIS"
+PREFIX = "gn-redis-"
 
 
 def redis_server_path() -> str | None:
@@ -39,7 +40,9 @@ class RedisServer:
         assert path is not None, "no redis-server on PATH"
         self.binary = path
         # A short directory of its own: a Unix socket's path must fit in 107 bytes (tmp_path often does not).
-        self.dir = Path(tempfile.mkdtemp(prefix="gn-redis-"))
+        sweep()
+        self.dir = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (self.dir / "owner").write_text(str(os.getpid()))
         self.socket = self.dir / "redis.sock"
         self.appendonly = appendonly
         self.fsync = fsync
@@ -63,6 +66,7 @@ class RedisServer:
             "--daemonize", "no",
             "--logfile", str(self.dir / "redis.log"),
             "--maxmemory-policy", "noeviction",
+            "--pidfile", str(self.dir / "redis.pid"),
         ]  # fmt: skip
         # Its output goes to its log file; its stdout must not hold the test run's pipe open.
         self.process = subprocess.Popen(
@@ -110,3 +114,36 @@ class RedisServer:
     def cleanup(self) -> None:
         self.stop(kill=True)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep(folder: Path | None = None) -> list[Path]:
+    """End the servers, and remove the folders, that a test process killed before its clean-up left
+    behind (their owner is gone); returns the folders removed.  A live owner's server is left alone."""
+    removed = []
+    for path in sorted(Path(folder or tempfile.gettempdir()).glob(f"{PREFIX}*")):
+        try:
+            owner = int((path / "owner").read_text())
+        except (OSError, ValueError):
+            continue  # not made by this helper (or being made right now)
+        if _alive(owner):
+            continue
+        try:
+            pid = int((path / "redis.pid").read_text())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            pid, cmdline = 0, b""
+        if pid and str(path / "redis.sock").encode() in cmdline:  # that server, not a reused pid
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed

@@ -346,3 +346,18 @@ def test_without_redis_server_the_tests_skip_unless_ci_requires_it(monkeypatch, 
     monkeypatch.setenv(redis_server.REQUIRE, "1")
     with pytest.raises(RuntimeError, match="GAMENIGHT_REQUIRE_REDIS=1 but no redis-server"):
         redis_server.missing_reason()
+
+
+def test_a_server_left_by_a_killed_test_process_is_swept(redis_server):
+    """A test process killed before its clean-up leaves its redis-server running: the next one ends it."""
+    import subprocess
+    import sys
+
+    from tests.core.tables import redis_server as helper
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (redis_server.dir / "owner").write_text(dead.stdout.strip())  # its owner is gone now
+    process = redis_server.process
+    assert helper.sweep(redis_server.dir.parent) == [redis_server.dir]
+    assert process.wait(10) == -9
+    assert not redis_server.dir.exists()

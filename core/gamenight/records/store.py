@@ -124,6 +124,9 @@ class GameRecord:
     server_game: str | None = field(default=None, compare=False)
     """The game as the table service issued it (``TABLE/NUMBER/SEED``); ``None`` for a room's own game.
     The database holds at most one record per server game, whatever is sent or restored."""
+    coached: bool = field(default=False, compare=False)
+    """The coach showed advice during the game (a hint or a warning): it is listed, marked, but
+    counts for no rating and no high score."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -200,6 +203,7 @@ def record_from_match(match: Any, started: float | None = None, finished: float 
         finished=finished if finished is not None else now,
         seats=seats,
         log=tuple((entry.seat, entry.action) for entry in match.log),
+        coached=bool(getattr(match, "coached", False)),
     )
 
 
@@ -341,7 +345,18 @@ def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
+def _migrate_3_to_4(connection: sqlite3.Connection) -> None:
+    """Whether the coach showed advice during a game (a hint or a warning): such a game is listed
+    but counts for no rating and no high score.  Every earlier game was played without one."""
+    _run_script(connection, "ALTER TABLE games ADD COLUMN coached INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _migrate_0_to_1,
+    _migrate_1_to_2,
+    _migrate_2_to_3,
+    _migrate_3_to_4,
+]
 """``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -484,7 +499,7 @@ class RecordsStore:
     def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
         cursor = connection.execute(
             "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-            " finished, seat_count, server_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " finished, seat_count, server_game, coached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.digest(),
                 record.game,
@@ -496,6 +511,7 @@ class RecordsStore:
                 record.finished,
                 len(record.seats),
                 record.server_game,
+                int(record.coached),
             ),
         )
         if cursor.rowcount == 0:  # recorded before: the same digest, or the same server game
@@ -505,7 +521,8 @@ class RecordsStore:
             "INSERT INTO game_logs (record, log) VALUES (?, ?)",
             (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
         )
-        rated = self._rate(connection, record)
+        # a coached game moves no rating: its seats keep none
+        rated = [(None, None)] * len(record.seats) if record.coached else self._rate(connection, record)
         connection.executemany(
             "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -618,7 +635,7 @@ class RecordsStore:
             " FROM seats AS s JOIN games AS g ON g.id = s.record"
             " LEFT JOIN seat_owners AS o ON o.record = s.record AND o.seat = s.seat"
             " LEFT JOIN players AS p ON p.identity = o.identity"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND NOT g.coached ORDER BY s.score DESC, g.finished LIMIT ?",
             (game, limit),
         ).fetchall()
 
@@ -684,7 +701,7 @@ class RecordsStore:
             where.append("(finished, id) < (?, ?)")
             parameters.extend(before)
         sql = (
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished FROM games"
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, NULL, coached FROM games"
             + (f" WHERE {' AND '.join(where)}" if where else "")
             + " ORDER BY finished DESC, id DESC LIMIT ?"
         )
@@ -694,7 +711,7 @@ class RecordsStore:
     def get(self, record_id: int) -> GameRecord | None:
         """One record with its log."""
         row = self.connection.execute(
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log FROM games"
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log, coached FROM games"
             " JOIN game_logs ON record = id WHERE id = ?",
             (record_id,),
         ).fetchone()
@@ -727,6 +744,7 @@ class RecordsStore:
                     seats=tuple(seats[row[0]]),
                     log=log,
                     id=row[0],
+                    coached=bool(row[9]),
                 )
             )
         return records
@@ -763,7 +781,7 @@ class RecordsStore:
         """The best scores people made at ``game``: (score, name, finished), best first."""
         return self.connection.execute(
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND NOT g.coached ORDER BY s.score DESC, g.finished LIMIT ?",
             (game, limit),
         ).fetchall()
 

@@ -196,11 +196,16 @@ async def test_the_hint_key_shows_the_best_choices_with_values_and_costs(goofspi
         assert match.coached  # a hint was shown: the game is coached
         # The cursor (→) puts a bid under it: the last line says what that one costs.
         await pilot.press("right", "right")
-        await until(pilot, lambda: "2 " in panel_text(app).splitlines()[-2] or "2 を入札" in panel_text(app))
-        cost_line = str(screen.query_one("#coach-cost").render())
-        assert ("Your choice" in cost_line or "あなたの選択" in cost_line) and "\u2212" in cost_line, cost_line
+        assert screen.highlighted_action() == "bid:2"
+
+        def cost_line() -> str:
+            return str(screen.query_one("#coach-cost").render())
+
+        await until(pilot, lambda: screen.describe_choice("bid:2") in cost_line())
+        line = cost_line()
+        assert ("Your choice" in line or "あなたの選択" in line) and "\u2212" in line, line
         await pilot.press("right")
-        await until(pilot, lambda: "3" in str(screen.query_one("#coach-cost").render()))
+        await until(pilot, lambda: screen.describe_choice("bid:3") in str(screen.query_one("#coach-cost").render()))
         # Hidden again with ?; shown again from the cache: the advisor was asked once for this position.
         computed = screen.coach.computed
         await pilot.press("question_mark")

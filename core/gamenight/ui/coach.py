@@ -221,7 +221,12 @@ class Coach:
         best = advice[0] if advice else None
         lines = []
         words = self.said(key)
-        for number, entry in enumerate(advice[:SHOWN_CHOICES], start=1):
+        listed, seen = [], set()
+        for entry in advice:  # one line per choice: equal words and worth are one choice
+            if (words.get(entry.action), entry.value) not in seen and len(listed) < SHOWN_CHOICES:
+                seen.add((words.get(entry.action), entry.value))
+                listed.append(entry)
+        for number, entry in enumerate(listed, start=1):
             assert best is not None
             value = value_text(unit, entry, t)
             cost = cost_text(unit, best, entry, t)
@@ -268,8 +273,7 @@ class Coach:
     def said(self, key: tuple[int, int, int]) -> dict[Action, str]:
         """The actions of position ``key``'s advice in words (described once per position)."""
         if key not in self.words:
-            actions = [entry.action for entry in self.cache.get(key) or []]
-            self.words[key] = describe_all(self.screen.describe_choice, actions)
+            self.words[key] = describe_all(self.screen.describe_choice, self.cache.get(key) or [])
             while len(self.words) > CACHED_POSITIONS:
                 self.words.popitem(last=False)
         return self.words[key]
@@ -418,10 +422,16 @@ class Coach:
         return True
 
 
-def describe_all(describe: Callable[[Action], str], actions: list[Action]) -> dict[Action, str]:
-    """Each action's words; where two actions read the same, the actions themselves (to tell them apart)."""
-    words = {action: safe_text(describe(action), 120) or action for action in actions}
-    seen: dict[str, int] = {}
-    for text in words.values():
-        seen[text] = seen.get(text, 0) + 1
-    return {action: (text if seen[text] == 1 else action) for action, text in words.items()}
+def describe_all(describe: Callable[[Action], str], advice: list[Advice]) -> dict[Action, str]:
+    """Each advised action in words.  Actions that read the same and are worth the same are the same
+    choice to the player (Yatzy's two ways to keep one 3); where they read the same but are worth
+    different amounts (a card bid "face down"), each gets its action after its words, to tell them apart.
+    """
+    words = {entry.action: safe_text(describe(entry.action), 120) or entry.action for entry in advice}
+    values: dict[str, set[float]] = {}
+    for entry in advice:
+        values.setdefault(words[entry.action], set()).add(entry.value)
+    return {
+        action: text if len(values[text]) == 1 else f"{text} ({safe_text(action, 40)})"
+        for action, text in words.items()
+    }

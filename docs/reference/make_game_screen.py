@@ -30,6 +30,8 @@ GROUPS: list[tuple[str, str, list[str]]] = [
             "palette_title",
             "show_interlude",
             "end_title",
+            "highlighted_action",
+            "describe_choice",
         ],
     ),
     (
@@ -91,6 +93,9 @@ GROUPS: list[tuple[str, str, list[str]]] = [
             "action_chat",
             "action_chat_log",
             "action_start_now",
+            "action_hint",
+            "submit_past_coach",
+            "mark_coached",
             "table_message",
             "refused_move_text",
             "chat_line",

@@ -20,6 +20,7 @@ from gamenight.i18n import set_language
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.records.store import RecordsStore
+from gamenight.records.text import past_game_text
 from gamenight.saves import load_match, save_match
 from gamenight.sdk import Advice, AdviceUnit, AdvisorSpec, hookimpl
 from gamenight.sdk.testing import make_room, wait_for_bots
@@ -328,6 +329,8 @@ async def test_a_coached_game_is_saved_and_recorded_as_such_and_counts_for_no_ra
         [record] = store.recent()
         assert record.coached and store.get(record.id).coached
         assert store.high_scores("nim") == [] and store.ratings("nim") == []
+        assert store.hall_high_scores("nim") == []  # nor in a server's hall of fame
+        assert "(coached)" in past_game_text(record, {}).plain  # the records' past games say so
         assert store.person_totals("nim", "Ann")[:2] == (1, 1.0)  # still a game played, and won
     finally:
         store.close()

@@ -303,7 +303,7 @@ class GameScreen(Screen):
         Optional: a screen with a cursor over choices (boxes, holds, cards, placements)
         returns the action pressing its key would make, and the coach panel's last line
         says what that choice is worth and costs as the cursor moves.  It is read often
-        (the screen's timer): keep it cheap, and never let it raise.
+        (the screen's timer): keep it cheap, and never let it raise.  Since SDK 1.2.
         """
         return None
 
@@ -311,8 +311,9 @@ class GameScreen(Screen):
         """A legal action of the seat to move, in words, for the coach's list of choices.
 
         The default is the rules' sentence (:meth:`Rules.describe_action` on the current
-        position, seats by name); where two actions read the same (a card bid face down),
-        the coach shows the actions themselves.  Override it for shorter words ("Bid K").
+        position, seats by name).  Where two actions read the same but are worth different
+        amounts (a card bid "face down"), the coach adds the action itself to tell them
+        apart; override this for short words of your own ("Bid K").  Since SDK 1.2.
         """
         try:
             text = self.match.rules.describe_action(self.match.state, action, self.match.to_move())

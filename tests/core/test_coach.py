@@ -336,3 +336,20 @@ async def test_a_coached_game_is_saved_and_recorded_as_such_and_counts_for_no_ra
         store.close()
     match.start_game()
     assert not match.coached  # the next game starts uncoached
+
+
+# -- the panel as drawn ----------------------------------------------------------------------
+
+
+def test_the_panel_at_80x24(snap_compare, goofspiel_registry, tmp_path):
+    """The hint panel over the right of a third party's table, a bid under the cursor: the prize,
+    the prizes to come and the hand stay in view."""
+    match = goofspiel_match(goofspiel_registry)
+
+    async def ask(pilot):
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark", "right", "right")
+        await until(pilot, lambda: "Bid 2" in str(pilot.app.screen.query_one("#coach-cost").render()))
+
+    app = make_room(goofspiel_registry, tmp_path, start_match=match, theme_name="gamenight")
+    assert snap_compare(app, run_before=ask, terminal_size=(80, 24))

@@ -73,6 +73,7 @@ class CoachPanel(Vertical):
     }
     CoachPanel.-shown { display: block; }
     CoachPanel Static { height: auto; width: 1fr; }
+    CoachPanel #coach-unit { color: $text-muted; text-style: italic; }
     CoachPanel #coach-status { color: $text-accent; }
     CoachPanel #coach-cost { border-top: solid $accent; color: $text; text-style: bold; }
     CoachPanel #coach-reason { color: $text-muted; }
@@ -82,13 +83,19 @@ class CoachPanel(Vertical):
     """Cells inside the border and padding."""
 
     def compose(self):
+        yield Static("", id="coach-unit", markup=False)
         yield Static("", id="coach-status", markup=False)
         yield Static("", id="coach-choices", markup=False)
         yield Static("", id="coach-cost", markup=False)
         yield Static("", id="coach-reason", markup=False)
 
     def on_mount(self) -> None:
+        self.border_title = _("Coach")
         self.border_subtitle = _("? hides")
+
+    def unit(self, text: str) -> None:
+        """What the values measure, above them (a game's words: too long for the border)."""
+        self.query_one("#coach-unit", Static).update(text)
 
     @property
     def shown(self) -> bool:
@@ -202,7 +209,7 @@ class Coach:
             panel.set_class(False, "-shown")
             return
         key = self.position()
-        self.panel.border_title = _("Coach · {unit}", unit=said(self.spec.unit.label, {}, self.screen.t))
+        panel.unit(said(self.spec.unit.label, {}, self.screen.t))
         advice = self.cache.get(key)
         if advice is None:
             panel.choices([])

@@ -223,7 +223,8 @@ async def test_a_game_whose_screen_knows_nothing_of_the_coach_gets_the_panel(nim
         await wait_for_bots(pilot)
         await pilot.press("question_mark")
         await until(pilot, lambda: "best" in panel_text(app))
-        lines = panel_text(app).splitlines()
+        unit, *lines = panel_text(app).splitlines()
+        assert unit == "outcome with perfect play"
         assert "seat 1 takes 2" in lines[0] and "win" in lines[0] and "best" in lines[0], lines
         assert any("seat 1 takes 1" in line and "loss" in line for line in lines), lines
         assert "Best: seat 1 takes 2" in panel_text(app)  # no cursor to follow: the best is on the last line

@@ -298,6 +298,59 @@ async def test_in_always_mode_the_panel_opens_on_every_turn(nim, tmp_path):
         assert app.screen.coach.computed == 2
 
 
+class Failing:
+    def advise(self, view, legal, ctx):
+        raise RuntimeError("no idea")
+
+
+def nim_with(spec: AdvisorSpec):
+    class Plugin:
+        @hookimpl
+        def register_games(self, register):
+            register(dataclasses.replace(NIM, advisor=spec))
+
+    return load_registry(extra_plugins={"nim": Plugin()}, entry_points=[])
+
+
+async def test_an_advisor_that_fails_is_said_and_holds_up_no_move(tmp_path):
+    write_config(tmp_path, '[coach]\nmode = "warn"\n')
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: Failing(), OUTCOME))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("1")
+        await until(pilot, lambda: len(match.log) >= 1)
+        assert match.log[0].action == "1" and not match.coached
+        await pilot.press("question_mark")
+        await until(
+            pilot, lambda: "The coach failed: RuntimeError: no idea" in str(app.screen.query_one("#message").render())
+        )
+        assert app.is_running
+
+
+async def test_an_advisors_preparation_shows_its_progress_in_the_panel(tmp_path):
+    halfway, go_on = threading.Event(), threading.Event()
+
+    def prepare(options, progress):
+        progress(0.5)
+        halfway.set()
+        go_on.wait(10)
+        progress(1.0)
+
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: NimAdvisor(), OUTCOME, prepare=prepare))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "The coach is thinking… 50%" in panel_text(app))
+        await pilot.press("2")  # the game takes keys meanwhile
+        go_on.set()
+        await wait_for_bots(pilot)
+        assert match.log[0].action == "2"
+
+
 # -- fairness --------------------------------------------------------------------------------
 
 

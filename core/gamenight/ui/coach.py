@@ -18,6 +18,7 @@ in which the coach showed advice -- the panel's figures or a warning -- is marke
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -138,6 +139,8 @@ class Coach:
         self._highlighted: Action | None = None
         self._shown_key: tuple[int, int, int] | None = None
         self._spin = 0
+        self._advising = threading.Lock()
+        """One advisor call at a time: a cancelled one may still be finishing when the next starts."""
 
     # -- when the coach may speak -------------------------------------------------------
 
@@ -178,8 +181,19 @@ class Coach:
     def panel(self) -> CoachPanel:
         return self.screen.query_one(CoachPanel)
 
+    @property
+    def active(self) -> bool:
+        """True while the advisor thinks or the panel is shown (the screen's timer then ticks the coach)."""
+        if self.computing is not None:
+            return True
+        panels = self.screen.query(CoachPanel)
+        return bool(panels) and panels.first().shown
+
     def toggle(self) -> None:
         """``?``: show the panel (asking the advisor if need be), or hide it; or say why not."""
+        if not self.screen.query(CoachPanel):  # a screen that composes without the base class's parts
+            self.screen.message(_("This game has no coach."), error=True)
+            return
         if self.panel.shown:
             self.panel.set_class(False, "-shown")
             return
@@ -192,10 +206,10 @@ class Coach:
 
     def refresh(self) -> None:
         """The position may have changed: draw the panel for it (asking for advice if need be)."""
-        try:
-            panel = self.panel
-        except Exception:  # not composed (yet, or any more)
+        panels = self.screen.query(CoachPanel)
+        if not panels:  # not composed (yet, or any more)
             return
+        panel = panels.first()
         if self.computing is not None and self.computing != self.position():
             self.cancel()  # the game has left that position: its advice would never be shown
         reason = self.refusal()
@@ -287,6 +301,8 @@ class Coach:
 
     def tick(self) -> None:
         """The spinner while the advisor thinks (the game screen's timer calls this)."""
+        if not self.screen.query(CoachPanel):
+            return
         if self.computing is None:
             if self.panel.shown and self._shown_key is not None:
                 self.show_highlighted()
@@ -315,6 +331,7 @@ class Coach:
         app = self.screen.app
         rng = random.Random(f"{match.seed}:coach:{key[0]}:{key[1]}:{seat}")
         advisors = self.advisors
+        lock = self._advising
 
         def compute() -> None:
             from textual.worker import get_current_worker
@@ -339,7 +356,10 @@ class Coach:
                 context = BotContext(
                     seat=seat, rng=rng, options=options, should_stop=stopped, time_budget=ADVICE_BUDGET
                 )
-                advice = checked_advice(advisors[seat].advise(view, legal, context), legal)
+                with lock:
+                    if worker.is_cancelled:
+                        return
+                    advice = checked_advice(advisors[seat].advise(view, legal, context), legal)
             except Exception as error:  # a plugin's advisor failing: said, never raised into the room
                 if not worker.is_cancelled:
                     app.call_from_thread(self._failed, key, f"{type(error).__name__}: {error}")
@@ -357,10 +377,12 @@ class Coach:
         if key != self.computing:
             return
         self.computing = None
-        self.pending = None
+        pending, self.pending = self.pending, None
         self.screen.message(_("The coach failed: {error}", error=safe_text(error, 200)), error=True)
         if self.panel.shown:
             self.panel.status(_("The coach has no advice here."))
+        if pending is not None and key == self.position() and not self.screen.paused:
+            self.screen.submit_past_coach(pending)  # a coach that fails holds up no move
 
     def _done(self, key: tuple[int, int, int], advice: list[Advice]) -> None:
         if key != self.computing:

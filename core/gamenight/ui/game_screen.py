@@ -851,7 +851,7 @@ class GameScreen(Screen):
             status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
         else:
             status.thinking("")
-        if self.coach.computing is not None or self.coach.panel.shown:
+        if self.coach.active:
             self.coach.tick()
 
     @property

@@ -216,6 +216,17 @@ async def test_the_hint_key_shows_the_best_choices_with_values_and_costs(goofspi
         assert screen.coach.computed == computed == 1
 
 
+async def test_the_hint_is_in_the_command_palette_and_runs_the_coach(nim, tmp_path):
+    match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(nim, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        [hint] = [command for command in app.get_system_commands(app.screen) if command.title == "Hint (?)"]
+        assert "best choices" in hint.help
+        await hint.callback()
+        await until(pilot, lambda: "best" in panel_text(app))
+
+
 async def test_a_game_whose_screen_knows_nothing_of_the_coach_gets_the_panel(nim, tmp_path):
     match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
     app = make_room(nim, tmp_path, start_match=match)

@@ -32,6 +32,7 @@ GROUPS: list[tuple[str, str, list[str]]] = [
             "end_title",
             "highlighted_action",
             "describe_choice",
+            "coach_panel_box",
         ],
     ),
     (

@@ -252,6 +252,11 @@ class YatzyScreen(GameScreen):
 
     # -- the person's moves ----------------------------------------------------------
 
+    def coach_panel_box(self) -> tuple[int, int]:
+        """The coach panel below the dice (the sheet keeps the left; the dice stay in view)."""
+        dice = self.query_one("#dice", DiceRow).region
+        return (dice.bottom if dice.height else 1, 42)
+
     def highlighted_action(self) -> Action | None:
         """The choice in hand, for the coach: a re-roll with the dice held now, after a die was
         held or released; else scoring in the box under the cursor."""

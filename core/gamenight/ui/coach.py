@@ -42,7 +42,10 @@ if TYPE_CHECKING:
 __all__ = ["CACHED_POSITIONS", "SHOWN_CHOICES", "Coach", "CoachPanel"]
 
 SHOWN_CHOICES = 8
-"""Choices the panel lists, best first (the highlighted one's cost is on its last line)."""
+"""Most choices the panel lists, best first (fewer where the screen leaves it fewer rows; the
+highlighted one's cost is on its last line)."""
+BOTTOM_ROWS = 2
+"""The game screen's status line and key bar, which the panel never covers."""
 CACHED_POSITIONS = 32
 """Positions whose advice is kept (the newest): going back to one costs nothing."""
 ADVICE_BUDGET = 2.0
@@ -58,6 +61,13 @@ def _fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
+def _right(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, flush right (cut with "…" when longer)."""
+    if cell_len(text) > width:
+        return _fit(text, width)
+    return " " * (width - cell_len(text)) + text
+
+
 class CoachPanel(Vertical):
     """The coach's panel: over the table's right side, below the title, above the status line.
 
@@ -68,7 +78,7 @@ class CoachPanel(Vertical):
 
     DEFAULT_CSS = """
     CoachPanel {
-        layer: coach; dock: right; width: 42; height: auto; max-height: 19; margin: 1 0 0 0;
+        layer: coach; dock: right; width: 42; height: auto; max-height: 20; margin: 1 0 0 0;
         display: none; background: $panel; border: round $accent; border-title-align: left;
         border-subtitle-align: right; padding: 0 1;
     }
@@ -80,8 +90,21 @@ class CoachPanel(Vertical):
     CoachPanel #coach-reason { color: $text-muted; }
     """
 
-    WIDTH = 38
-    """Cells inside the border and padding."""
+    inner = 38
+    """Cells inside the border and the padding."""
+
+    def place(self, top: int, width: int) -> int:
+        """Put the panel ``top`` rows below the screen's top edge, ``width`` cells wide, above the
+        status line; the rows it may take."""
+        width = max(30, min(width, self.screen.size.width))
+        self.inner = width - 4  # the border and the padding
+        rows = max(8, self.screen.size.height - top - BOTTOM_ROWS)
+        top = min(top, max(1, self.screen.size.height - BOTTOM_ROWS - rows))
+        if (self.styles.margin.top, self.styles.width, self.styles.max_height) != (top, width, rows):
+            self.styles.margin = (top, 0, 0, 0)
+            self.styles.width = width
+            self.styles.max_height = rows
+        return rows
 
     def compose(self):
         yield Static("", id="coach-unit", markup=False)
@@ -223,6 +246,8 @@ class Coach:
             panel.set_class(False, "-shown")
             return
         key = self.position()
+        top, width = self.screen.coach_panel_box()
+        panel.place(top, width)
         panel.unit(said(self.spec.unit.label, {}, self.screen.t))
         advice = self.cache.get(key)
         if advice is None:
@@ -238,21 +263,34 @@ class Coach:
         panel = self.panel
         unit = self.spec.unit
         t = self.screen.t
+        top, width = self.screen.coach_panel_box()
+        rows = panel.place(top, width)
         panel.status("" if advice else _("The coach has no advice here."))
         best = advice[0] if advice else None
-        lines = []
         words = self.said(key)
+        # Rows for the list: the panel's less its border (2), the unit (1-2), the cost line and why (3).
+        room = max(3, min(SHOWN_CHOICES, rows - 7))
         listed, seen = [], set()
         for entry in advice:  # one line per choice: equal words and worth are one choice
-            if (words.get(entry.action), entry.value) not in seen and len(listed) < SHOWN_CHOICES:
+            if (words.get(entry.action), entry.value) not in seen and len(listed) < room:
                 seen.add((words.get(entry.action), entry.value))
                 listed.append(entry)
-        for number, entry in enumerate(listed, start=1):
+        columns = []
+        for entry in listed:
             assert best is not None
             value = value_text(unit, entry, t)
-            cost = cost_text(unit, best, entry, t)
-            right = f"{_fit(value, 8)} {_fit(cost, 8)}"
-            lines.append(Text(f"{number:>1} {_fit(words.get(entry.action, entry.action), 38 - 4 - 18)} {right}"))
+            if unit.kind == "outcome":  # the outcome says how much worse: only the best is marked
+                cost = _("best") if entry.value == best.value else ""
+            else:
+                cost = cost_text(unit, best, entry, t)
+            columns.append((words.get(entry.action, entry.action), value, cost))
+        value_width = min(12, max((cell_len(value) for _w, value, _c in columns), default=0))
+        cost_width = min(10, max((cell_len(cost) for _w, _v, cost in columns), default=0))
+        words_width = max(6, panel.inner - 2 - value_width - cost_width - 4)
+        lines = [
+            Text(f"{number} {_fit(text, words_width)}  {_right(value, value_width)}  {_right(cost, cost_width)}")
+            for number, (text, value, cost) in enumerate(columns, start=1)
+        ]
         panel.choices(lines)
         self._shown_key = key
         self._highlighted = None

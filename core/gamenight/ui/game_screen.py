@@ -307,6 +307,15 @@ class GameScreen(Screen):
         """
         return None
 
+    def coach_panel_box(self) -> tuple[int, int]:
+        """Where the coach panel goes: ``(top, width)``, the screen row it starts on and its width.
+
+        It lies over the right of the table, from ``top`` down to the status line at most.  The
+        default, ``(1, 42)``, starts below the title bar; a table whose right side begins with
+        what a player must keep seeing (Yatzy's dice) starts it below that.  Since SDK 1.2.
+        """
+        return (1, 42)
+
     def describe_choice(self, action: Action) -> str:
         """A legal action of the seat to move, in words, for the coach's list of choices.
 

@@ -13,6 +13,7 @@ from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import Advice, AdviceUnit, AdvisorSpec, hookimpl
 from gamenight.sdk.testing import make_room, wait_for_bots
+from gamenight.ui.coach import CoachPanel
 from gamenight_yatzy.rules import preview
 
 YATZY = load_registry().game("yatzy")
@@ -71,6 +72,8 @@ async def test_the_cost_line_follows_the_box_cursor_and_the_holds(tmp_path):
         await wait_for_bots(pilot)
         await pilot.press("question_mark")
         await until(pilot, lambda: "Your choice" in cost_line(app))
+        panel, dice = screen.query_one(CoachPanel).region, screen.query_one("#dice").region
+        assert panel.y >= dice.bottom and panel.bottom <= screen.query_one("#message").region.y  # dice in view
         box = screen.highlighted_action()
         assert box is not None and box.startswith("score:")
         assert "Scores" in cost_line(app)

@@ -176,6 +176,25 @@ async def test_the_settings_screen_saves_the_coach_mode(nim, tmp_path):
     assert app.config.coach.mode == "always"  # the room's next table follows it at once
 
 
+async def test_the_settings_screen_refuses_a_threshold_that_is_not_a_number_from_0_to_100(nim, tmp_path):
+    app = make_room(nim, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_settings()
+        await pilot.pause()
+        from textual.widgets import Input
+
+        points = app.screen.query_one("#warn-points", Input)
+        points.value = "250"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "from 0 to 100" in str(app.screen.query_one("#settings-message").render())
+        assert not (tmp_path / "config.toml").exists()
+        points.value = "3.5"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert Config.load(tmp_path / "config.toml").coach == CoachSettings(mode="off", warn_points=3.5)
+
+
 # -- the hint panel ------------------------------------------------------------------------
 
 

@@ -860,7 +860,7 @@ class GameScreen(Screen):
             status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
         else:
             status.thinking("")
-        if self.coach.active:
+        if not self.remote and self.coach.active:  # (a shared table has no coach: nothing to look up)
             self.coach.tick()
 
     @property

@@ -437,3 +437,39 @@ def test_the_panel_at_80x24(snap_compare, goofspiel_registry, tmp_path):
 
     app = make_room(goofspiel_registry, tmp_path, start_match=match, theme_name="gamenight")
     assert snap_compare(app, run_before=ask, terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("theme", ["gamenight", "gamenight-16", "gamenight-contrast", "example-dusk"])
+async def test_the_panels_text_meets_wcag_aa_in_every_shipped_theme(goofspiel_registry, tmp_path, theme):
+    """Every run of text inside the panel (its unit in muted italics, the list, the cost line and the
+    reason) is at least 4.5:1 on the panel, measured as tests/core/test_contrast.py measures screens."""
+    from rich.cells import cell_len
+
+    from tests.core.contrast import AA, TANGO, XTERM, blend, contrast, is_text, rgb, screen_segments
+
+    app = make_room(goofspiel_registry, tmp_path, start_match=goofspiel_match(goofspiel_registry), theme_name=theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark", "right")
+        await until(pilot, lambda: "Bid A" in str(app.screen.query_one("#coach-cost").render()))
+        region = app.screen.query_one(CoachPanel).region
+        palettes = [TANGO, XTERM] if app.current_theme.ansi else [app.ansi_theme]
+        low = []
+        for palette in palettes:
+            for y, line in enumerate(screen_segments(app)):
+                x = 0
+                for segment in line:
+                    start, x = x, x + (0 if segment.control else cell_len(segment.text))
+                    if segment.control or segment.style is None or not is_text(segment.text):
+                        continue
+                    if not (region.x <= start < region.right and region.y <= y < region.bottom):
+                        continue
+                    style = segment.style
+                    fg, bg = rgb(style.color, palette, True), rgb(style.bgcolor, palette, False)
+                    if style.reverse:
+                        fg, bg = bg, fg
+                    if style.dim:
+                        fg = blend(fg, bg, 0.5)
+                    if contrast(fg, bg) < AA:
+                        low.append((segment.text.strip(), round(contrast(fg, bg), 2)))
+        assert not low, low

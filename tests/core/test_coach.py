@@ -285,8 +285,9 @@ async def test_advice_for_a_position_the_game_has_left_is_cancelled_and_never_sh
 # -- the warning before a costly move --------------------------------------------------------
 
 
-@pytest.mark.parametrize("answer", ["y", "n"])
-async def test_in_warn_mode_a_costly_move_asks_first_and_only_yes_makes_it(nim, tmp_path, answer):
+@pytest.mark.parametrize(("answer", "language"), [("y", "en"), ("n", "en"), ("y", "ja"), ("n", "ja")])
+async def test_in_warn_mode_a_costly_move_asks_first_and_only_yes_makes_it(nim, tmp_path, answer, language):
+    set_language(language)
     write_config(tmp_path, '[coach]\nmode = "warn"\n')
     match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
     app = make_room(nim, tmp_path, start_match=match)
@@ -295,7 +296,11 @@ async def test_in_warn_mode_a_costly_move_asks_first_and_only_yes_makes_it(nim, 
         await pilot.press("1")  # leaves 9: a loss against perfect play, where taking 2 wins
         await until(pilot, lambda: isinstance(app.screen, YesNoDialog))
         question = str(app.screen.query_one("#question").render())
-        assert "Are you sure? Best was seat 1 takes 2 (loss instead of win)." in question, question
+        expected = {
+            "en": "Are you sure? Best was seat 1 takes 2 (loss instead of win).",
+            "ja": "本当にこの手でいいですか? 最善は seat 1 takes 2 でした (win ではなく loss)。",  # Nim: English words
+        }
+        assert expected[language] in question, question
         assert match.log == [] and match.coached
         await pilot.press(answer)
         await wait_for_bots(pilot)

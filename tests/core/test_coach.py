@@ -364,6 +364,24 @@ async def test_an_advisor_that_fails_is_said_and_holds_up_no_move(tmp_path):
         assert app.is_running
 
 
+class Sampled:
+    def advise(self, view, legal, ctx):
+        return [Advice(action, 0.5 - 0.1 * int(action), samples=400) for action in legal]
+
+
+async def test_a_search_advisors_sample_count_is_said_with_its_unit(tmp_path):
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: Sampled(), AdviceUnit("chance", "chance to win")))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "best" in panel_text(app))
+        unit, first, second, *_rest = panel_text(app).splitlines()
+        assert unit == "chance to win · from 400 samples"
+        assert first.endswith("40%  best") and second.endswith("30%  \u221210%"), (first, second)
+
+
 async def test_an_advisors_preparation_shows_its_progress_in_the_panel(tmp_path):
     halfway, go_on = threading.Event(), threading.Event()
 

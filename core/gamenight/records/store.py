@@ -635,7 +635,7 @@ class RecordsStore:
             " FROM seats AS s JOIN games AS g ON g.id = s.record"
             " LEFT JOIN seat_owners AS o ON o.record = s.record AND o.seat = s.seat"
             " LEFT JOIN players AS p ON p.identity = o.identity"
-            " WHERE s.game = ? AND s.bot IS NULL AND NOT g.coached ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0 ORDER BY s.score DESC, g.finished LIMIT ?",
             (game, limit),
         ).fetchall()
 
@@ -781,7 +781,7 @@ class RecordsStore:
         """The best scores people made at ``game``: (score, name, finished), best first."""
         return self.connection.execute(
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.bot IS NULL AND NOT g.coached ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0 ORDER BY s.score DESC, g.finished LIMIT ?",
             (game, limit),
         ).fetchall()
 

@@ -522,3 +522,14 @@ def test_games_recorded_before_the_coach_read_as_uncoached(tmp_path):
         assert store.version == 4 and not old.coached and old.seats[0].mu == 25.0
     finally:
         store.close()
+
+
+def test_a_save_whose_coached_field_is_not_true_or_false_is_refused(nim, tmp_path):
+    from gamenight.saves import SaveError
+
+    match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    path = save_match(match, tmp_path / "game.toml")
+    assert "coached" not in path.read_text(encoding="utf-8")  # an uncoached game's save is as before
+    path.write_text(path.read_text(encoding="utf-8").replace("format = 3\n", 'format = 3\ncoached = "yes"\n'))
+    with pytest.raises(SaveError, match="'coached' field has the wrong type"):
+        load_match(nim, path)

@@ -130,6 +130,9 @@ class GameRecord:
     server_game: str | None = field(default=None, compare=False)
     """The game as the table service issued it (``TABLE/NUMBER/SEED``); ``None`` for a room's own game.
     The database holds at most one record per server game, whatever is sent or restored."""
+    coached: bool = field(default=False, compare=False)
+    """The coach showed advice during the game (a hint or a warning): it is listed, marked, but
+    counts for no rating and no high score."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -206,6 +209,7 @@ def record_from_match(match: Any, started: float | None = None, finished: float 
         finished=finished if finished is not None else now,
         seats=seats,
         log=tuple((entry.seat, entry.action) for entry in match.log),
+        coached=bool(getattr(match, "coached", False)),
     )
 
 
@@ -301,6 +305,10 @@ MIGRATIONS: list[tuple[str, ...]] = [
         # twice or again after a restore with a seat's name changed meanwhile, would be two rows)
         "ALTER TABLE games ADD COLUMN server_game TEXT",
         "CREATE UNIQUE INDEX games_by_server_game ON games (server_game) WHERE server_game IS NOT NULL",
+    ),
+    (  # 3 -> 4: whether the coach showed advice during a game (a hint or a warning): such a game is
+        # listed but counts for no rating and no high score; every earlier game was played without one
+        "ALTER TABLE games ADD COLUMN coached {int} NOT NULL DEFAULT 0",
     ),
 ]
 """``MIGRATIONS[v]`` takes a database at schema version ``v`` to ``v + 1``, on either engine (its
@@ -486,6 +494,7 @@ class RecordsStore:
                 "finished",
                 "seat_count",
                 "server_game",
+                "coached",
             ),
             (
                 record.digest(),
@@ -498,6 +507,7 @@ class RecordsStore:
                 record.finished,
                 len(record.seats),
                 record.server_game,
+                int(record.coached),
             ),
         )
         if record_id is None:  # recorded before: the same digest, or the same server game
@@ -506,7 +516,8 @@ class RecordsStore:
             "INSERT INTO game_logs (record, log) VALUES (?, ?)",
             (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
         )
-        rated = self._rate(connection, record)
+        # a coached game moves no rating: its seats keep none
+        rated = [(None, None)] * len(record.seats) if record.coached else self._rate(connection, record)
         connection.executemany(
             "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -626,8 +637,9 @@ class RecordsStore:
             " FROM seats AS s JOIN games AS g ON g.id = s.record"
             " LEFT JOIN seat_owners AS o ON o.record = s.record AND o.seat = s.seat"
             " LEFT JOIN players AS p ON p.identity = o.identity"
-            " WHERE s.game = ? AND s.bot IS NULL AND s.score >= coalesce((SELECT score FROM seats"
-            " WHERE game = ? AND bot IS NULL ORDER BY score DESC LIMIT 1 OFFSET ?), -1e308)"
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0 AND s.score >= coalesce((SELECT s2.score"
+            " FROM seats AS s2 JOIN games AS g2 ON g2.id = s2.record WHERE s2.game = ? AND s2.bot IS NULL"
+            " AND g2.coached = 0 ORDER BY s2.score DESC LIMIT 1 OFFSET ?), -1e308)"
             " ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
             (game, game, limit - 1, limit),
         )
@@ -694,7 +706,7 @@ class RecordsStore:
             where.append("(finished, id) < (?, ?)")
             parameters.extend(before)
         sql = (
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished FROM games"
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, NULL, coached FROM games"
             + (f" WHERE {' AND '.join(where)}" if where else "")
             + " ORDER BY finished DESC, id DESC LIMIT ?"
         )
@@ -704,7 +716,7 @@ class RecordsStore:
     def get(self, record_id: int) -> GameRecord | None:
         """One record with its log."""
         row = self._read_one(
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log FROM games"
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log, coached FROM games"
             " JOIN game_logs ON record = id WHERE id = ?",
             (record_id,),
         )
@@ -737,6 +749,7 @@ class RecordsStore:
                     seats=tuple(seats[row[0]]),
                     log=log,
                     id=row[0],
+                    coached=bool(row[9]),
                 )
             )
         return records
@@ -770,7 +783,8 @@ class RecordsStore:
         earlier game; in one game, the earlier seat: the same order on either engine)."""
         return self._read(
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0"
+            " ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
             (game, limit),
         )
 

@@ -1,19 +1,19 @@
-"""Goofspiel's coach (SDK 1.2): each bid valued from the seat's view only.
+"""A coach for Goofspiel: what each bid is worth to the seat to move, from its view only.
 
-The view shows, for every other seat, the cards it has not shown yet (``unplayed``); a bid
-made face down this round is among them, unseen.  The coach cannot know more without peeking,
-so it assumes each other seat bids any of those cards with the same chance.  A bid's value, in
-points, is then
+The room's coach panel, its warning before a costly bid and the game review use
+this and nothing else (no screen code).  It is a simple model, not a solver:
 
-* the points it expects to take this round: the round's worth times the chance that it is the
-  single highest bid (the product, over the other seats, of the share of their unshown cards
-  below it), exact under that assumption;
-* minus what the card costs later: its face value at the average rate prizes still to come pay
-  per point of cards in hand.
+* each other seat bids one of the cards it has not shown yet, each as likely
+  (a face-down bid of this round is among them: its card is not seen);
+* a bid of ``b`` takes the round's worth when it is higher than every other bid,
+  which happens with the chance ``p(b)`` that model gives;
+* kept for later, ``b`` would take a prize of the average worth still to come with
+  the same chance: spending it now gives that up.
 
-It is a simple model, not a search -- an honest one: the kit's ``check_advisor`` (run by
-``run_conformance`` with this package's ``reshuffle_hidden_bids``) shows it the same view with
-the hidden bids changed and gets the same advice.
+A bid's value is ``p(b) × (worth − average prize still to come)``, in points: the
+highest card on a rich round, the lowest on a poor one, and a close call near the
+average.  Exact play of Goofspiel is a hard game-theory problem; this is a coach's
+rule of thumb, and it shows how little an advisor needs.
 """
 
 from __future__ import annotations
@@ -21,37 +21,41 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight.sdk import Advice, BotContext, Rules
+from gamenight.sdk import Advice, AdviceUnit, BotContext, Rules
 
 from .rules import GoofspielView
 
-
-def N_(message: str) -> str:
-    """Mark ``message`` as a message id of this game's catalogue: the room translates it when shown."""
-    return message
-
-
-TAKES = N_("takes the prize against {percent}% of random bids")
+UNIT = AdviceUnit("points", "points won this round, less what the card would win later", digits=2)
+"""What the values measure (its label is translated from the game's catalogue)."""
 
 
 class GoofspielAdvisor:
-    """Values every legal bid of one seat (see the module)."""
+    """Ranks the bids of one seat (see the module's model)."""
 
     def advise(self, view: GoofspielView, legal: Sequence[str], ctx: BotContext) -> list[Advice]:
-        """One advice per legal bid, best first."""
-        later = sum(view.prizes_left) / max(1, sum(view.hand))  # prize points per card point, later
+        """One :class:`Advice` per legal bid, best first."""
+        others = [cards for seat, cards in enumerate(view.unplayed) if seat != view.seat and cards]
+        prizes = (*view.prizes_left, view.worth)
+        average = sum(prizes) / len(prizes)
         advice = []
         for action in legal:
-            bid = int(action.removeprefix("bid:"))
-            chance = 1.0
-            for other, cards in enumerate(view.unplayed):
-                if other != view.seat and cards:
-                    chance *= sum(1 for card in cards if card < bid) / len(cards)
-            value = view.worth * chance - bid * later
-            advice.append(Advice(action, value, reason=TAKES, params={"percent": round(100 * chance)}))
-        return sorted(advice, key=lambda entry: -entry.value)
+            card = int(action.partition(":")[2])
+            beats = 1.0
+            for cards in others:
+                beats *= sum(1 for other in cards if other < card) / len(cards)
+            value = beats * (view.worth - average)
+            advice.append(
+                Advice(
+                    action,
+                    round(value, 6),
+                    reason="wins the round {chance}% of the time",
+                    params={"chance": round(100 * beats)},
+                )
+            )
+        advice.sort(key=lambda entry: (-entry.value, entry.action))
+        return advice
 
 
 def make_advisor(rules: Rules, seat: int, options: Mapping[str, Any]) -> GoofspielAdvisor:
-    """The advisor factory named by ``GameInfo.advisor``."""
+    """The :attr:`AdvisorSpec.factory` (one advisor serves every position of the seat)."""
     return GoofspielAdvisor()

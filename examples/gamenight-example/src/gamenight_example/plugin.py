@@ -1,6 +1,6 @@
 """The plugin module named by the entry point: three hook implementations.
 
-* ``register_games``  -- Goofspiel, a game of this package;
+* ``register_games``  -- Goofspiel, a game of this package, with its coach (an advisor);
 * ``register_bots``   -- a "cautious" bot for the built-in game ``yatzy``;
 * ``register_themes`` -- the ``example-dusk`` theme (a TOML file in this package).
 """
@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gamenight.sdk import (
-    AdviceUnit,
     AdvisorSpec,
     BotSpec,
     GameInfo,
@@ -24,6 +23,7 @@ from gamenight.sdk import (
 )
 
 from . import __version__
+from .advisor import UNIT
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
@@ -64,6 +64,8 @@ GAME = GameInfo(
             description="A tied round's prize stays in the pot for the next round instead of being discarded.",
         ),
     ),
+    # The coach (SDK 1.2): the room's hint panel, its warning and the game review use it, no screen code.
+    advisor=AdvisorSpec(lazy_advisor("gamenight_example.advisor:make_advisor"), UNIT),
     screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
     help=read_help(HERE),
     translations=read_translations(HERE),  # locale/<lang>.toml, each read when its language is first wanted
@@ -73,11 +75,6 @@ GAME = GameInfo(
     # The game's own CSS variables, named "<game id>-…", with defaults; game.tcss uses $goofspiel-pot-style
     # and any theme may set it in [variables] (a colour, or a text style for a name ending in "-style").
     theme_variables={"goofspiel-pot-style": "bold"},
-    # The coach (SDK 1.2): hints, warnings and game review for this game, with no screen code.
-    advisor=AdvisorSpec(
-        lazy_advisor("gamenight_example.advisor:make_advisor"),
-        AdviceUnit("points", "points, against random bids", digits=1),
-    ),
 )
 
 CAUTIOUS_YATZY = BotSpec(

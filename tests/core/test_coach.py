@@ -498,32 +498,6 @@ async def test_the_panels_text_meets_wcag_aa_in_every_shipped_theme(goofspiel_re
         assert not low, low
 
 
-def test_games_recorded_before_the_coach_read_as_uncoached(tmp_path):
-    """Records schema 3 to 4: one column, ``games.coached``, 0 for every game already there."""
-    import sqlite3
-
-    from gamenight.records.store import MIGRATIONS
-
-    path = tmp_path / "records.sqlite3"
-    connection = sqlite3.connect(path)
-    for step in MIGRATIONS[:3]:
-        step(connection)
-    connection.execute(
-        "INSERT INTO games (id, digest, game, plugin_version, options, seed, game_number, started, finished,"
-        " seat_count) VALUES (1, 'd', 'nim', '1.0', '{}', 7, 0, 1.0, 2.0, 1)"
-    )
-    connection.execute("INSERT INTO seats VALUES (1, 0, 'nim', 'Ann', NULL, 1.0, 1, 1.0, 25.0, 8.3)")
-    connection.execute("PRAGMA user_version = 3")
-    connection.commit()
-    connection.close()
-    store = RecordsStore.open(path)  # migrated to schema 4
-    try:
-        [old] = store.recent()
-        assert store.version == 4 and not old.coached and old.seats[0].mu == 25.0
-    finally:
-        store.close()
-
-
 def test_a_save_whose_coached_field_is_not_true_or_false_is_refused(nim, tmp_path):
     from gamenight.saves import SaveError
 

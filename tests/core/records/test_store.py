@@ -156,6 +156,7 @@ def test_every_earlier_schema_version_opens_with_its_games(engine: str, records_
     if version >= 1:  # the game of before is there, whole, and counts
         record = store.get(7)
         assert record is not None and record.log == ((0, "keep 11111"), (1, "keep 22222"))
+        assert not record.coached  # schema 4: a game from before the coach was played without one
         assert [(seat.name, seat.score, seat.place) for seat in record.seats] == [("You", 254.0, 1), ("Kei", 180.0, 2)]
         assert store.games_played() == ["yatzy"] and store.person_totals("yatzy", "You") == (1, 1.0, 254.0, 254.0)
         hidden = "Kei" if version < 2 else None  # schema 2 on: Kei chose not to show their name

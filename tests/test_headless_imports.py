@@ -31,7 +31,7 @@ MAY_LOAD_TEXTUAL = {"gamenight.sdk.testing"}
 """The testing kit opens screens in a room (the contract's ``ignore_imports`` say the same)."""
 
 COMMANDS = [["--help"], ["--version"], ["plugins", "--json"], ["arena", "--help"], ["replay", "--help"]]
-COMMANDS += [["records", "--help"], ["serve-ssh", "--help"]]
+COMMANDS += [["records", "--help"], ["review", "--help"], ["serve-ssh", "--help"]]
 
 PROBE = r"""
 import importlib, json, os, sys
@@ -142,3 +142,70 @@ def test_the_probe_sees_what_loads_textual():
     answers = probe({"themes": {"modules": ["gamenight.themes"]}, "room": {"modules": None, "argv": ["--bogus"]}})
     assert answers["themes"]["textual"], answers
     assert answers["room"] == {"textual": []}, answers  # a usage error ends before the room opens
+
+
+DRIVERS = ("psycopg", "psycopg_pool", "psycopg_binary", "psycopg_c")
+"""PostgreSQL's driver: loaded only for ``serve-ssh --records-url postgresql://...``."""
+
+
+def drivers_loaded(script: str) -> list[str]:
+    """The PostgreSQL driver modules a fresh interpreter has loaded after ``script``."""
+    code = f"{script}\nprint(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in {DRIVERS!r})))"
+    result = subprocess.run([sys.executable, "-I", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_the_embedded_records_never_load_the_postgresql_driver():
+    """SQLite, the default: the records, the table service and serve-ssh's start-up load no psycopg."""
+    script = r"""
+import contextlib, io, json, pathlib, sys, tempfile
+from gamenight.records.backends import open_records
+import gamenight.tables.service, gamenight.ssh.server, gamenight.ssh.template
+store = open_records(pathlib.Path(tempfile.mkdtemp()) / "records.sqlite3")
+store.count(); store.hall_high_scores("yatzy"); store.hall_recent(); store.games_played(); store.close()
+from gamenight.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main(["serve-ssh", "--help"])
+"""
+    assert drivers_loaded(script) == []
+
+
+def test_a_records_url_loads_the_postgresql_driver():
+    """The probe above sees the driver when it is loaded (here for a database that is not there)."""
+    script = r"""
+import json, sys, tempfile
+from gamenight.records.backends import open_records
+from gamenight.records.store import RecordsUnavailable
+try:
+    open_records(f"postgresql://nobody@/none?host={tempfile.mkdtemp()}&port=1")
+except RecordsUnavailable:
+    pass
+"""
+    assert "psycopg" in drivers_loaded(script)
+
+
+REDIS_PROBE = r"""
+import importlib, json, sys
+loaded = {}
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+    loaded[name] = sorted(m for m in sys.modules if m == "redis" or m.startswith("redis."))[:3]
+from gamenight.tables.redis_store import RedisTableStore
+RedisTableStore.connect("redis://localhost:1/0")  # makes a client, connects to nothing
+loaded["connect"] = "redis" in sys.modules
+print(json.dumps(loaded))
+"""
+
+
+def test_the_embedded_default_never_loads_redis():
+    """Tables on Redis are for several machines; one machine's server (and the store's own module, until a
+    store is made) loads no redis-py."""
+    modules = ["gamenight.tables.service", "gamenight.ssh.server", "gamenight.tables.redis_store"]
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", REDIS_PROBE, *modules], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    loaded = json.loads(result.stdout)
+    assert {name: loaded[name] for name in modules} == {name: [] for name in modules}
+    assert loaded["connect"] is True  # the probe sees redis when it is loaded

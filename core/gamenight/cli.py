@@ -7,6 +7,7 @@
     gamenight arena GAME --seats BOT,BOT,... --games N --seed S [--option K=V ...] [--json] [--rate [--records DB]]
     gamenight records [--game G] [--player NAME] [--json] [--file DB]
     gamenight replay FILE [--game N] [--theme NAME] [--lang en|ja]
+    gamenight review FILE [--game N] [--json] [--time-budget S]
     gamenight serve-ssh [--host H] [--port P] [--data-dir DIR] (--authorized-keys FILE | --guest)
     gamenight serve-web [--host H] [--port P] [room options] [GAME]
 """
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["default_saves_dir", "main"]
 
-SUBCOMMANDS = ("plugins", "arena", "records", "replay", "serve-ssh", "serve-web")
+SUBCOMMANDS = ("plugins", "arena", "records", "replay", "review", "serve-ssh", "serve-web")
 
 
 def _plain(text: object, limit: int = MAX_TEXT_CHARS) -> Text:
@@ -371,6 +372,135 @@ def _replay_command(argv: Sequence[str]) -> int:
     return app.return_code or 0
 
 
+def _review_command(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gamenight review",
+        description="Review a save file's game with the game's coach: every decision of every person seat, "
+        "its cost against the best, each seat's total cost and accuracy. Exits 2 for a file that cannot be "
+        "replayed, 1 when the game has no coach or its coach fails.",
+    )
+    parser.add_argument("file", type=Path, help="a save file (.toml)")
+    parser.add_argument("--game", type=int, metavar="N", help="review the save's N-th game (from 1; default: the last)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (shape: docs/plugins.md)")
+    parser.add_argument(
+        "--time-budget", type=float, default=1.0, metavar="S", help="seconds per decision for searching coaches"
+    )
+    args = parser.parse_args(argv)
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from gamenight.coach import ReviewError, review
+    from gamenight.plugins import load_registry
+    from gamenight.replay import Replay, ReplayError
+
+    err = Console(stderr=True)
+    if args.time_budget <= 0:
+        print("gamenight review: " + _("--time-budget must be positive"), file=sys.stderr)
+        return 2
+    if args.game is not None and args.game < 1:
+        print("gamenight review: " + _("--{option} must be at least 1", option="game"), file=sys.stderr)
+        return 2
+    registry = load_registry()
+    number = None if args.game is None else args.game - 1
+    try:
+        replay = Replay.from_save(registry, args.file, number)
+    except ReplayError as error:
+        print(f"gamenight review: {safe_text(error, 1000)}", file=sys.stderr)
+        return 2
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
+        task = progress.add_task(escape(safe_text(replay.game.id, 40)), total=None)
+        try:
+            result = review(
+                registry,
+                replay,
+                progress=lambda done, total: progress.update(task, completed=done, total=total),
+                time_budget=args.time_budget,
+            )
+        except ReviewError as error:
+            print(f"gamenight review: {safe_text(error, 1000)}", file=sys.stderr)
+            return 1
+    if args.json:
+        data = {"file": str(args.file), **result.as_json()}
+        print(json.dumps(data, ensure_ascii=False))
+        return 0
+    _print_review(Console(), result, replay.game.title)
+    return 0
+
+
+def _print_review(console: Any, result: Any, title: str) -> None:
+    """The review as text: each person seat's totals, then the costliest decisions."""
+    from rich.table import Table
+
+    from gamenight.i18n import gettext
+
+    unit = result.unit
+
+    def amount(value: float) -> str:
+        if unit.kind == "chance":
+            return f"{100 * value:.{max(0, unit.digits - 2)}f}%"
+        return f"{value:.{unit.digits}f}"
+
+    def said(value: float, label: str, params: Any) -> str:
+        text = gettext(label, result.game, **params) if label else ""
+        if unit.kind == "outcome":
+            return text or amount(value)
+        return f"{amount(value)} ({text})" if text else amount(value)
+
+    console.print(
+        _plain(
+            _(
+                "{game}, game {number}: the coach's verdict, in {unit}",
+                game=gettext(title, result.game),
+                number=result.game_number + 1,
+                unit=gettext(unit.label, result.game),
+            )
+        )
+    )
+    if not result.seats:
+        console.print(_plain(_("No person played in this game: there is nothing to review.")))
+        return
+    seats = Table()
+    for header in (_("Seat"), _("Decisions"), _("Best moves"), _("Total cost"), _("Accuracy")):
+        _headed_column(seats, header, justify="right")
+    for seat in result.seats:
+        seats.add_row(
+            _plain(seat.name, 40),
+            str(seat.decisions),
+            f"{seat.best}/{seat.counted}",
+            amount(seat.cost),
+            "-" if seat.accuracy is None else f"{seat.accuracy:.1f}",
+        )
+    console.print(seats)
+    costly = result.costliest(10)
+    if not costly:
+        console.print(_plain(_("Every decision was one of the best.")))
+        return
+    moments = Table(title=_plain(_("The costliest decisions")))
+    for header in (_("Step"), _("Seat"), _("Played"), _("Best"), _("Cost")):
+        _headed_column(moments, header)
+    names = {seat.seat: seat.name for seat in result.seats}
+    for decision in costly:
+        played = said(decision.value, decision.label, decision.params)
+        best = said(decision.best_value, decision.best_label, decision.best_params)
+        moments.add_row(
+            str(decision.number),
+            _plain(names.get(decision.seat, decision.seat), 40),
+            _plain(f"{decision.text} ({played})", 200),
+            _plain(f"{decision.best_text} ({best})", 200),
+            amount(decision.cost),
+        )
+    console.print(moments)
+
+
 def _serve_ssh_command(argv: Sequence[str]) -> int:
     try:
         from gamenight.ssh.server import main as serve_main
@@ -449,6 +579,7 @@ def _dispatch(command: str, rest: list[str]) -> int:
         "arena": _arena_command,
         "records": _records_command,
         "replay": _replay_command,
+        "review": _review_command,
         "serve-ssh": _serve_ssh_command,
         "serve-web": _serve_web_command,
     }[command](rest)

@@ -8,6 +8,11 @@
     bot_delay = 0.5          # seconds a bot's move stays visible
     hall_of_fame_name = true # on a server: show my name in its hall of fame (false: "anonymous")
 
+    [coach]
+    mode = "warn"            # "off" (only when asked: ?), "warn" (ask before a costly move), "always"
+    warn_points = 2.0        # a costly move: at least this many points worse than the best
+    warn_chance = 5.0        # ... or this many percentage points less chance to win
+
     [default]
     player.1 = "You"
 
@@ -23,7 +28,7 @@ names by :func:`gamenight.text.validate_name`, the rule setup uses): a value
 that fails gets a warning naming the section and key and the default is used.
 
 Saving (the settings screen) edits the file with ``tomlkit``: only the values
-set through :meth:`Config.set_general` / :meth:`Config.set_name` since the
+set through :meth:`Config.set_general`, :meth:`Config.set_coach` or :meth:`Config.set_name` since the
 last save are written; comments, order, dotted keys and every other line stay
 byte for byte.
 """
@@ -45,9 +50,11 @@ from gamenight.text import MAX_NAME_CELLS, safe_text, shown_path, validate_name
 from gamenight.tomlfile import TomlFileError, parse_toml, read_toml
 
 __all__ = [
+    "COACH_KEYS",
     "GENERAL_KEYS",
     "MAX_CONFIG_BYTES",
     "MAX_NAME_CELLS",
+    "CoachSettings",
     "Config",
     "ConfigError",
     "default_config_path",
@@ -122,6 +129,45 @@ GENERAL_KEYS = {
 }
 """The schema of ``[general]``: each key and the check of its value (the reason, or ``None``)."""
 
+COACH_MODES = ("off", "warn", "always")
+
+
+def _coach_mode_problem(value: Any) -> str | None:
+    if value not in COACH_MODES:
+        return _("must be one of {choices}.", choices=", ".join(f'"{mode}"' for mode in COACH_MODES))
+    return None
+
+
+def _threshold_problem(value: Any) -> str | None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0 <= value <= 100
+    ):
+        return _("must be a number from 0 to 100.")
+    return None
+
+
+COACH_KEYS = {"mode": _coach_mode_problem, "warn_points": _threshold_problem, "warn_chance": _threshold_problem}
+"""The schema of ``[coach]`` (see :class:`CoachSettings`)."""
+
+
+@dataclass(frozen=True)
+class CoachSettings:
+    """The ``[coach]`` settings: when the coach speaks in a local game, and what counts as a costly move.
+
+    ``mode`` is ``"off"`` (only when asked, with ``?``), ``"warn"`` (asks "Are you sure?" before
+    a move that costs at least its unit's threshold) or ``"always"`` (the coach panel stays open
+    on every turn).  ``warn_points`` is in points (as Yatzy's expected final score), ``warn_chance``
+    in percentage points of a chance to win; an advisor whose unit is an outcome (win, draw, loss)
+    warns before any move with a worse outcome than the best.
+    """
+
+    mode: str = "off"
+    warn_points: float = 2.0
+    warn_chance: float = 5.0
+
 
 def _seat_number(key: str) -> int | None:
     if key.isascii() and key.isdigit() and len(key) <= 2 and str(int(key)) == key and 1 <= int(key) <= MAX_SEATS:
@@ -187,6 +233,8 @@ class Config:
                 del self.data[name]
             elif name == "general":
                 self._check_general(section)
+            elif name == "coach":
+                self._check_coach(section)
             else:
                 self._check_names(name, section)
         if self._unshown:
@@ -206,6 +254,18 @@ class Config:
             elif (problem := check(general[key])) is not None:
                 self._problem(f"[general] {key}", problem)
                 del general[key]
+
+    def _check_coach(self, coach: dict[str, Any]) -> None:
+        for key in list(coach):
+            check = COACH_KEYS.get(key)
+            if check is None:
+                self._problem(
+                    f"[coach] {safe_text(key, 40)}", _("is not a setting (known: {keys}).", keys=", ".join(COACH_KEYS))
+                )
+                del coach[key]
+            elif (problem := check(coach[key])) is not None:
+                self._problem(f"[coach] {key}", problem)
+                del coach[key]
 
     def _check_names(self, name: str, section: dict[str, Any]) -> None:
         shown = safe_text(name, 40)
@@ -267,6 +327,17 @@ class Config:
         value = self.general("hall_of_fame_name", True)
         return value if isinstance(value, bool) else True
 
+    @property
+    def coach(self) -> CoachSettings:
+        """The ``[coach]`` settings (each value already checked against :data:`COACH_KEYS`)."""
+        coach = self.section("coach")
+        default = CoachSettings()
+        return CoachSettings(
+            mode=str(coach.get("mode", default.mode)),
+            warn_points=float(coach.get("warn_points", default.warn_points)),
+            warn_chance=float(coach.get("warn_chance", default.warn_chance)),
+        )
+
     def configured_name(self, game_id: str, seat: int) -> str | None:
         """``[game] player.N`` (then ``[default] player.N``), if set and valid."""
         for section_name in (game_id, "default"):
@@ -298,6 +369,15 @@ class Config:
             raise ValueError(f"[general] {key}: {problem}")
         self.data.setdefault("general", {})[key] = value
         self._changes[("general", key)] = value
+
+    def set_coach(self, key: str, value: Any) -> None:
+        """Set ``[coach] key`` (written by the next :meth:`save`); ``ValueError`` if the schema refuses it."""
+        check = COACH_KEYS.get(key)
+        problem = _("is not a setting.") if check is None else check(value)
+        if problem is not None:
+            raise ValueError(f"[coach] {key}: {problem}")
+        self.data.setdefault("coach", {})[key] = value
+        self._changes[("coach", key)] = value
 
     def set_name(self, game_id: str, seat: int, name: str) -> None:
         """Set ``[game] player.N``; raises ``ValueError`` with the reason if invalid."""

@@ -96,6 +96,9 @@ class Match:
     record of games played there: it opens as a replay, never as a local game from its position."""
     display: dict[str, bool | int | str] = field(default_factory=dict)
     """How the table is shown (e.g. Mille's hand order): saved and restored, never part of the game."""
+    coached: bool = False
+    """True when the coach showed advice in the current game (a hint or a warning): it is kept in the
+    save and the record, and such a game counts for no rating nor high score."""
     bot_time_budget: float = 2.0
     """Seconds each bot should aim to answer within (``BotContext.time_budget``)."""
     started_at: float = field(default_factory=time.time, repr=False, compare=False)
@@ -155,6 +158,7 @@ class Match:
         self.acknowledged = ""
         self._bots = {}
         self._recorded = False
+        self.coached = False
         self.started_at = time.time()
 
     def record_result(self) -> Outcome:

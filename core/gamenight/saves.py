@@ -20,6 +20,10 @@ games already over.  A format 2 save has no ``seeds``: all its games drew from
 its one ``seed``, as they did then.  Format 1 (before ``history``) is read when
 nothing in it needs the earlier games: its totals must be those of the game in
 the file alone.
+
+``coached = true`` (optional, any format) says the coach showed advice in the game in
+progress: a hint or a warning.  It is the player's own word about their game, so it is kept
+as read; its record then counts for no rating nor high score.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ _KNOWN_FIELDS = frozenset(
         "log",
         "display",
         "table",
+        "coached",
     }
 )
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -124,6 +129,8 @@ def match_to_document(match: Match) -> dict[str, Any]:
         document["display"] = dict(match.display)
     if match.table:
         document["table"] = match.table
+    if match.coached:  # the coach showed advice in the game in progress (absent: it did not)
+        document["coached"] = True
     return document
 
 
@@ -336,6 +343,7 @@ def load_match(registry, path: Path) -> Match:
     seats = _seats(document, game)
     options = _options(document)
     display = _display(document)
+    coached = _field(document, "coached", bool, False)
     table = _short_text(document, "table", "")
     if table and not (table.isascii() and table.isalnum() and len(table) <= 16):
         raise SaveError(_("The save's '{key}' field is malformed.", key="table"))
@@ -371,6 +379,7 @@ def load_match(registry, path: Path) -> Match:
     _check_counts(match, version, games_played, totals, wins)
     match.display = display
     match.table = table
+    match.coached = coached
     return match
 
 

@@ -7,6 +7,8 @@
 * :func:`check_view_hiding` checks that a seat's view does not depend on the
   other seats' hidden information.
 * :func:`check_save_round_trip` saves a game in progress and replays it.
+* :func:`check_advisor` checks a game's coach (``GameInfo.advisor``): one advice per
+  legal action, best first, from the view only, within its budget.
 * :func:`message_ids` / :func:`missing_translations` find ``_("...")`` texts
   in your package that your Japanese catalogue does not translate.
 """
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import random
 import string
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +37,8 @@ __all__ = [
     "settle",
 ]
 
-_TRANSLATORS = {"_", "t", "gettext"}
+_TRANSLATORS = {"_", "t", "gettext", "N_"}
+"""Names of the calls whose first argument is a message id (``N_``: marked now, translated when shown)."""
 
 
 async def settle(pilot: Any, rounds: int = 400) -> None:
@@ -449,6 +453,9 @@ def check_screen_mounts(game: GameInfo, size: tuple[int, int] = (80, 24), **kwar
 def declared_texts(game: GameInfo) -> list[str]:
     """The English message ids a game declares in its GameInfo (title, bots, options, seats)."""
     texts = [game.title, game.description, *game.seat_names]
+    advisor = getattr(game, "advisor", None)
+    if advisor is not None:
+        texts.append(advisor.unit.label)
     for spec in game.bots:
         texts += [spec.label, spec.description]
     for option in game.options:
@@ -479,6 +486,7 @@ def run_conformance(
       game's watcher view hides every seat's hand, any other game refuses watchers;
     * :func:`check_public_events` (with ``perturb`` when given);
     * :func:`check_save_round_trip`;
+    * :func:`check_advisor` when the game has an advisor (``GameInfo.advisor``), with ``perturb``;
     * with ``package_root`` and a ``"ja"`` catalogue: :func:`missing_translations`
       (the ``_()`` texts under ``package_root`` plus :func:`declared_texts`), and
       a Japanese help page;
@@ -500,9 +508,169 @@ def run_conformance(
     check_public_events(game, perturb, games=max(1, games // 4), seed=seed)
     with tempfile.TemporaryDirectory() as folder:
         check_save_round_trip(game, _game_registry(game, registry), Path(folder), seed=seed)
+    if getattr(game, "advisor", None) is not None:
+        check_advisor(game, perturb, games=max(1, games // 10), seed=seed)
     if package_root is not None and "ja" in game.translations:
         problems = missing_translations(package_root, game.translations["ja"], also=declared_texts(game))
         assert not problems, f"{game.id}: Japanese catalogue problems:\n" + "\n".join(problems)
         assert "ja" in game.help, f"{game.id}: there is a Japanese catalogue but no Japanese help"
     if screen:
         check_screen_mounts(game, size, registry=registry, perturb=perturb)
+
+
+# -- the coach: an advisor's contract (SDK 1.2) ---------------------------------------------------
+
+__all__ += ["check_advisor"]
+
+
+class _CountingStop:
+    """A ``should_stop`` that says stop from its ``after + 1``-th call on, and counts every call."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.calls = 0
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        return self.calls > self.after
+
+    @property
+    def calls_after_stop(self) -> int:
+        """Calls made once it had said stop (the first "stop" answer not counted)."""
+        return max(0, self.calls - self.after - 1)
+
+
+def _advice_key(advice: Any) -> tuple[Any, ...]:
+    return (advice.action, advice.value, advice.label, advice.reason, dict(advice.params), advice.samples)
+
+
+def _check_advice_list(game_id: str, where: str, advice: Any, legal: list[str]) -> None:
+    """One advice per legal action, nothing else, finite values, best first."""
+    import math
+
+    from gamenight.sdk import Advice
+
+    assert isinstance(advice, list), f"{game_id}: {where}: advise returned {type(advice).__name__}, not a list"
+    assert all(isinstance(entry, Advice) for entry in advice), f"{game_id}: {where}: an entry is not an Advice"
+    actions = [entry.action for entry in advice]
+    duplicates = sorted({action for action in actions if actions.count(action) > 1})
+    assert not duplicates, f"{game_id}: {where}: advice twice for {duplicates[:5]}"
+    illegal = [action for action in actions if action not in legal]
+    assert not illegal, f"{game_id}: {where}: advice for actions that are not legal: {illegal[:5]}"
+    missing = [action for action in legal if action not in actions]
+    assert not missing, f"{game_id}: {where}: no advice for the legal actions {missing[:5]}"
+    for entry in advice:
+        assert isinstance(entry.value, (int, float)) and math.isfinite(entry.value), (
+            f"{game_id}: {where}: {entry.action!r} has the value {entry.value!r} (a finite number is needed)"
+        )
+        assert isinstance(entry.label, str) and isinstance(entry.reason, str), f"{game_id}: {where}: label/reason"
+        assert isinstance(entry.samples, int) and entry.samples >= 0, f"{game_id}: {where}: samples {entry.samples!r}"
+    values = [entry.value for entry in advice]
+    assert all(a >= b for a, b in itertools.pairwise(values)), (
+        f"{game_id}: {where}: advice is not sorted best first: {values[:8]}"
+    )
+
+
+def check_advisor(
+    game: GameInfo,
+    perturb: Callable[[Any, int, random.Random], Any] | None = None,
+    games: int = 2,
+    seed: int = 0,
+    seats: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    positions: int = 12,
+    stop_after: int = 50,
+    time_budget: float = 0.2,
+) -> None:
+    """A game's advisor (``GameInfo.advisor``) keeps its contract; raises ``AssertionError``.
+
+    On up to ``positions`` decisions of each of ``games`` seeded random games (spread over
+    the game), for the seat to move:
+
+    * the advice is one :class:`~gamenight.sdk.Advice` per legal action -- no duplicate, no
+      action that is not legal -- with finite values, sorted best first, and ``view`` is
+      left as it was;
+    * **budget**: ``ctx.should_stop()`` says stop from its ``stop_after + 1``-th call
+      (``ctx.time_budget`` is ``time_budget``): the advice must still be complete, and once
+      told to stop the advisor may check it at most once more per legal action before it
+      returns.  The same again with ``should_stop()`` true from the first call.  An
+      advisor that never calls it (an exact one) passes: the kit counts calls, it does not
+      time them;
+    * **view only** (with ``perturb``, as for :func:`check_view_hiding`): the state is
+      changed in what the seat may not see; a second advisor of the same seat is shown
+      that state's view (the same view) and the same legal actions, after the rules object
+      was last asked about the changed state, with an RNG of the same seed and the same
+      stop signal: its advice must be the same, value for value.  An advisor that reads
+      the real state through the rules object, a global or a cache of its own gives
+      itself away here.
+
+    An advisor must therefore be deterministic given the view, ``ctx.rng`` and the
+    ``should_stop`` answers (a search stops on ``should_stop``, not on its own clock, when
+    the kit asks).  ``prepare`` (when the spec has one) is run first and must report
+    progress from 0 to 1.
+    """
+    from gamenight.sdk import AdviceUnit, AdvisorSpec, BotContext
+
+    spec = getattr(game, "advisor", None)
+    assert isinstance(spec, AdvisorSpec), f"{game.id}: GameInfo.advisor is not an AdvisorSpec"
+    assert isinstance(spec.unit, AdviceUnit), f"{game.id}: AdvisorSpec.unit is not an AdviceUnit"
+    rules = game.rules
+    for match in random_playouts(game, games, seed=seed, seats=seats, options=options):
+        if spec.prepare is not None:
+            reported: list[float] = []
+            spec.prepare(match.options, reported.append)
+            assert all(0 <= fraction <= 1 for fraction in reported), f"{game.id}: prepare reported {reported[:5]}"
+        count = len(match.seats)
+        advisors = [spec.factory(rules, seat, match.options) for seat in range(count)]
+        twins = [spec.factory(rules, seat, match.options) for seat in range(count)]
+        replay = Match(game, match.seats, match.options, seed=match.seed)
+        decisions = [number for number, entry in enumerate(match.log) if entry.seat >= 0]
+        step = max(1, len(decisions) // max(1, positions))
+        chosen = set(decisions[::step][:positions])
+        rng = random.Random(f"{seed}:{match.seed}:perturb")
+        for number, entry in enumerate(match.log):
+            if number in chosen:
+                state = replay.state
+                seat = entry.seat
+                where = f"game seed {match.seed}, action {number + 1}, seat {seat}"
+                for after in (stop_after, 0):
+                    view = rules.view(state, seat)
+                    legal = list(rules.legal_actions(state))
+                    stop = _CountingStop(after)
+                    context = BotContext(
+                        seat=seat,
+                        rng=random.Random(f"{seed}:{number}:advice"),
+                        options=match.options,
+                        should_stop=stop,
+                        time_budget=time_budget,
+                    )
+                    advice = advisors[seat].advise(view, legal, context)
+                    _check_advice_list(game.id, where, advice, legal)
+                    assert view == rules.view(state, seat), f"{game.id}: {where}: the advisor changed the view"
+                    assert stop.calls_after_stop <= len(legal), (
+                        f"{game.id}: {where}: told to stop after {after} checks, the advisor went on "
+                        f"and checked should_stop {stop.calls_after_stop} more times ({len(legal)} legal actions)"
+                    )
+                    if perturb is None:
+                        continue
+                    changed = perturb(state, seat, rng)
+                    hidden_view = rules.view(changed, seat)
+                    assert hidden_view == view, (
+                        f"{game.id}: {where}: perturb changed what the seat sees (check it with check_view_hiding)"
+                    )
+                    rules.legal_actions(changed)  # the rules object was last asked about the changed state
+                    twin_stop = _CountingStop(after)
+                    twin_context = BotContext(
+                        seat=seat,
+                        rng=random.Random(f"{seed}:{number}:advice"),
+                        options=match.options,
+                        should_stop=twin_stop,
+                        time_budget=time_budget,
+                    )
+                    twin_advice = twins[seat].advise(hidden_view, legal, twin_context)
+                    _check_advice_list(game.id, where, twin_advice, legal)
+                    assert [_advice_key(a) for a in twin_advice] == [_advice_key(a) for a in advice], (
+                        f"{game.id}: {where}: the advice changed when only what seat {seat} may not see changed: "
+                        "the advisor reads more than its view"
+                    )
+            replay.apply(entry.action)

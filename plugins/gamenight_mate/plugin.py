@@ -5,15 +5,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    BotSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_bot,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from .rules import MateRules
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent
 
+ADVISOR = AdvisorSpec(
+    lazy_advisor("gamenight_mate.advisor:mate_advisor"),
+    AdviceUnit("outcome", "the play's score with best play", digits=0),
+    exact=True,
+)
+"""The coach: every play solved exactly (gamenight_mate.advisor)."""
 
 GAME = GameInfo(
     id="mate",
@@ -72,6 +90,7 @@ GAME = GameInfo(
     seat_names=("Capellen", "Sackson"),
     version="1",
     perfect_information=True,
+    advisor=ADVISOR,
 )
 
 

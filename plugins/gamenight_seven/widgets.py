@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from gamenight.sdk import fit_cells
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -36,18 +37,6 @@ def card_text(card: int, style: str = "") -> Text:
 def suit_text(suit: int) -> Text:
     """A suit symbol, red for hearts and diamonds."""
     return Text(SUIT_SYMBOLS[suit], style=RED if suit in RED_SUITS else BLACK)
-
-
-def fit_cells(text: str, width: int) -> str:
-    """``text`` cut to ``width`` terminal cells (wide characters count 2), with … if cut."""
-    if cell_len(text) <= width:
-        return text
-    out = ""
-    for char in text:
-        if cell_len(out + char) > width - 1:
-            break
-        out += char
-    return out + "…"
 
 
 def wrap_words(text: str, width: int) -> list[str]:

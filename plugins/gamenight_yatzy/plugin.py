@@ -6,12 +6,24 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_bot, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdviceUnit,
+    AdvisorSpec,
+    BotSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_bot,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from gamenight_yatzy.fast import FastYatzyRules
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent
@@ -49,6 +61,14 @@ BOTS = (
     ),
 )
 
+ADVISOR = AdvisorSpec(
+    lazy_advisor("gamenight_yatzy.advisor:yatzy_advisor"),
+    AdviceUnit("points", "expected final score", digits=1),
+    exact=True,
+    prepare=_prepare_optimal,
+)
+"""The coach: every hold and box valued by the optimal table (gamenight_yatzy.advisor)."""
+
 GAME = GameInfo(
     id="yatzy",
     title="Yatzy",
@@ -76,6 +96,7 @@ GAME = GameInfo(
         ("Release all dice", "Hold no dice for the next roll", "release_all"),
     ),
     version="1",
+    advisor=ADVISOR,
 )
 
 

@@ -92,6 +92,9 @@ class YatzyScreen(GameScreen):
         """Which dice the person to move holds for the next roll (also shows a bot's holds)."""
         self.cursor: int | None = None
         """The box (index) the cursor is on, in the column of the seat to move."""
+        self.touched = "box"
+        """What the person touched last, ``"hold"`` (a die) or ``"box"`` (the cursor): the coach's
+        cost line follows it (:meth:`highlighted_action`)."""
         self.events: deque[str] = deque(maxlen=5)
 
     # -- composition -----------------------------------------------------------
@@ -235,6 +238,7 @@ class YatzyScreen(GameScreen):
         kind, _sep, arg = action.partition(":")
         if kind == "roll":
             self.held = [hold == "1" for hold in arg]
+            self.touched = "box"
         elif kind == "score":
             self.held = [False] * 5
             self.cursor = None
@@ -247,6 +251,23 @@ class YatzyScreen(GameScreen):
         self.events.clear()
 
     # -- the person's moves ----------------------------------------------------------
+
+    def coach_panel_box(self) -> tuple[int, int]:
+        """The coach panel below the dice (the sheet keeps the left; the dice stay in view)."""
+        dice = self.query_one("#dice", DiceRow).region
+        return (dice.bottom if dice.height else 1, 42)
+
+    def highlighted_action(self) -> Action | None:
+        """The choice in hand, for the coach: a re-roll with the dice held now, after a die was
+        held or released; else scoring in the box under the cursor."""
+        if self.match.over or not self._my_turn():
+            return None
+        state = self.state
+        if state.rolls == 0:
+            return None
+        if self.touched == "hold" and state.rolls < MAX_ROLLS and not all(self.held):
+            return "roll:" + "".join("1" if hold else "0" for hold in self.held)
+        return "score:" + BOXES[self.cursor] if self.cursor is not None else None
 
     def _may_act(self) -> bool:
         """True when the person in view may act now; else says why (a bot is thinking...)."""
@@ -291,12 +312,14 @@ class YatzyScreen(GameScreen):
             self.message(_("No rolls left: choose a box and press Enter."), error=True)
             return
         self.held[index] = not self.held[index]
+        self.touched = "hold"
         self.refresh_view()
 
     def action_release_all(self) -> None:
         """Hold no dice for the next roll."""
         if self._may_act():
             self.held = [False] * 5
+            self.touched = "hold"
             self.refresh_view()
 
     def action_cursor(self, step: int) -> None:
@@ -309,6 +332,7 @@ class YatzyScreen(GameScreen):
             return
         position = boxes.index(self.cursor) if self.cursor in boxes else 0
         self.cursor = boxes[(position + step) % len(boxes)]
+        self.touched = "box"
         self.refresh_view()
 
     def action_score(self) -> None:

@@ -1,4 +1,4 @@
-"""The records database: one row per finished game, in SQLite (no Textual here).
+"""The records database: one row per finished game, in SQLite or PostgreSQL (no Textual here).
 
 A record holds what decides a game and what it gave: the game, its plugin's
 version, options, seed and game number, when it started and finished, the
@@ -10,9 +10,14 @@ The file is opened in WAL mode so readers never wait for a writer; every
 write is one ``BEGIN IMMEDIATE`` transaction with a busy timeout, so two rooms
 writing at once both land.  The schema is versioned with ``PRAGMA
 user_version``: :data:`MIGRATIONS` takes a file from each earlier version to
-the next.  A file that is not a database, or one written by a newer
+the next, on either engine.  A file that is not a database, or one written by a newer
 gamenight, is moved aside (never deleted or overwritten) and
 :class:`RecordsUnavailable` says where it went.
+
+``serve-ssh --records-url postgresql://...`` keeps the server-wide records in PostgreSQL
+instead (:mod:`gamenight.records.postgres`, loaded only then): the same schema, migrations and
+queries, the differences in :mod:`gamenight.records.dialect`.
+:func:`gamenight.records.backends.open_records` opens either.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import os
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -34,6 +39,7 @@ import platformdirs
 
 from gamenight.i18n import _, gettext
 from gamenight.records import ratings as rating_math
+from gamenight.records.dialect import SQLITE, Dialect, seed_value
 from gamenight.text import shown_path
 
 __all__ = [
@@ -124,6 +130,9 @@ class GameRecord:
     server_game: str | None = field(default=None, compare=False)
     """The game as the table service issued it (``TABLE/NUMBER/SEED``); ``None`` for a room's own game.
     The database holds at most one record per server game, whatever is sent or restored."""
+    coached: bool = field(default=False, compare=False)
+    """The coach showed advice during the game (a hint or a warning): it is listed, marked, but
+    counts for no rating and no high score."""
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -200,157 +209,135 @@ def record_from_match(match: Any, started: float | None = None, finished: float 
         finished=finished if finished is not None else now,
         seats=seats,
         log=tuple((entry.seat, entry.action) for entry in match.log),
+        coached=bool(getattr(match, "coached", False)),
     )
 
 
-def _seed_column(seed: int) -> int | str:
-    """A seed as the ``seed`` column holds it: an integer, or hex text when wider than SQLite's 64 bits
-    (a fresh seed has 128; hex text is never turned into a number by the column's affinity)."""
-    return seed if -(2**63) <= seed < 2**63 else hex(seed)
-
-
-def _seed_value(raw: int | str) -> int:
-    """The seed a ``seed`` column's value stands for (see :func:`_seed_column`)."""
-    return int(raw, 16) if isinstance(raw, str) else int(raw)
-
-
 # -- the schema -------------------------------------------------------------------------
+#
+# One schema for both engines: each migration is its statements, with the few type names that
+# differ as {tokens} (see gamenight.records.dialect); SQLite gets exactly what it always had.
 
-
-def _run_script(connection: sqlite3.Connection, script: str) -> None:
-    """Each statement of ``script`` inside the caller's transaction (``executescript`` would commit first)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            connection.execute(statement)
-
-
-def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
-    _run_script(
-        connection,
-        """
-        CREATE TABLE games (
-            id INTEGER PRIMARY KEY,
+MIGRATIONS: list[tuple[str, ...]] = [
+    (  # 0 -> 1: the games, their seats and logs, the ratings, and running totals
+        """CREATE TABLE games (
+            id {id},
             digest TEXT NOT NULL UNIQUE,
             game TEXT NOT NULL,
             plugin_version TEXT NOT NULL,
             options TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            game_number INTEGER NOT NULL,
-            started REAL NOT NULL,
-            finished REAL NOT NULL,
-            seat_count INTEGER NOT NULL
-        );
-        CREATE TABLE game_logs (
-            record INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+            seed {seed} NOT NULL,
+            game_number {int} NOT NULL,
+            started {real} NOT NULL,
+            finished {real} NOT NULL,
+            seat_count {int} NOT NULL
+        )""",
+        """CREATE TABLE game_logs (
+            record {int} PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
             log TEXT NOT NULL
-        );
-        CREATE INDEX games_by_time ON games (finished DESC, id DESC);
-        CREATE INDEX games_by_game_time ON games (game, finished DESC, id DESC);
-        CREATE TABLE seats (
-            record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
-            seat INTEGER NOT NULL,
+        )""",
+        "CREATE INDEX games_by_time ON games (finished DESC, id DESC)",
+        "CREATE INDEX games_by_game_time ON games (game, finished DESC, id DESC)",
+        """CREATE TABLE seats (
+            record {int} NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat {int} NOT NULL,
             game TEXT NOT NULL,
             name TEXT NOT NULL,
             bot TEXT,
-            score REAL NOT NULL,
-            place INTEGER NOT NULL,
-            win REAL NOT NULL,
-            mu REAL,
-            sigma REAL,
+            score {real} NOT NULL,
+            place {int} NOT NULL,
+            win {real} NOT NULL,
+            mu {real},
+            sigma {real},
             PRIMARY KEY (record, seat)
-        ) WITHOUT ROWID;
-        CREATE INDEX seats_by_person ON seats (game, name, record, score, win) WHERE bot IS NULL;
-        CREATE INDEX seats_by_score ON seats (game, score DESC) WHERE bot IS NULL;
-        CREATE TABLE ratings (
+        ){without_rowid}""",
+        "CREATE INDEX seats_by_person ON seats (game, name, record, score, win) WHERE bot IS NULL",
+        "CREATE INDEX seats_by_score ON seats (game, score DESC) WHERE bot IS NULL",
+        """CREATE TABLE ratings (
             game TEXT NOT NULL,
             kind TEXT NOT NULL,
             name TEXT NOT NULL,
-            mu REAL NOT NULL,
-            sigma REAL NOT NULL,
-            games INTEGER NOT NULL,
-            seats INTEGER NOT NULL,
-            score_sum REAL NOT NULL,
+            mu {real} NOT NULL,
+            sigma {real} NOT NULL,
+            games {int} NOT NULL,
+            seats {int} NOT NULL,
+            score_sum {real} NOT NULL,
             PRIMARY KEY (game, kind, name)
-        ) WITHOUT ROWID;
-        CREATE TABLE game_totals (
+        ){without_rowid}""",
+        """CREATE TABLE game_totals (
             game TEXT PRIMARY KEY,
-            records INTEGER NOT NULL,
-            last_finished REAL NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE person_totals (
+            records {int} NOT NULL,
+            last_finished {real} NOT NULL
+        ){without_rowid}""",
+        """CREATE TABLE person_totals (
             game TEXT NOT NULL,
             name TEXT NOT NULL,
-            played INTEGER NOT NULL,
-            won REAL NOT NULL,
-            best REAL NOT NULL,
-            score_sum REAL NOT NULL,
+            played {int} NOT NULL,
+            won {real} NOT NULL,
+            best {real} NOT NULL,
+            score_sum {real} NOT NULL,
             PRIMARY KEY (game, name)
-        ) WITHOUT ROWID;
-        CREATE TABLE versus (
+        ){without_rowid}""",
+        """CREATE TABLE versus (
             game TEXT NOT NULL,
             name TEXT NOT NULL,
             bot TEXT NOT NULL,
-            games INTEGER NOT NULL,
-            won REAL NOT NULL,
+            games {int} NOT NULL,
+            won {real} NOT NULL,
             PRIMARY KEY (game, name, bot)
-        ) WITHOUT ROWID;
-        """,
-    )
-
-
-def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
-    """Who held each person seat as the server knows them, and whether they show their name.
-
-    Only the server-wide records (written by ``serve-ssh``'s table service) fill these;
-    a room's own records leave them empty.
-    """
-    _run_script(
-        connection,
-        """
-        CREATE TABLE seat_owners (
-            record INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
-            seat INTEGER NOT NULL,
+        ){without_rowid}""",
+    ),
+    (  # 1 -> 2: who held each person seat as the server knows them, and whether they show their name
+        # (only the server-wide records, written by serve-ssh's table service, fill these)
+        """CREATE TABLE seat_owners (
+            record {int} NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat {int} NOT NULL,
             identity TEXT NOT NULL,
             PRIMARY KEY (record, seat)
-        ) WITHOUT ROWID;
-        CREATE TABLE players (
+        ){without_rowid}""",
+        """CREATE TABLE players (
             identity TEXT PRIMARY KEY,
-            shown INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        """,
-    )
-
+            shown {int} NOT NULL
+        ){without_rowid}""",
+    ),
+    (  # 2 -> 3: one record per game the table service issued, a key of its own, unique in the database
+        # (the digest only makes identical records one; two finishes of one server game, processed
+        # twice or again after a restore with a seat's name changed meanwhile, would be two rows)
+        "ALTER TABLE games ADD COLUMN server_game TEXT",
+        "CREATE UNIQUE INDEX games_by_server_game ON games (server_game) WHERE server_game IS NOT NULL",
+    ),
+    (  # 3 -> 4: whether the coach showed advice during a game (a hint or a warning): such a game is
+        # listed but counts for no rating and no high score; every earlier game was played without one
+        "ALTER TABLE games ADD COLUMN coached {int} NOT NULL DEFAULT 0",
+    ),
+]
+"""``MIGRATIONS[v]`` takes a database at schema version ``v`` to ``v + 1``, on either engine (its
+statements' ``{tokens}`` are filled by :meth:`Dialect.ddl`); never edit one that shipped."""
+SCHEMA_VERSION = len(MIGRATIONS)
 
 READ_TABLES = frozenset({"games", "game_logs", "seats", "ratings", "game_totals", "person_totals", "versus"})
 """The tables the figures are read from (schema 1 on): a file without them holds no records."""
 ALL_TABLES = READ_TABLES | {"seat_owners", "players"}
 
 
-def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
-    """One record per game the table service issued: a key of its own, unique in the database.
-
-    The digest only makes identical records one; two finishes of one server game (processed
-    twice, or again after a restore, with a seat's name changed meanwhile) would be two rows.
-    """
-    _run_script(
-        connection,
-        """
-        ALTER TABLE games ADD COLUMN server_game TEXT;
-        CREATE UNIQUE INDEX games_by_server_game ON games (server_game) WHERE server_game IS NOT NULL;
-        """,
-    )
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
-"""``MIGRATIONS[v]`` takes a file at schema version ``v`` to ``v + 1``; never edit one that shipped."""
-SCHEMA_VERSION = len(MIGRATIONS)
+def migrate(connection: Any, dialect: Dialect, version: int, target: int = SCHEMA_VERSION) -> None:
+    """Take the schema from ``version`` to ``target`` inside the caller's transaction (not the version number)."""
+    for step in range(version, target):
+        for statement in MIGRATIONS[step]:
+            connection.execute(dialect.ddl(statement))
 
 
 # -- the store --------------------------------------------------------------------------
 
 
 class RecordsStore:
-    """An open records database.  Use :meth:`open`; one per thread (SQLite connections are not shared)."""
+    """An open records database.  Use :meth:`open`; one per thread (SQLite connections are not shared).
+
+    Every query is written once for both engines; :class:`gamenight.records.postgres.PostgresRecordsStore`
+    runs them on PostgreSQL by giving :meth:`_read` and :meth:`_writing` a pool's connections.
+    """
+
+    dialect: Dialect = SQLITE
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.connection = connection
@@ -448,13 +435,24 @@ class RecordsStore:
             raise
         self.connection.execute("COMMIT")
 
+    def _read(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        """The rows of one query (written with ``?`` placeholders)."""
+        return self.connection.execute(sql, parameters).fetchall()
+
+    def _read_one(self, sql: str, parameters: Sequence[Any] = ()) -> tuple | None:
+        rows = self._read(sql, parameters)
+        return rows[0] if rows else None
+
+    def query(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        """Any query's rows, on either engine (for checks and tools; the store's own methods come first)."""
+        return [tuple(row) for row in self._read(sql, parameters)]
+
     def _migrate(self) -> None:
         if self.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
             return
         with self._writing() as connection:
             version = connection.execute("PRAGMA user_version").fetchone()[0]  # another room may have migrated
-            for step in range(version, SCHEMA_VERSION):
-                MIGRATIONS[step](connection)
+            migrate(connection, self.dialect, version)
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _check_schema(self, wanted: frozenset[str] | None = None) -> None:
@@ -481,31 +479,45 @@ class RecordsStore:
         with self._writing() as connection:
             return sum(self._insert(connection, record) is not None for record in records)
 
-    def _insert(self, connection: sqlite3.Connection, record: GameRecord) -> int | None:
-        cursor = connection.execute(
-            "INSERT OR IGNORE INTO games (digest, game, plugin_version, options, seed, game_number, started,"
-            " finished, seat_count, server_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    def _insert(self, connection: Any, record: GameRecord) -> int | None:
+        record_id = self.dialect.insert_ignoring(
+            connection,
+            "games",
+            (
+                "digest",
+                "game",
+                "plugin_version",
+                "options",
+                "seed",
+                "game_number",
+                "started",
+                "finished",
+                "seat_count",
+                "server_game",
+                "coached",
+            ),
             (
                 record.digest(),
                 record.game,
                 record.plugin_version,
                 json.dumps(record.options, sort_keys=True, default=str, ensure_ascii=False),
-                _seed_column(record.seed),
+                self.dialect.seed_column(record.seed),
                 record.game_number,
                 record.started,
                 record.finished,
                 len(record.seats),
                 record.server_game,
+                int(record.coached),
             ),
         )
-        if cursor.rowcount == 0:  # recorded before: the same digest, or the same server game
+        if record_id is None:  # recorded before: the same digest, or the same server game
             return None
-        record_id = cursor.lastrowid
         connection.execute(
             "INSERT INTO game_logs (record, log) VALUES (?, ?)",
             (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
         )
-        rated = self._rate(connection, record)
+        # a coached game moves no rating: its seats keep none
+        rated = [(None, None)] * len(record.seats) if record.coached else self._rate(connection, record)
         connection.executemany(
             "INSERT INTO seats (record, seat, game, name, bot, score, place, win, mu, sigma)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -531,35 +543,36 @@ class RecordsStore:
         self._count(connection, record)
         return record_id
 
-    def _count(self, connection: sqlite3.Connection, record: GameRecord) -> None:
+    def _count(self, connection: Any, record: GameRecord) -> None:
         """Keep the running totals that the figures read, so no figure scans every game."""
         connection.execute(
             "INSERT INTO game_totals (game, records, last_finished) VALUES (?, 1, ?)"
-            " ON CONFLICT (game) DO UPDATE SET records = records + 1,"
-            " last_finished = max(last_finished, excluded.last_finished)",
+            " ON CONFLICT (game) DO UPDATE SET records = game_totals.records + 1,"
+            " last_finished = CASE WHEN excluded.last_finished > game_totals.last_finished"
+            " THEN excluded.last_finished ELSE game_totals.last_finished END",
             (record.game, record.finished),
         )
         people = [seat for seat in record.seats if seat.bot is None]
         connection.executemany(
             "INSERT INTO person_totals (game, name, played, won, best, score_sum) VALUES (?, ?, 1, ?, ?, ?)"
-            " ON CONFLICT (game, name) DO UPDATE SET played = played + 1, won = won + excluded.won,"
-            " best = max(best, excluded.best), score_sum = score_sum + excluded.score_sum",
+            " ON CONFLICT (game, name) DO UPDATE SET played = person_totals.played + 1,"
+            " won = person_totals.won + excluded.won,"
+            " best = CASE WHEN excluded.best > person_totals.best THEN excluded.best ELSE person_totals.best END,"
+            " score_sum = person_totals.score_sum + excluded.score_sum",
             [(record.game, seat.name, seat.win, seat.score, seat.score) for seat in people],
         )
         bots = sorted({seat.bot for seat in record.seats if seat.bot is not None})
         connection.executemany(
             "INSERT INTO versus (game, name, bot, games, won) VALUES (?, ?, ?, 1, ?)"
-            " ON CONFLICT (game, name, bot) DO UPDATE SET games = games + 1, won = won + excluded.won",
+            " ON CONFLICT (game, name, bot) DO UPDATE SET games = versus.games + 1, won = versus.won + excluded.won",
             [(record.game, seat.name, bot, seat.win) for seat in people for bot in bots],
         )
 
-    def _rate(self, connection: sqlite3.Connection, record: GameRecord) -> list[tuple[float, float]]:
+    def _rate(self, connection: Any, record: GameRecord) -> list[tuple[float, float]]:
         """Update the ratings of everyone at the table; each seat's rating after the game."""
         return self._rate_seats(connection, record.game, record.seats)
 
-    def _rate_seats(
-        self, connection: sqlite3.Connection, game: str, seats_played: Sequence[SeatRecord]
-    ) -> list[tuple[float, float]]:
+    def _rate_seats(self, connection: Any, game: str, seats_played: Sequence[SeatRecord]) -> list[tuple[float, float]]:
         record = _Rated(game, tuple(seats_played))
         raters = sorted({seat.rater for seat in record.seats})
         before: dict[tuple[str, str], tuple[float, float, int]] = {}
@@ -578,7 +591,8 @@ class RecordsStore:
         connection.executemany(
             "INSERT INTO ratings (game, kind, name, mu, sigma, games, seats, score_sum) VALUES (?, ?, ?, ?, ?, 1, ?, ?)"
             " ON CONFLICT (game, kind, name) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
-            " games = games + 1, seats = seats + excluded.seats, score_sum = score_sum + excluded.score_sum",
+            " games = ratings.games + 1, seats = ratings.seats + excluded.seats,"
+            " score_sum = ratings.score_sum + excluded.score_sum",
             [
                 (record.game, kind, name, *after[(kind, name)], len(seats[(kind, name)]), sum(seats[(kind, name)]))
                 for kind, name in raters
@@ -613,14 +627,22 @@ class RecordsStore:
 
         A seat whose identity chose not to show their name gives ``None``.
         """
-        return self.connection.execute(
-            "SELECT s.score, CASE WHEN coalesce(p.shown, 1) THEN s.name END, g.finished"
+        if limit < 1:
+            return []
+        # Only the seats from the limit-th best score up are joined and sorted (ties on it included,
+        # so the order by time among them is exact): the index hands them over and the query costs
+        # the same at a hundred games or a million, whatever the engine's statistics say.
+        return self._read(
+            "SELECT s.score, CASE WHEN coalesce(p.shown, 1) <> 0 THEN s.name END, g.finished"
             " FROM seats AS s JOIN games AS g ON g.id = s.record"
             " LEFT JOIN seat_owners AS o ON o.record = s.record AND o.seat = s.seat"
             " LEFT JOIN players AS p ON p.identity = o.identity"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
-            (game, limit),
-        ).fetchall()
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0 AND s.score >= coalesce((SELECT s2.score"
+            " FROM seats AS s2 JOIN games AS g2 ON g2.id = s2.record WHERE s2.game = ? AND s2.bot IS NULL"
+            " AND g2.coached = 0 ORDER BY s2.score DESC LIMIT 1 OFFSET ?), -1e308)"
+            " ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
+            (game, game, limit - 1, limit),
+        )
 
     def hall_recent(self, limit: int = 10) -> list[GameRecord]:
         """The latest games, newest first, a hidden person's name as ``None`` (never their identity)."""
@@ -630,7 +652,7 @@ class RecordsStore:
         marks = ",".join("?" * len(records))
         hidden = {
             (record, seat)
-            for record, seat in self.connection.execute(
+            for record, seat in self._read(
                 "SELECT o.record, o.seat FROM seat_owners AS o JOIN players AS p ON p.identity = o.identity"
                 f" WHERE p.shown = 0 AND o.record IN ({marks})",
                 [record.id for record in records],
@@ -649,25 +671,25 @@ class RecordsStore:
 
     def person_ratings(self, game: str, name: str, limit: int) -> list[tuple[float, float]]:
         """``name``'s rating after each of their latest ``limit`` games of ``game``, oldest first: (mu, sigma)."""
-        rows = self.connection.execute(
+        rows = self._read(
             "SELECT mu, sigma FROM seats WHERE game = ? AND name = ? AND bot IS NULL AND mu IS NOT NULL"
             " ORDER BY record DESC LIMIT ?",
             (game, name, limit),
-        ).fetchall()
+        )
         return [(mu, sigma) for mu, sigma in reversed(rows)]
 
     def count(self, game: str | None = None) -> int:
         """How many games are recorded (of ``game``)."""
         if game is None:
-            return self.connection.execute("SELECT coalesce(sum(records), 0) FROM game_totals").fetchone()[0]
-        row = self.connection.execute("SELECT records FROM game_totals WHERE game = ?", (game,)).fetchone()
-        return row[0] if row else 0
+            return int(self._read("SELECT coalesce(sum(records), 0) FROM game_totals")[0][0])
+        row = self._read_one("SELECT records FROM game_totals WHERE game = ?", (game,))
+        return int(row[0]) if row else 0
 
     def games_played(self) -> list[str]:
         """The ids of the games with records, most recently played first; then those only rated (by an arena)."""
-        rows = self.connection.execute("SELECT game FROM game_totals ORDER BY last_finished DESC, game")
+        rows = self._read("SELECT game FROM game_totals ORDER BY last_finished DESC, game")
         games = [row[0] for row in rows]
-        rated = self.connection.execute(
+        rated = self._read(
             "SELECT DISTINCT game FROM ratings WHERE game NOT IN (SELECT game FROM game_totals) ORDER BY game"
         )
         return games + [row[0] for row in rated]
@@ -684,20 +706,20 @@ class RecordsStore:
             where.append("(finished, id) < (?, ?)")
             parameters.extend(before)
         sql = (
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished FROM games"
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, NULL, coached FROM games"
             + (f" WHERE {' AND '.join(where)}" if where else "")
             + " ORDER BY finished DESC, id DESC LIMIT ?"
         )
-        rows = self.connection.execute(sql, (*parameters, limit)).fetchall()
+        rows = self._read(sql, (*parameters, limit))
         return self._with_seats(rows, with_log=False)
 
     def get(self, record_id: int) -> GameRecord | None:
         """One record with its log."""
-        row = self.connection.execute(
-            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log FROM games"
+        row = self._read_one(
+            "SELECT id, game, plugin_version, options, seed, game_number, started, finished, log, coached FROM games"
             " JOIN game_logs ON record = id WHERE id = ?",
             (record_id,),
-        ).fetchone()
+        )
         return self._with_seats([row], with_log=True)[0] if row is not None else None
 
     def _with_seats(self, rows: list[tuple], with_log: bool) -> list[GameRecord]:
@@ -706,7 +728,7 @@ class RecordsStore:
         ids = [row[0] for row in rows]
         seats: dict[int, list[SeatRecord]] = {record_id: [] for record_id in ids}
         marks = ",".join("?" * len(ids))
-        for record_id, name, bot, score, place, win, mu, sigma in self.connection.execute(
+        for record_id, name, bot, score, place, win, mu, sigma in self._read(
             f"SELECT record, name, bot, score, place, win, mu, sigma FROM seats WHERE record IN ({marks})"
             " ORDER BY record, seat",
             ids,
@@ -720,67 +742,66 @@ class RecordsStore:
                     game=row[1],
                     plugin_version=row[2],
                     options=json.loads(row[3]),
-                    seed=_seed_value(row[4]),
+                    seed=seed_value(row[4]),
                     game_number=row[5],
                     started=row[6],
                     finished=row[7],
                     seats=tuple(seats[row[0]]),
                     log=log,
                     id=row[0],
+                    coached=bool(row[9]),
                 )
             )
         return records
 
     def person_totals(self, game: str, name: str) -> tuple[int, float, float, float] | None:
         """``name``'s games of ``game`` as a person: (played, won, best score, sum of scores)."""
-        return self.connection.execute(
+        return self._read_one(
             "SELECT played, won, best, score_sum FROM person_totals WHERE game = ? AND name = ?", (game, name)
-        ).fetchone()
+        )
 
     def person_latest(
         self, game: str, name: str, limit: int, before: int | None = None
     ) -> list[tuple[int, float, float]]:
         """``name``'s latest games of ``game`` as a person, newest first: (record, score, win)."""
-        return self.connection.execute(
+        return self._read(
             "SELECT record, score, win FROM seats WHERE game = ? AND name = ? AND bot IS NULL AND record < ?"
             " ORDER BY record DESC LIMIT ?",
             (game, name, before if before is not None else 2**63 - 1, limit),
-        ).fetchall()
+        )
 
     def opponents(self, game: str, name: str) -> list[tuple[str, int, float]]:
         """Per bot met by ``name`` in ``game``: (bot id, games, ``name``'s win share summed)."""
-        return self.connection.execute(
-            "SELECT bot, games, won FROM versus WHERE game = ? AND name = ? ORDER BY bot", (game, name)
-        ).fetchall()
+        return self._read("SELECT bot, games, won FROM versus WHERE game = ? AND name = ? ORDER BY bot", (game, name))
 
     def people(self, game: str) -> list[tuple[str, int]]:
         """People who played ``game`` and how many seats they took, most first."""
-        return self.connection.execute(
-            "SELECT name, played FROM person_totals WHERE game = ? ORDER BY played DESC, name", (game,)
-        ).fetchall()
+        return self._read("SELECT name, played FROM person_totals WHERE game = ? ORDER BY played DESC, name", (game,))
 
     def high_scores(self, game: str, limit: int = 10) -> list[tuple[float, str, float]]:
-        """The best scores people made at ``game``: (score, name, finished), best first."""
-        return self.connection.execute(
+        """The best scores people made at ``game``: (score, name, finished), best first (on a tie, the
+        earlier game; in one game, the earlier seat: the same order on either engine)."""
+        return self._read(
             "SELECT s.score, s.name, g.finished FROM seats AS s JOIN games AS g ON g.id = s.record"
-            " WHERE s.game = ? AND s.bot IS NULL ORDER BY s.score DESC, g.finished LIMIT ?",
+            " WHERE s.game = ? AND s.bot IS NULL AND g.coached = 0"
+            " ORDER BY s.score DESC, g.finished, s.record, s.seat LIMIT ?",
             (game, limit),
-        ).fetchall()
+        )
 
     def mean_scores(self, game: str) -> list[tuple[str, str, float, int]]:
         """Everyone's mean score at ``game``: (kind, name, mean, seats played), highest first."""
-        return self.connection.execute(
+        return self._read(
             "SELECT kind, name, score_sum / seats AS mean, seats FROM ratings WHERE game = ? AND seats > 0"
             " ORDER BY mean DESC, name",
             (game,),
-        ).fetchall()
+        )
 
     def ratings(self, game: str) -> list[tuple[str, str, float, float, int]]:
         """Everyone rated at ``game``: (kind, name, mu, sigma, games), best (by mu - 3 sigma) first."""
-        return self.connection.execute(
+        return self._read(
             "SELECT kind, name, mu, sigma, games FROM ratings WHERE game = ? ORDER BY mu - 3 * sigma DESC, name",
             (game,),
-        ).fetchall()
+        )
 
 
 def _aside_text(path: Path) -> str:

@@ -135,8 +135,12 @@ def _headed_column(table: Table, header: str, **options: Any) -> None:
 
 
 def past_game_text(record: Any, bot_labels: dict[str, str], names: dict[str, str] | None = None) -> Text:
-    """One line of the list of past games: when, then each seat's name and score, the winners in bold."""
+    """One line of the list of past games: when, then each seat's name and score, the winners in bold;
+    "(coached)" after the time of a game in which the coach advised."""
     text = Text(datetime.fromtimestamp(record.finished).strftime("%Y-%m-%d %H:%M"), no_wrap=True, overflow="ellipsis")
+    if getattr(record, "coached", False):  # the coach advised during it: no rating, no high score
+        text.append(" ")
+        text.append(_("(coached)"), style="italic")
     for seat in record.seats:
         name = safe_text((names or {}).get(seat.name, seat.name), 16)
         if seat.bot is not None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,7 +27,7 @@ from gamenight.replay import Replay, SaveGame
 from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
-from gamenight.ui.game_screen import GameScreen
+from gamenight.ui.game_screen import GameScreen, fit_cells
 
 __all__ = ["ReplayBehaviour", "ReplayGameChooser", "replay_screen"]
 
@@ -346,18 +345,6 @@ def replay_screen(replay: Replay) -> GameScreen:
     return screen
 
 
-def _cut(text: str, width: int) -> str:
-    """``text`` in at most ``width`` terminal cells (wide characters count 2), with … if cut."""
-    if cell_len(text) <= width:
-        return text
-    out = ""
-    for char in text:
-        if cell_len(out + char) > width - 1:
-            break
-        out += char
-    return out + "…"
-
-
 class ReplayGameChooser(ModalScreen[int | None]):
     """Which game of a save holding several to replay (Return chooses, Escape goes back)."""
 
@@ -386,9 +373,8 @@ class ReplayGameChooser(ModalScreen[int | None]):
             else:
                 # each score beside its seat's name (cut short where names are long)
                 room = max(4, 40 // max(1, len(scores)) - 4)
-                shown = " – ".join(
-                    f"{_cut(safe_text(name, 40), room)} {score:g}" for name, score in zip(names, scores, strict=False)
-                )
+                pairs = zip(names, scores, strict=False)
+                shown = " – ".join(f"{fit_cells(safe_text(name, 40), room)} {score:g}" for name, score in pairs)
                 if moves == 1:
                     text = _("Game {number}: {scores} (1 move)", number=number + 1, scores=shown)
                 else:

@@ -1,4 +1,4 @@
-"""Settings: language, theme, bot speed and each game's player names, saved to the config file."""
+"""Settings: language, theme, bot speed, the coach and each game's player names, saved to the config file."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ class SettingsScreen(Screen):
     SettingsScreen .row Label { width: 16; padding: 1 1 0 0; }
     SettingsScreen .row Select { width: 32; }
     SettingsScreen .row Input { width: 32; }
+    SettingsScreen .row #warn-points, SettingsScreen .row #warn-chance { width: 12; }
+    SettingsScreen .row .unit { width: 1fr; padding: 1 0 0 1; }
     SettingsScreen #hall-of-fame-name { width: auto; }
     SettingsScreen #settings-message { height: auto; }
     SettingsScreen #settings-message.error { color: $text-error; }
@@ -67,6 +69,27 @@ class SettingsScreen(Screen):
             with Horizontal(classes="row"):
                 yield Label(_("Bot delay (s)"))
                 yield Input(str(self.app.bot_delay), id="bot-delay", type="number")
+            coach = config.coach
+            with Horizontal(classes="row"):
+                yield Label(_("Coach"))
+                yield Select(
+                    [
+                        (_("Off: only when asked (?)"), "off"),
+                        (_("Warn before a costly move"), "warn"),
+                        (_("Always show the best moves"), "always"),
+                    ],
+                    value=coach.mode,
+                    allow_blank=False,
+                    id="coach-mode",
+                )
+            with Horizontal(classes="row"):
+                yield Label(_("Warn from"))
+                yield Input(f"{coach.warn_points:g}", id="warn-points", type="number")
+                yield Static(_("points lost"), classes="unit", markup=False)
+            with Horizontal(classes="row"):
+                yield Label(_("or from"))
+                yield Input(f"{coach.warn_chance:g}", id="warn-chance", type="number")
+                yield Static(_("% less chance to win"), classes="unit", markup=False)
             with Horizontal(classes="row"):
                 yield Label(_("Hall of fame"))
                 yield Checkbox(
@@ -100,6 +123,9 @@ class SettingsScreen(Screen):
             "theme": str(self.query_one("#theme", Select).value),
             "bot_delay": self.query_one("#bot-delay", Input).value.strip(),
             "hall_of_fame_name": self.query_one("#hall-of-fame-name", Checkbox).value,
+            "coach_mode": str(self.query_one("#coach-mode", Select).value),
+            "warn_points": self.query_one("#warn-points", Input).value.strip(),
+            "warn_chance": self.query_one("#warn-chance", Input).value.strip(),
         }
         self._shown_names: dict[str, list[str]] = {}
         self._typed_names: dict[str, list[str]] = {}
@@ -187,6 +213,22 @@ class SettingsScreen(Screen):
             if not 0 <= delay <= 5:
                 self._say(_("Bot delay must be a number of seconds from 0 to 5."), error=True)
                 return
+        coach: dict[str, str | float] = {}
+        mode = str(self.query_one("#coach-mode", Select).value)
+        if mode != self._shown["coach_mode"]:
+            coach["mode"] = mode
+        for key in ("warn_points", "warn_chance"):
+            text = self.query_one(f"#{key.replace('_', '-')}", Input).value.strip()
+            if text == self._shown[key]:
+                continue
+            try:
+                value = float(text)
+            except ValueError:
+                value = -1.0
+            if not 0 <= value <= 100:
+                self._say(_("A coach threshold must be a number from 0 to 100."), error=True)
+                return
+            coach[key] = value
         names = self._changed_names()
         if names is None:
             return
@@ -199,6 +241,8 @@ class SettingsScreen(Screen):
             config.set_general("theme", theme)
         if delay is not None:
             config.set_general("bot_delay", delay)
+        for key, value in coach.items():
+            config.set_coach(key, value)
         for (game_id, seat), name in names.items():
             config.set_name(game_id, seat, name)
         if not config.unsaved and config.error is None:
@@ -219,6 +263,11 @@ class SettingsScreen(Screen):
         if language != self._shown["language"]:
             text += " " + _("A new language applies from the next start.")
         self._shown.update(language=language, theme=theme, bot_delay=delay_text, hall_of_fame_name=shown)
+        self._shown.update(
+            coach_mode=mode,
+            warn_points=self.query_one("#warn-points", Input).value.strip(),
+            warn_chance=self.query_one("#warn-chance", Input).value.strip(),
+        )
         for (game_id, seat), name in names.items():
             self._shown_names[game_id][seat] = name
         self._say(text)

@@ -61,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.i18n import translator
     from gamenight.linebreak import wrap
     from gamenight.match import Match, SeatConfig, play_headless
-    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, pad_cells
+    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, fit_cells, pad_cells
     from gamenight.widgets.key_bar import KeyBar
     from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
@@ -103,6 +103,7 @@ __all__ = [
     "api_mismatch",
     "event_problem",
     "fill_seat_names",
+    "fit_cells",
     "hookimpl",
     "lazy_advisor",
     "lazy_bot",
@@ -905,6 +906,7 @@ _LAZY: dict[str, str] = {
     "wrap": "gamenight.linebreak",
     "Room": "gamenight.ui.game_screen",
     "pad_cells": "gamenight.ui.game_screen",
+    "fit_cells": "gamenight.ui.game_screen",
     "MessageDialog": "gamenight.dialogs",
     "ResultDialog": "gamenight.dialogs",
     "ResultTable": "gamenight.dialogs",

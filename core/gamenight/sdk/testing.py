@@ -1,7 +1,7 @@
 """The SDK's testing kit: check a game -- built-in or third-party -- with pytest.
 
 The helpers the built-in games are tested with (:mod:`gamenight.testing` says what
-each checks): ``run_conformance``, ``random_playouts``, ``check_bot_legality``,
+each checks): ``run_conformance``, ``check_advisor`` (a game's coach), ``random_playouts``, ``check_bot_legality``,
 ``check_view_hiding``, ``check_observer_hiding``, ``check_public_events``,
 ``check_save_round_trip``, ``check_screen_mounts``,
 ``screen_mounts``, ``settle`` / ``wait_for_bots``, ``message_ids``,
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gamenight.i18n import set_language
 from gamenight.plugins import Registry, load_registry
 from gamenight.testing import (
+    check_advisor,
     check_bot_legality,
     check_observer_hiding,
     check_public_events,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Registry",
+    "check_advisor",
     "check_bot_legality",
     "check_observer_hiding",
     "check_public_events",

@@ -120,7 +120,9 @@ async def serve(
 
         service_log.addHandler(handler)
         service_log.propagate = False  # only JSON lines on stderr
-        tables = TableService(load_registry(), settings.data_dir, away_timeout=settings.away_timeout)
+        tables = TableService(
+            load_registry(), settings.data_dir, away_timeout=settings.away_timeout, records_url=settings.records_url
+        )
     hub.tables = tables if settings.tables else None
     try:
         if own_tables:
@@ -155,6 +157,7 @@ async def serve(
         ksm=_ksm(settings, templates),
         ksm_host=ksm_state(),
         tables=hub.tables is not None,
+        records=_records_shown(settings) if hub.tables is not None else None,
         max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute,
         idle_timeout=settings.idle_timeout,
@@ -264,6 +267,28 @@ async def _stop_tables(tables: TableService | None, service_log: logging.Logger,
             service_log.propagate = True
 
 
+def _records_shown(settings: Settings) -> str:
+    """Where the server-wide records are, as the log may show it (a database URL without its password)."""
+    from gamenight.records.dialect import shown_url
+
+    return shown_url(settings.records_url) if settings.records_url else str(settings.data_dir / "records.sqlite3")
+
+
+def check_records_url(url: str) -> str | None:
+    """Why the records database at ``url`` cannot be used (one line), or ``None`` when it can.
+
+    Opening it runs its migrations, so every host that starts finds it at the current schema.
+    """
+    from gamenight.records.backends import open_records
+    from gamenight.records.store import RecordsUnavailable
+
+    try:
+        open_records(url).close()
+    except RecordsUnavailable as error:
+        return " ".join(str(error).split())
+    return None
+
+
 def main(argv: list[str]) -> int:
     """Entry point of ``gamenight serve-ssh``; returns the exit status."""
     options = parser()
@@ -272,6 +297,11 @@ def main(argv: list[str]) -> int:
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2
+    if settings.records_url is not None and settings.tables:
+        problem = check_records_url(settings.records_url)
+        if problem is not None:
+            print(_("gamenight serve-ssh: {error}", error=problem), file=sys.stderr)
+            return 2
     log = EventLog(sys.stderr)
     try:
         asyncio.run(serve(settings, log))

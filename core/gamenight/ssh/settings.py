@@ -65,6 +65,9 @@ class Settings:
     """Whether forked rooms opt in to the kernel's same-page merging (KSM; the host must run it)."""
     away_timeout: float = 300.0
     """Seconds a shared table's seat waits for a player whose connection dropped, then the bot plays it."""
+    records_url: str | None = None
+    """``--records-url``: the PostgreSQL database of the server-wide records and hall of fame
+    (``postgresql://USER@HOST:PORT/DB``); ``None``: ``DATA_DIR/records.sqlite3``."""
 
 
 class UsageError(Exception):
@@ -222,6 +225,16 @@ def parser() -> argparse.ArgumentParser:
             "see docs/hosting.md for what it saves and its side channel) (default %(default)s)"
         ),
     )
+    parser.add_argument(
+        "--records-url",
+        metavar="URL",
+        default=None,
+        help=_(
+            "keep the server-wide records and hall of fame in this PostgreSQL database "
+            "(postgresql://USER@HOST:PORT/DB; several servers may share it) instead of the data dir's "
+            "records.sqlite3; it must be reachable at start"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -249,6 +262,11 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         parser.error(_("--{option} must be at least 1", option="login-timeout"))
     if args.away_timeout < 0:
         parser.error(_("--{option} must be at least 0", option="away-timeout"))
+    if args.records_url is not None:
+        if not args.records_url.lower().startswith(("postgresql://", "postgres://")):
+            parser.error(_("--records-url must be a postgresql:// URL"))
+        if args.tables == "off":
+            parser.error(_("--records-url keeps the shared tables' records: it needs --tables on"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     return Settings(
         host=args.host,
@@ -273,5 +291,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         template=args.template,
         ksm=args.ksm == "on",
         away_timeout=args.away_timeout,
+        records_url=args.records_url,
         command=shlex.split(args.command) if args.command else None,
     )

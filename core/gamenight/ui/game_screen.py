@@ -39,6 +39,7 @@ from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, PublicEvent, fill_seat_names
 from gamenight.text import safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
+from gamenight.ui.coach import Coach, CoachPanel
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ class ChatLog(RichLog):
             self._rewrite()
 
 
-_ROOM_ACTIONS = frozenset({"help", "save", "leave", "chat", "chat_log", "start_now"})
+_ROOM_ACTIONS = frozenset({"help", "hint", "save", "leave", "chat", "chat_log", "start_now"})
 """The actions of :class:`GameScreen`'s own keys; every other key of a game screen makes a move."""
 
 
@@ -178,7 +179,11 @@ class GameScreen(Screen):
     """Base class for a game's table.  Subclass, compose, redraw, submit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1,question_mark", "help", _("Help")),
+        Binding("f1", "help", _("Help")),
+        # Not in the key bar (a game's own keys need its room at 80 columns): in the palette.
+        Binding(
+            "question_mark", "hint", _("Hint"), tooltip=_("The coach: the best choices and what each costs"), show=False
+        ),
         Binding("ctrl+s", "save", _("Save")),
         Binding("escape", "leave", _("Leave")),
         Binding("ctrl+t", "chat", _("Chat"), tooltip=_("Say one line to everyone at this shared table")),
@@ -196,6 +201,7 @@ class GameScreen(Screen):
     GameScreen #title-bar { height: 1; dock: top; background: $primary; color: $text; padding: 0 1; }
     GameScreen #bottom-bar { dock: bottom; height: auto; }
     GameScreen #bottom-bar Footer { dock: none; }
+    GameScreen { layers: default coach; }
     """
 
     class BotMoved(Message):
@@ -244,6 +250,9 @@ class GameScreen(Screen):
         self.paused = False
         """True while a dialog or prompt holds the game (no moves, no bots)."""
         self._view_seat = self._initial_view_seat()
+        self.coach = Coach(self)
+        """The coach: the hint panel and the warning before a costly move (a local game only)."""
+        self._past_coach: Action | None = None
         self._load_own_css()
 
     # -- to be provided by the game ----------------------------------------
@@ -287,6 +296,39 @@ class GameScreen(Screen):
                 free = sum(info.person and not info.taken for info in self.match.client.snapshot.table.seats)
                 title += " · " + _("waiting for {count} more", count=free)
         return title
+
+    def highlighted_action(self) -> Action | None:
+        """The action the table's cursor stands on, if the screen has one (``None``: none).
+
+        Optional: a screen with a cursor over choices (boxes, holds, cards, placements)
+        returns the action pressing its key would make, and the coach panel's last line
+        says what that choice is worth and costs as the cursor moves.  It is read often
+        (the screen's timer): keep it cheap, and never let it raise.  Since SDK 1.2.
+        """
+        return None
+
+    def coach_panel_box(self) -> tuple[int, int]:
+        """Where the coach panel goes: ``(top, width)``, the screen row it starts on and its width.
+
+        It lies over the right of the table, from ``top`` down to the status line at most.  The
+        default, ``(1, 42)``, starts below the title bar; a table whose right side begins with
+        what a player must keep seeing (Yatzy's dice) starts it below that.  Since SDK 1.2.
+        """
+        return (1, 42)
+
+    def describe_choice(self, action: Action) -> str:
+        """A legal action of the seat to move, in words, for the coach's list of choices.
+
+        The default is the rules' sentence (:meth:`Rules.describe_action` on the current
+        position, seats by name).  Where two actions read the same but are worth different
+        amounts (a card bid "face down"), the coach adds the action itself to tell them
+        apart; override this for short words of your own ("Bid K").  Since SDK 1.2.
+        """
+        try:
+            text = self.match.rules.describe_action(self.match.state, action, self.match.to_move())
+        except Exception:  # a game's own sentence failing: the action itself is still a word
+            return action
+        return self.fill_names(text)
 
     def palette_title(self, binding: Binding) -> str:
         """The command-palette title of one of the table's keys (the key is added after it).
@@ -424,6 +466,7 @@ class GameScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="title-bar", markup=False)
+        yield CoachPanel()
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
             if self.remote:
@@ -448,6 +491,7 @@ class GameScreen(Screen):
             title_bar.update(title, layout=False)
         if not self.remote:
             self.refresh_view()
+            self.coach.refresh()
             return
         try:
             self.refresh_view()
@@ -489,6 +533,9 @@ class GameScreen(Screen):
         seat = self.match.to_move()
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
+        past_coach, self._past_coach = self._past_coach, None
+        if not self.remote and past_coach != action and self.coach.holds(action):
+            return False  # the coach asks first ("Are you sure?"), or waits for its advice to know
         if self.remote:
             # A move the snapshot's legal list lacks goes to the service all the same: only the rules,
             # with the whole state, can say why it is refused ("opponent cannot go"), and the answer
@@ -502,6 +549,23 @@ class GameScreen(Screen):
             return False
         self.advance()
         return True
+
+    def submit_past_coach(self, action: Action) -> bool:
+        """Submit ``action`` the coach has let through (the player said Yes, or it costs little)."""
+        self._past_coach = action
+        try:
+            return self.submit(action)
+        finally:
+            self._past_coach = None
+
+    def action_hint(self) -> None:
+        """``?``: the coach panel -- the best choices for the seat to move and what each costs -- or why not."""
+        self.coach.toggle()
+
+    def mark_coached(self) -> None:
+        """The coach showed advice in this game: it is marked ``coached`` (in its save and its record)."""
+        if not self.remote and hasattr(self.match, "coached"):
+            self.match.coached = True
 
     def _apply(self, action: Action) -> None:
         seat = self.match.to_move()
@@ -796,6 +860,8 @@ class GameScreen(Screen):
             status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
         else:
             status.thinking("")
+        if not self.remote and self.coach.active:  # (a shared table has no coach: nothing to look up)
+            self.coach.tick()
 
     @property
     def bot_thinking(self) -> bool:
@@ -1040,11 +1106,13 @@ class GameScreen(Screen):
         if not self.nothing_played and not self.autosave():
             return  # the reason is on the status line; the game stays open
         self.workers.cancel_group(self, "bot")
+        self.coach.cancel()
         self._bot_token += 1
         self.app.pop_screen()
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "bot")
+        self.coach.cancel()
         if self.remote and not self._left and self.app._running:
             self._left = True  # closed some other way than leave_table (a game's own "quit"): leave the table
             self.match.leave()
@@ -1053,3 +1121,15 @@ class GameScreen(Screen):
 def pad_cells(text: str, width: int) -> str:
     """``text`` padded with spaces to ``width`` terminal cells (wide characters count 2)."""
     return text + " " * max(0, width - cell_len(text))
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` terminal cells (wide characters count 2), ending in … if cut."""
+    if cell_len(text) <= width:
+        return text
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width - 1:
+            break
+        out += char
+    return out + "…"

@@ -79,3 +79,23 @@ async def test_the_games_own_theme_variable_styles_the_pot(registry, tmp_path, t
         await wait_for_bots(pilot)
         assert app.theme_variables["goofspiel-pot-style"] == "bold"
         assert app.screen.query_one("#pot").styles.text_style.bold
+
+
+async def test_the_cursor_bids_and_the_coach_panel_follows_it(registry, tmp_path):
+    """←/→ move the cursor over the hand, Return bids; ``?`` opens the room's coach panel (this plugin's
+    advisor, no coach code in the screen), whose last line says what the card under the cursor costs."""
+    match = Match(registry.game("goofspiel"), [SeatConfig("Kei"), SeatConfig("Bot", "matcher")], {}, seed=2)
+    app = make_app(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        screen = app.screen
+        await pilot.press("right", "right", "question_mark")
+        assert screen.highlighted_action() == "bid:2" and screen.query_one("#card-2").has_class("cursor")
+        for _ in range(100):
+            if "Bid 2" in str(screen.query_one("#coach-cost").render()):
+                break
+            await pilot.pause(0.02)
+        assert "Bid 2" in str(screen.query_one("#coach-cost").render())
+        await pilot.press("enter")
+        await wait_for_bots(pilot)
+        assert match.state.history[0].bids[0] == 2

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from gamenight.records import ratings
-from gamenight.records.store import GameRecord, RecordsStore, SeatRecord, placings
+from gamenight.records.backends import open_records
+from gamenight.records.store import GameRecord, SeatRecord, placings
 
 
 def test_a_five_seat_result_orders_the_ratings_by_place() -> None:
@@ -37,8 +36,8 @@ def test_one_rater_in_several_seats_moves_once_on_average() -> None:
     assert set(after) == {"you", "expert"}
 
 
-def test_recording_a_seven_like_game_rates_people_and_bots(tmp_path: Path) -> None:
-    store = RecordsStore.open(tmp_path / "r.sqlite3")
+def test_recording_a_seven_like_game_rates_people_and_bots(records_target) -> None:
+    store = open_records(records_target)
     names = [("You", None), ("Urd", "expert"), ("Skuld", "expert"), ("Verdandi", "basic"), ("Mimir", "random")]
     for number in range(6):
         scores = [12.0, 5.0, 5.0, 3.0, 0.0] if number % 2 else [4.0, 9.0, 9.0, 1.0, 0.0]

@@ -1,20 +1,27 @@
-"""The records database: schema versions, damaged files, two writers, paging."""
+"""The records database: schema versions, damaged files, two writers, paging.
+
+A test that takes ``records_target`` runs on both engines: a SQLite file, and a PostgreSQL
+database of its own in the session's throwaway cluster (``conftest.py``).
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gamenight.records.backends import open_records
+from gamenight.records.dialect import POSTGRESQL, SQLITE, VERSION_TABLE
 from gamenight.records.store import (
-    MIGRATIONS,
     SCHEMA_VERSION,
     GameRecord,
     RecordsStore,
     RecordsUnavailable,
     SeatRecord,
     default_records_path,
+    migrate,
     placings,
 )
 
@@ -55,8 +62,8 @@ def test_a_hosted_room_keeps_its_records_in_the_users_own_folder(tmp_path: Path,
     assert default_records_path().is_relative_to(home)
 
 
-def test_a_record_round_trips_with_its_log(tmp_path: Path) -> None:
-    store = RecordsStore.open(tmp_path / "r.sqlite3")
+def test_a_record_round_trips_with_its_log(records_target) -> None:
+    store = open_records(records_target)
     record = a_record()
     record_id = store.add(record)
     assert record_id is not None
@@ -64,29 +71,107 @@ def test_a_record_round_trips_with_its_log(tmp_path: Path) -> None:
     assert loaded == record  # every field, the log included (ids do not compare)
     assert loaded.seats[0].mu is not None and loaded.seats[0].sigma is not None
     assert store.recent()[0].log == ()  # the list does not carry the logs
-    assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    if isinstance(records_target, Path):
+        assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
 
 
-def test_the_same_game_is_recorded_once(tmp_path: Path) -> None:
-    store = RecordsStore.open(tmp_path / "r.sqlite3")
+def test_a_seed_of_128_bits_round_trips(records_target) -> None:
+    store = open_records(records_target)
+    seeds = [2**127 + 12345, -(2**70), 2**63 - 1, 7]
+    ids = [store.add(replace(a_record(number), seed=seed)) for number, seed in enumerate(seeds)]
+    assert [store.get(record_id).seed for record_id in ids] == seeds
+    store.close()
+
+
+def test_the_same_game_is_recorded_once(records_target) -> None:
+    store = open_records(records_target)
     assert store.add(a_record()) is not None
     assert store.add(a_record()) is None
     assert store.count() == 1
     assert store.ratings("nim")[0][4] == 1  # and rated once
+    store.close()
+
+
+def test_a_server_game_is_one_row_whatever_is_sent(records_target) -> None:
+    store = open_records(records_target)
+    first = replace(a_record(1), server_game="t1/0/abc")
+    renamed = replace(first, seats=(replace(first.seats[0], name="Ann"), first.seats[1]))  # another digest
+    assert store.add(first) is not None
+    assert store.add(renamed) is None and store.add(first) is None
+    assert store.count() == 1 and store.query("SELECT count(*) FROM seats") == [(2,)]
+    assert store.add(replace(a_record(2), server_game="t1/1/abd")) is not None  # the next game of the table
+    assert store.count() == 2
+    store.close()
+
+
+# -- every schema version, on both engines --------------------------------------------------
+
+
+def _old_database(engine: str, target, version: int) -> None:
+    """A database as gamenight left it at schema ``version``, holding one game of that time
+    (schema 2 on: a seat owner who hides their name; schema 3: a server game key)."""
+    if engine == "sqlite":
+        connection = sqlite3.connect(target, isolation_level=None)
+        dialect = SQLITE
+    else:
+        import psycopg
+
+        connection = psycopg.connect(target, autocommit=True)
+        dialect = POSTGRESQL
+
+    def run(sql: str, parameters=()) -> None:
+        connection.execute(dialect.sql(sql), parameters)
+
+    migrate(connection, dialect, 0, version)
+    if version >= 1:
+        run(
+            "INSERT INTO games (id, digest, game, plugin_version, options, seed, game_number, started, finished,"
+            " seat_count) VALUES (7, 'x', 'yatzy', '1.0', '{}', 5, 0, 1.0, 2.0, 2)"
+        )
+        run("INSERT INTO game_logs VALUES (7, ?)", ('[[0,"keep 11111"],[1,"keep 22222"]]',))
+        run("INSERT INTO seats VALUES (7, 0, 'yatzy', 'You', NULL, 254.0, 1, 1.0, NULL, NULL)")
+        run("INSERT INTO seats VALUES (7, 1, 'yatzy', 'Kei', NULL, 180.0, 2, 0.0, NULL, NULL)")
+        run("INSERT INTO game_totals VALUES ('yatzy', 1, 2.0)")
+        run("INSERT INTO person_totals VALUES ('yatzy', 'You', 1, 1.0, 254.0, 254.0)")
+        run("INSERT INTO person_totals VALUES ('yatzy', 'Kei', 1, 0.0, 180.0, 180.0)")
+    if version >= 2:
+        run("INSERT INTO seat_owners VALUES (7, 1, 'k-kei')")
+        run("INSERT INTO players VALUES ('k-kei', 0)")
+    if version >= 3:
+        run("UPDATE games SET server_game = 't9/0/5' WHERE id = 7")
+    if engine == "sqlite":
+        run(f"PRAGMA user_version = {version}")
+    elif version:
+        run(f"CREATE TABLE {VERSION_TABLE} (version INTEGER NOT NULL)")
+        run(f"INSERT INTO {VERSION_TABLE} VALUES ({version})")
+    connection.close()
 
 
 @pytest.mark.parametrize("version", range(SCHEMA_VERSION + 1))
-def test_every_earlier_schema_version_opens(tmp_path: Path, version: int) -> None:
-    path = tmp_path / "r.sqlite3"
-    connection = sqlite3.connect(path)
-    for step in MIGRATIONS[:version]:
-        step(connection)
-    connection.execute(f"PRAGMA user_version = {version}")
-    connection.commit()
-    connection.close()
-    store = RecordsStore.open(path)
+def test_every_earlier_schema_version_opens_with_its_games(engine: str, records_target, version: int) -> None:
+    _old_database(engine, records_target, version)
+    store = open_records(records_target)
     assert store.version == SCHEMA_VERSION
+    if version >= 1:  # the game of before is there, whole, and counts
+        record = store.get(7)
+        assert record is not None and record.log == ((0, "keep 11111"), (1, "keep 22222"))
+        assert not record.coached  # schema 4: a game from before the coach was played without one
+        assert [(seat.name, seat.score, seat.place) for seat in record.seats] == [("You", 254.0, 1), ("Kei", 180.0, 2)]
+        assert store.games_played() == ["yatzy"] and store.person_totals("yatzy", "You") == (1, 1.0, 254.0, 254.0)
+        hidden = "Kei" if version < 2 else None  # schema 2 on: Kei chose not to show their name
+        assert store.hall_high_scores("yatzy") == [(254.0, "You", 2.0), (180.0, hidden, 2.0)]
+        assert [seat.name for seat in store.hall_recent()[0].seats] == ["You", hidden]
     assert store.add(a_record()) is not None
+    # schema 3's key holds on the migrated database: the same server game twice is one row
+    assert store.add(replace(a_record(1), server_game="t9/0/6")) is not None
+    assert store.add(replace(a_record(2), server_game="t9/0/6")) is None
+    if version >= 3:
+        assert store.add(replace(a_record(3), server_game="t9/0/5")) is None
+    store.close()
+    again = open_records(records_target)  # opening a current database changes nothing
+    assert again.version == SCHEMA_VERSION and again.count() == 2 + (version >= 1)
+    again.close()
 
 
 def test_an_empty_file_is_schema_version_0_and_opens(tmp_path: Path) -> None:
@@ -200,15 +285,19 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     assert games == {("person", "You"): 120, ("bot", "random"): 120}  # no rating update lost either
 
 
-def test_paging_newest_first_uses_the_indexes(tmp_path: Path) -> None:
-    store = RecordsStore.open(tmp_path / "r.sqlite3")
-    for number in range(30):
-        store.add(a_record(number, game="nim" if number % 3 else "yatzy", finished=5000.0 - number))
+def test_paging_newest_first_uses_the_indexes(records_target) -> None:
+    store = open_records(records_target)
+    store.add_many(
+        [a_record(number, game="nim" if number % 3 else "yatzy", finished=5000.0 - number) for number in range(30)]
+    )
     first = store.recent(limit=10)
     assert [r.finished for r in first] == sorted((r.finished for r in first), reverse=True)
     rest = store.recent(limit=100, before=(first[-1].finished, first[-1].id))
     assert len(first) + len(rest) == 30 and rest[0].finished < first[-1].finished
     assert all(r.game == "yatzy" for r in store.recent(game="yatzy"))
+    assert [record.id for record in store.recent(limit=40)] == [record.id for record in first + rest]
+    if not isinstance(records_target, Path):
+        return  # PostgreSQL plans by its statistics: a table this small is read whole
     for sql in (
         "SELECT id FROM games ORDER BY finished DESC, id DESC LIMIT 50",
         "SELECT id FROM games WHERE game = 'nim' ORDER BY finished DESC, id DESC LIMIT 50",
@@ -248,11 +337,11 @@ def test_a_locked_file_is_reported_and_left_in_place(tmp_path: Path, monkeypatch
     assert path.exists() and not [p for p in tmp_path.iterdir() if ".broken-" in p.name]
 
 
-def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
+def test_the_running_totals_agree_with_the_games(records_target) -> None:
     import random
 
     rng = random.Random(5)
-    store = RecordsStore.open(tmp_path / "r.sqlite3")
+    store = open_records(records_target)
     for number in range(60):
         names = [("You", None), ("Kei", None), ("B1", rng.choice(["x", "y"])), ("B2", rng.choice(["x", "z"]))]
         names = names[: rng.randint(2, 4)]
@@ -264,7 +353,9 @@ def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
             for i, (name, bot) in enumerate(names)
         )
         store.add(GameRecord(rng.choice(["a", "b"]), "1", {}, number, 0, 0.0, float(number), seats, ()))
-    sql = store.connection.execute
+
+    def sql(query: str):
+        return Rows(store.query(query))
 
     def rounded(rows):
         return [tuple(round(value, 9) if isinstance(value, float) else value for value in row) for row in rows]
@@ -295,6 +386,11 @@ def test_the_running_totals_agree_with_the_games(tmp_path: Path) -> None:
     assert rounded(sorted(stored)) == rounded(means)
 
 
+class Rows(list):
+    def fetchall(self) -> list:
+        return list(self)
+
+
 def test_a_damaged_file_is_moved_aside_without_hard_links_too(tmp_path: Path, monkeypatch) -> None:
     def no_links(source, target):
         raise PermissionError(1, "Operation not permitted")
@@ -319,3 +415,64 @@ def test_a_damaged_file_that_cannot_be_moved_is_left_untouched(tmp_path: Path, m
     with pytest.raises(RecordsUnavailable, match="left as it is"):
         RecordsStore.open(path)
     assert path.read_bytes() == b"junk" * 1000 and [p.name for p in tmp_path.iterdir()] == ["r.sqlite3"]
+
+
+def test_the_hall_of_fames_best_scores_break_ties_by_time_on_the_boundary(records_target) -> None:
+    """The ten best: by score, then the earlier game; ties on the tenth score are ordered exactly."""
+    store = open_records(records_target)
+    scores = [50.0, 40.0, 40.0, 30.0, 30.0, 30.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 10.0]
+    for number, score in enumerate(scores):  # later games first, so time order is not insertion order
+        seats = (SeatRecord(f"P{number}", None, score, 1, 1.0), SeatRecord("Bot", "random", 0.0, 2, 0.0))
+        store.add(GameRecord("yatzy", "1", {}, number, 0, 0.0, 9000.0 - number, seats, ()))
+    expected = sorted(
+        ((score, f"P{number}", 9000.0 - number) for number, score in enumerate(scores)), key=lambda r: (-r[0], r[2])
+    )
+    for limit in (1, 3, 10, 12, 20):
+        assert store.hall_high_scores("yatzy", limit) == expected[:limit], limit
+    assert store.hall_high_scores("yatzy", 0) == [] and store.hall_high_scores("nim", 10) == []
+    store.close()
+
+
+def test_every_figure_of_the_records_screen_is_the_same_on_both_engines(database: str, tmp_path: Path) -> None:
+    """The same games on SQLite and on PostgreSQL give the same figures (``gamenight records``,
+    the records screen), the same pages and the same arena ratings."""
+    import random
+
+    from gamenight.records.stats import game_stats
+
+    stores = [open_records(tmp_path / "r.sqlite3"), open_records(database)]
+    rng = random.Random(9)
+    games = []
+    for number in range(150):
+        names = [("You", None), ("Kei", None), ("B1", rng.choice(["x", "y"])), ("B2", "z")][: rng.randint(2, 4)]
+        scores = [float(rng.randint(0, 9)) for _ in names]
+        winners = [i for i, score in enumerate(scores) if score == max(scores)]
+        places = placings(scores, winners)
+        seats = tuple(
+            SeatRecord(name, bot, scores[i], places[i], 1 / len(winners) if i in winners else 0.0)
+            for i, (name, bot) in enumerate(names)
+        )
+        games.append(GameRecord(rng.choice(["a", "b"]), "1", {"n": number}, number, 0, 0.0, float(number), seats, ()))
+    arena = [
+        [SeatRecord("x", "x", 3.0, 1, 1.0), SeatRecord("q", "q", 1.0, 2, 0.0)] for _ in range(5)
+    ]  # an arena's series: rated, not listed
+    for store in stores:
+        store.add_many(games[:100])
+        for record in games[100:]:
+            store.add(record)
+        store.rate_games("c", arena)
+
+    def figures(store) -> list:
+        answers: list = [store.games_played(), store.count(), [r.seed for r in store.recent(limit=200)]]
+        for game in ("a", "b", "c"):
+            for player in (None, "You", "Kei", "nobody"):
+                answers.append(game_stats(store, game, player))
+            answers += [store.people(game), store.mean_scores(game), store.ratings(game), store.high_scores(game)]
+            answers += [store.person_ratings(game, "You", 20), store.person_latest(game, "You", 30, before=120)]
+        return answers
+
+    sqlite, postgres = (figures(store) for store in stores)
+    assert sqlite == postgres
+    assert sqlite[0] == ["b", "a", "c"] or sqlite[0] == ["a", "b", "c"]  # "c" only rated: listed last
+    for store in stores:
+        store.close()

@@ -167,6 +167,10 @@ def test_play_resize_vanish_and_resume_over_real_ssh(start_server, terminals, tm
     try:
         screen = again.wait_for(RESUME_OFFER, 90)
     except AssertionError as error:
-        pytest.xfail(f"the resume question did not show (garbled screen under load): {str(error)[:200]}")
+        with again._lock:  # what the terminal received, to replay through pyte when diagnosing
+            (tmp_path / "garbled-terminal.bin").write_bytes(bytes(again.received))
+        pytest.xfail(
+            f"the resume question did not show (garbled screen under load; bytes in {tmp_path}): {str(error)[:200]}"
+        )
     assert title in screen.replace("\n", " ") or title[:10] in screen
     assert autosave.read_bytes() == saved

@@ -94,3 +94,27 @@ async def play_to_the_end(client):
             return snap
         await client.send(Move(snap.legal[0], snap.turn))
         await client.wait_for(lambda c, turn=snap.turn: c.snapshot.turn > turn or c.snapshot.table.status == "over")
+
+
+def _redis(request, **options):
+    from tests.core.tables.redis_server import RedisServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    server = RedisServer(**options)
+    request.addfinalizer(server.cleanup)
+    server.start()
+    return server
+
+
+@pytest.fixture
+def redis_server(request):
+    """A real redis-server of this test's own (no persistence), on a Unix socket; stopped after the test."""
+    return _redis(request)
+
+
+@pytest.fixture
+def durable_redis_server(request):
+    """A real redis-server with its append-only file on, every write synced (``appendfsync always``)."""
+    return _redis(request, appendonly=True, fsync="always")

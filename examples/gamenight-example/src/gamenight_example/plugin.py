@@ -1,6 +1,6 @@
 """The plugin module named by the entry point: three hook implementations.
 
-* ``register_games``  -- Goofspiel, a game of this package;
+* ``register_games``  -- Goofspiel, a game of this package, with its coach (an advisor);
 * ``register_bots``   -- a "cautious" bot for the built-in game ``yatzy``;
 * ``register_themes`` -- the ``example-dusk`` theme (a TOML file in this package).
 """
@@ -10,14 +10,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gamenight.sdk import BotSpec, GameInfo, Option, hookimpl, lazy_screen, read_help, read_translations
+from gamenight.sdk import (
+    AdvisorSpec,
+    BotSpec,
+    GameInfo,
+    Option,
+    hookimpl,
+    lazy_advisor,
+    lazy_screen,
+    read_help,
+    read_translations,
+)
 
 from . import __version__
+from .advisor import UNIT
 from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
 
-GAMENIGHT_API = "1.1"
+GAMENIGHT_API = "1.2"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 HERE = Path(__file__).parent
@@ -53,6 +64,8 @@ GAME = GameInfo(
             description="A tied round's prize stays in the pot for the next round instead of being discarded.",
         ),
     ),
+    # The coach (SDK 1.2): the room's hint panel, its warning and the game review use it, no screen code.
+    advisor=AdvisorSpec(lazy_advisor("gamenight_example.advisor:make_advisor"), UNIT),
     screen=lazy_screen("gamenight_example.screen:GoofspielScreen"),  # Textual only when a table opens
     help=read_help(HERE),
     translations=read_translations(HERE),  # locale/<lang>.toml, each read when its language is first wanted

@@ -1,9 +1,12 @@
 """The Goofspiel table: a :class:`gamenight.sdk.GameScreen` subclass.
 
 The base class does turns, bots, chance, hand-over in hot-seat play, the end
-dialog, saving and help; this module only draws the table and turns a key
-press or a click on a card into ``self.submit("bid:V")``.  What a move did is said from
-its public events (:meth:`GoofspielScreen.describe_event`, with :mod:`.texts`).
+dialog, saving, help and the coach (``?``: the advisor of :mod:`.advisor`); this
+module only draws the table and turns a key press or a click on a card into
+``self.submit("bid:V")``.  What a move did is said from its public events
+(:meth:`GoofspielScreen.describe_event`, with :mod:`.texts`).  Two optional hooks
+make the coach's panel read better: :meth:`GoofspielScreen.describe_choice` ("Bid K")
+and :meth:`GoofspielScreen.highlighted_action` (the card under the cursor, ←/→).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import GameScreen, PublicEvent, pad_cells
+from gamenight.sdk import Action, GameScreen, PublicEvent, pad_cells
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -52,7 +55,14 @@ class GoofspielScreen(GameScreen):
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(KEYS.get(value, str(value)), f"bid({value})", card_name(value), show=False) for value in range(1, 14)
+    ] + [
+        Binding("left", "cursor(-1)", "Previous card", show=False),
+        Binding("right", "cursor(1)", "Next card", show=False),
+        Binding("enter", "bid_cursor", "Bid the card under the cursor", show=False),
     ]
+
+    cursor = 0
+    """The card under the cursor (a value of the hand; 0 before the first move of the cursor)."""
 
     def compose_table(self) -> ComposeResult:
         with Horizontal(id="table"):
@@ -66,7 +76,7 @@ class GoofspielScreen(GameScreen):
         with Horizontal(id="hand"):
             for value in range(1, self.match.options["cards"] + 1):
                 yield GoofspielCard(value)
-        yield Static(self.t("Bid: A 2-9 0(=10) J Q K, or click a card."), id="hint")
+        yield Static(self.t("Bid: A 2-9 0(=10) J Q K, ←/→ and Return, or click a card."), id="hint")
 
     def describe_event(self, event: PublicEvent) -> str:
         """The status line's sentence for a move, in the player's language, seats by name."""
@@ -82,9 +92,12 @@ class GoofspielScreen(GameScreen):
         self.query_one("#prizes-left", Static).update(t("Still to come: {cards}", cards=left or "—"))
         self.query_one("#seats", Static).update(self._seat_lines(view))
         self.query_one("#last-round", Static).update(self._last_round(view))
+        if self.cursor and self.cursor not in view.hand:
+            self.cursor = min(view.hand, key=lambda value: abs(value - self.cursor), default=0)
         for card in self.query(GoofspielCard):
             card.set_class(card.value not in view.hand and card.value != view.my_bid, "spent")
             card.set_class(card.value == view.my_bid, "bid")
+            card.set_class(card.value == self.cursor, "cursor")
 
     def _seat_lines(self, view: GoofspielView) -> str:
         t = self.t
@@ -117,6 +130,31 @@ class GoofspielScreen(GameScreen):
             bids=bids,
             result=result,
         )
+
+    def describe_choice(self, action: Action) -> str:
+        """The coach's words for a bid: "Bid K" (the rules' sentence keeps a bid face down)."""
+        return self.t("Bid {card}", card=card_name(int(action.partition(":")[2])))
+
+    def highlighted_action(self) -> Action | None:
+        """The bid of the card under the cursor (the coach says what it costs as the cursor moves)."""
+        return f"bid:{self.cursor}" if self.cursor else None
+
+    def action_cursor(self, step: int) -> None:
+        """Move the cursor to the next (``1``) or previous (``-1``) card still in the hand."""
+        hand = list(self.view.hand)
+        if not hand:
+            return
+        if self.cursor not in hand:
+            self.cursor = hand[0] if step > 0 else hand[-1]
+        else:
+            self.cursor = hand[(hand.index(self.cursor) + step) % len(hand)]
+        for card in self.query(GoofspielCard):
+            card.set_class(card.value == self.cursor, "cursor")
+
+    def action_bid_cursor(self) -> None:
+        """Bid the card under the cursor."""
+        if self.cursor:
+            self.action_bid(self.cursor)
 
     def action_bid(self, value: int) -> None:
         """Bid the card ``value`` (refused with a message if it is not in the hand)."""

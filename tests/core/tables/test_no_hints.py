@@ -1,0 +1,51 @@
+"""Fairness: no coach at a shared table nor in a game hosted on the server -- ``?`` says why."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from gamenight.plugins import load_registry
+from gamenight.tables import protocol as p
+from gamenight.tables.service import TableService
+from gamenight.ui.coach import Coach, CoachPanel
+
+from tests.core.tables.conftest import FAST, connect
+from tests.core.tables.test_tables_lobby import listed, open_tables, room_for, table_screen, until
+from tests.core.test_coach import CoachedNimPlugin, NimAdvisor
+
+
+def test_a_game_hosted_on_the_server_says_its_own_reason():
+    screen = SimpleNamespace(remote=True, match=SimpleNamespace(solo=True))  # a hosted solo table's screen
+    reason = Coach(screen).refusal()  # type: ignore[arg-type]
+    assert reason == "No hints in a game hosted on the server: its results count for everyone."
+
+
+async def test_no_hint_at_a_shared_table_even_on_the_players_own_turn(tmp_path):
+    NimAdvisor.calls = 0
+    registry = load_registry(extra_plugins={"nim": CoachedNimPlugin()}, entry_points=[])
+    assert registry.game("nim").advisor is not None
+    service = TableService(registry, tmp_path / "data", bot_time_budget=0.2, seed=3, message_rate=FAST)
+    await service.start()
+    try:
+        ben = await connect(service, "ben", "Ben")
+        await ben.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("person")], {}, True, 0))
+        await ben.wait_for(lambda c: c.snapshot)
+        ann = await room_for(service, "ann", tmp_path, registry=registry)
+        async with ann.run_test(size=(80, 24)) as pilot:
+            await open_tables(pilot, ann)
+            await until(pilot, lambda: listed(ann)[0] != "")
+            await pilot.press("enter")
+            await until(pilot, lambda: table_screen(ann) is not None, what="at the table")
+            snapshot = await ben.wait_for(lambda c: c.snapshot if c.snapshot.legal else None)
+            await ben.send(p.Move(snapshot.legal[0], snapshot.turn))  # Ann's turn now
+            screen = table_screen(ann)
+            await until(pilot, lambda: screen.match.to_move() == screen.match.seat, what="Ann's turn")
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert "No hints at a shared table" in str(screen.query_one("#message").render())
+            assert not screen.query_one(CoachPanel).display and NimAdvisor.calls == 0
+            assert not hasattr(screen.match, "coached") or not screen.match.coached
+        await ben.close()
+    finally:
+        await asyncio.wait_for(service.close(), 5)

@@ -8,18 +8,20 @@ random) on both seats; the value is the share of playouts the seat wins (lits.md
 The expert's own policy is an alpha-beta search whose static evaluation alone costs a
 full scan of the board per candidate (about 30 ms a ply here): far too slow to play
 out a hundred candidates many times within a second.  So the expert contributes
-otherwise: its search, given :data:`EXPERT_SHARE` of the budget, names the anchor (the
-choice the playouts must beat), and its evaluation orders the candidates and breaks ties.
+otherwise: its search, given :data:`EXPERT_SHARE` of the budget (on a clock that counts
+its work, :class:`WorkClock`), names the anchor (the choice the playouts must beat), and
+its evaluation orders the candidates and breaks ties.
 
 The randomness of a playout is only the policy's tie-breaking; playout ``k`` of every
 action uses the same seed (common random numbers).  With a hundred or more placements
 to weigh, the budget goes where it matters by sequential halving: every action gets a
 playout, then the better half twice as many, and so on, until one is left, the sample
-count is reached or the time is up.  The expert's choice is the anchor, played out
-to the end: another action is shown above it only by the part of its lead beyond the noise
-of the paired results (:func:`anchored_values`) -- an action dropped after a lucky
-playout or two does not pass it.  When the time runs out before every action had a
-playout (the opening offers 1,292 placements), the rest are shown at the lowest value
+count is reached or the budget's playouts (:data:`PLAYOUTS_PER_SECOND`) are spent.  The
+expert's choice is the anchor, played out to the end: another action is shown above it
+only by the part of its lead beyond the noise of the paired results
+(:func:`anchored_values`) -- an action dropped after a lucky playout or two does not pass
+it.  When the playouts run out before every action had one (the opening offers 1,292
+placements), or ``ctx.should_stop()`` says stop, the rest are shown at the lowest value
 measured, with ``samples`` 0.
 """
 
@@ -28,7 +30,6 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -43,6 +44,27 @@ DEFAULT_SAMPLES = 32
 """Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""
 EXPERT_SHARE = 0.7
 """The part of the time budget the expert's own search gets to name the anchor."""
+PLAYOUTS_PER_SECOND = 300
+"""Playouts in a second (3.2 ms each from the fifth ply, here): the rest of the budget becomes a
+count of playouts, so that the advice depends on the view, ``ctx.rng`` and
+``ctx.should_stop()`` only, never on the clock."""
+SEARCH_READING = 0.0027
+"""Seconds of search between two readings of the expert's clock (8 nodes of about 0.34 ms each,
+here).  Its clock is a count of those readings: the search is as deep on any machine and
+under any load."""
+
+
+class WorkClock:
+    """A clock for the expert's search that moves :data:`SEARCH_READING` each time it is read."""
+
+    def __init__(self, step: float = SEARCH_READING) -> None:
+        self.step = step
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
 
 _RULES = LitsRules()
 
@@ -98,6 +120,19 @@ def _prior(child: LitsState, seat: int) -> float:
     return value if mover == seat else -value
 
 
+class Latch:
+    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
+
+    def __init__(self, should_stop: Callable[[], bool]) -> None:
+        self.should_stop = should_stop
+        self.stopped = False
+
+    def __call__(self) -> bool:
+        if not self.stopped:
+            self.stopped = bool(self.should_stop())
+        return self.stopped
+
+
 class LitsAdvisor:
     """Ranks a seat's legal actions by their chance of winning (see the module doc)."""
 
@@ -106,15 +141,15 @@ class LitsAdvisor:
         seat: int | None = None,
         samples: int = DEFAULT_SAMPLES,
         expert_budget: float | None = None,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], Callable[[], float]] = WorkClock,
     ) -> None:
         self.seat = seat
         self.samples = samples
         self.expert_budget = expert_budget
         """Seconds for the expert's search (None: :data:`EXPERT_SHARE` of the time budget)."""
         self._policy = GreedyBot()
-        self._expert = ExpertBot(clock=clock)
-        """Its clock: tests pass a fake one, so that its search is as deep on any machine."""
+        self.clock = clock
+        """Makes the expert's clock for one decision (a :class:`WorkClock`: the search's work, not time)."""
 
     def advise(self, view: LitsState, legal: Sequence[Action], ctx: BotContext) -> list[Advice]:
         """One :class:`Advice` per legal action, best first, within ``ctx.time_budget``."""
@@ -122,16 +157,18 @@ class LitsAdvisor:
         actions = list(legal)
         if not actions:
             return []
-        deadline = time.monotonic() + 0.9 * ctx.time_budget
+        stop = Latch(ctx.should_stop)
         if len(actions) > 1:
-            share = EXPERT_SHARE * ctx.time_budget
-            self._expert.budget = share if self.expert_budget is None else self.expert_budget
-            choice = self._expert.choose(view, actions, ctx)
+            share = EXPERT_SHARE * ctx.time_budget if self.expert_budget is None else self.expert_budget
+            steady = BotContext(me, ctx.rng, ctx.options, stop, ctx.time_budget)
+            choice = ExpertBot(share, clock=self.clock()).choose(view, actions, steady)
         else:
             choice = actions[0]
+        playouts = max(1, round(PLAYOUTS_PER_SECOND * (1.0 - EXPERT_SHARE) * ctx.time_budget))
+        played = 0
 
         def out_of_time() -> bool:
-            return ctx.should_stop() or time.monotonic() > deadline
+            return played >= playouts or stop()
 
         children = [_RULES.apply(view, action) for action in actions]
         prior = [_prior(child, me) if len(actions) <= 400 else 0.0 for child in children]
@@ -151,6 +188,7 @@ class LitsAdvisor:
                         break
                     end = play_out(children[index], self._policy, random.Random(seeds[len(results[index])]))
                     results[index].append(1.0 if me in _RULES.outcome(end).winners else 0.0)
+                    played += 1
                     measured = True
                 if stopped:
                     break

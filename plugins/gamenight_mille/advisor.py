@@ -35,8 +35,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.sdk import Action, Advice, BotContext, Rules
@@ -56,7 +55,10 @@ __all__ = [
 ]
 
 DEFAULT_SAMPLES = 48
-"""Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
+"""Deals per decision at a budget of 1 s or more (bench/RESULTS.md: stability)."""
+DEALS_PER_SECOND = 48
+"""The time budget becomes a count of deals (about a second's worth here, unloaded), so that the
+advice depends on the view, ``ctx.rng`` and ``ctx.should_stop()`` only, never on the clock."""
 
 
 HAND_MARGIN_SD = 1330.0
@@ -161,6 +163,19 @@ def settled(runs: list[list[float]], anchor: int) -> bool:
     return True
 
 
+class Latch:
+    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
+
+    def __init__(self, should_stop: Callable[[], bool]) -> None:
+        self.should_stop = should_stop
+        self.stopped = False
+
+    def __call__(self) -> bool:
+        if not self.stopped:
+            self.stopped = bool(self.should_stop())
+        return self.stopped
+
+
 def play_out(state: MilleState, expert: ExpertBot, ctx: BotContext) -> MilleState:
     """The hand played on to its end (or the game's) by ``expert`` on both seats."""
     rules = _RULES
@@ -187,7 +202,7 @@ class MilleAdvisor:
             return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        deadline = time.monotonic() + 0.9 * ctx.time_budget
+        stop = Latch(ctx.should_stop)
         # Actions that leave the same position (one of two equal cards) are played once.
         keys = [_key(view, action) for action in actions]
         first: dict[tuple[str, int], Action] = {}  # key -> the first action with that effect
@@ -199,9 +214,10 @@ class MilleAdvisor:
         lists = [runs[key] for key in distinct]
         me = view.seat
         # A forced action (the pick) costs nothing whatever it is worth: its value needs fewer deals.
-        wanted = self.samples if len(first) > 1 else max(1, self.samples // 4)
+        wanted = max(2, min(self.samples, round(DEALS_PER_SECOND * ctx.time_budget)))
+        wanted = wanted if len(first) > 1 else max(1, wanted // 4)
         samples = 0
-        while samples < wanted and not (samples and (ctx.should_stop() or time.monotonic() > deadline)):
+        while samples < wanted and not (samples and stop()):
             deal = deal_unseen(view, ctx.rng)
             for key, action in first.items():
                 end = play_out(_RULES.apply(deal, action), self._expert, ctx)

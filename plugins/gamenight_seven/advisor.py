@@ -13,7 +13,7 @@ deal, docs/rules/seven.md 6.1).
 Every move is played on the same deals with the same reshuffle seeds (common random
 numbers), so two moves differ only by what they change, not by luck; unlike the
 expert, the voluntary draw and every Queen's call are ranked too.  The expert's own
-choice (its search, given :data:`EXPERT_SHARE` of the budget) is the anchor: another
+choice (its search: 32 deals of its own, seeded by the view) is the anchor: another
 move is shown above it only by the part of its lead beyond the noise of the paired
 results (:func:`anchored_values`), so near ties do not flip from one asking to the next
 and the best choice is the expert's unless the playouts show better.
@@ -24,9 +24,8 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gamenight.sdk import Action, Advice, BotContext, Rules
@@ -36,10 +35,11 @@ from .policies import keeper_card
 from .rules import TURN_LIMIT, SevenView
 from .simulator import Simulator, passes_in_a_row
 
-__all__ = ["DEFAULT_SAMPLES", "EXPERT_SHARE", "SevenAdvisor", "anchored_values", "make_advisor"]
+__all__ = ["DEALS_PER_SECOND", "DEFAULT_SAMPLES", "SevenAdvisor", "anchored_values", "make_advisor"]
 
-EXPERT_SHARE = 0.4
-"""The part of the time budget the expert's own search gets to name the anchor."""
+DEALS_PER_SECOND = 200
+"""The time budget becomes a count of deals (about a second's worth here, unloaded), so that the
+advice depends on the view, ``ctx.rng`` and ``ctx.should_stop()`` only, never on the clock."""
 
 DEFAULT_SAMPLES = 200
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
@@ -77,6 +77,19 @@ def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
     return values
 
 
+class Latch:
+    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
+
+    def __init__(self, should_stop: Callable[[], bool]) -> None:
+        self.should_stop = should_stop
+        self.stopped = False
+
+    def __call__(self) -> bool:
+        if not self.stopped:
+            self.stopped = bool(self.should_stop())
+        return self.stopped
+
+
 class SevenAdvisor:
     """Ranks a seat's legal moves by their chance of winning the deal (see the module doc)."""
 
@@ -92,22 +105,20 @@ class SevenAdvisor:
             return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        deadline = time.monotonic() + 0.9 * ctx.time_budget
-        self._expert.time_budget = EXPERT_SHARE * ctx.time_budget
+        stop = Latch(ctx.should_stop)
+        self._expert.time_budget = 3600.0  # its 32 deals and the stop signal bound it, not the clock
         # The expert's deals are seeded by the view, so asking twice names the same anchor.
         seed = zlib.crc32(repr(view).encode())
-        steady = BotContext(view.seat, random.Random(seed), ctx.options, ctx.should_stop, ctx.time_budget)
+        steady = BotContext(view.seat, random.Random(seed), ctx.options, stop, ctx.time_budget)
         lead = self._expert.choose(view, actions, steady) if len(actions) > 1 else actions[0]
-
-        def out_of_time() -> bool:
-            return ctx.should_stop() or time.monotonic() > deadline
 
         me = view.seat
         passes = passes_in_a_row(view)
         runs: list[list[float]] = [[] for _action in actions]
         samples = 0
-        deals = self._expert.deals(view, ctx.rng, out_of_time)
-        while samples < self.samples and not (samples and out_of_time()):
+        wanted = max(2, min(self.samples, round(DEALS_PER_SECOND * ctx.time_budget)))
+        deals = self._expert.deals(view, ctx.rng, stop)
+        while samples < wanted and not (samples and stop()):
             hands, stock = next(deals)
             seed = ctx.rng.getrandbits(32)
             for index, action in enumerate(actions):

@@ -6,6 +6,7 @@ import random
 
 import pytest
 from gamenight.sdk import TERMINAL, BotContext
+from gamenight.testing import check_advisor
 from gamenight_lits.advisor import LitsAdvisor, anchored_values
 from gamenight_lits.bots import ExpertBot
 from gamenight_lits.plugin import GAME
@@ -35,7 +36,7 @@ class SteppingClock:
 
 
 def _advise(rules, state, seed=0, samples=SAMPLES, **context):
-    advisor = LitsAdvisor(state.turn, samples=samples, expert_budget=0.05, clock=SteppingClock())
+    advisor = LitsAdvisor(state.turn, samples=samples, expert_budget=0.05, clock=SteppingClock)
     return advisor.advise(
         rules.view(state, state.turn),
         rules.legal_actions(state),
@@ -117,3 +118,9 @@ def test_the_experts_search_names_the_choice_the_playouts_must_beat(rules):
 
 def test_no_legal_action_no_advice():
     assert GAME.advisor.factory(GAME.rules, 0, {}).advise(None, [], BotContext(0, random.Random(0))) == []
+
+
+def test_the_sdk_kit_finds_the_advisor_keeps_its_contract():
+    # Nothing is hidden (no perturbation): one advice per legal action, sorted, a stop
+    # request kept, at the kit's 0.2 s budget.
+    check_advisor(GAME, None, games=1, positions=4)

@@ -6,6 +6,7 @@ import random
 
 import pytest
 from gamenight.sdk import BotContext
+from gamenight.testing import check_advisor
 from gamenight_mille.advisor import SETTLE_AFTER, MilleAdvisor, anchored_values, deal_unseen, game_chance, settled
 from gamenight_mille.bots import ExpertBot
 from gamenight_mille.plugin import GAME
@@ -165,3 +166,9 @@ def test_the_search_stops_once_no_action_can_pass_the_anchor():
     assert not settled([[0.5] * 16, [0.45, 0.55] * 8], 0)  # level within the noise: go on
     advice = _advise(_finishing_position(), samples=1000)
     assert advice[0].action == "use:6" and advice[0].samples == SETTLE_AFTER
+
+
+def test_the_sdk_kit_finds_the_advisor_keeps_its_contract():
+    # One advice per legal action, sorted; a stop request kept; the same advice when only
+    # the deck and the opponent's hand change (the kit's check, at its 0.2 s budget).
+    check_advisor(GAME, _reshuffle_hidden, games=1, positions=4)

@@ -7,9 +7,11 @@ import zlib
 
 import pytest
 from gamenight.sdk import BotContext
+from gamenight.testing import check_advisor
 from gamenight_seven.advisor import SevenAdvisor, anchored_values
 from gamenight_seven.bots import ExpertBot
 from gamenight_seven.plugin import GAME
+from gamenight_seven.rules import PLAY
 
 from .conftest import table
 from .test_bots import shuffled_hidden_cards
@@ -113,3 +115,12 @@ def test_the_experts_choice_is_what_the_playouts_must_beat(rules):
     assert choice != legal[0]
     for seed in (8, 9):  # whatever the advisor's own seed: too few deals for any move to pass it
         assert _advise(rules, state, seed=seed, samples=4)[0].action == choice
+
+
+def test_the_sdk_kit_finds_the_advisor_keeps_its_contract():
+    # One advice per legal move, sorted; a stop request kept; the same advice when only the
+    # other hands and the stock change (the kit's check, at its 0.2 s budget).
+    def perturb(state, seat, rng):
+        return shuffled_hidden_cards(state, seat, rng) if state.phase == PLAY else state
+
+    check_advisor(GAME, perturb, games=1, positions=4)

@@ -54,9 +54,9 @@ __all__ = [
     "play_out",
 ]
 
-DEFAULT_SAMPLES = 48
+DEFAULT_SAMPLES = 40
 """Deals per decision at a budget of 1 s or more (bench/RESULTS.md: stability)."""
-DEALS_PER_SECOND = 48
+DEALS_PER_SECOND = 40
 """The time budget becomes a count of deals (about a second's worth here, unloaded), so that the
 advice depends on the view, ``ctx.rng`` and ``ctx.should_stop()`` only, never on the clock."""
 

@@ -246,6 +246,13 @@ class GameNightApp(App):
         """Deprecated or unknown ``[variables]`` names in a theme (the theme still loads)."""
         self._broken_themes = loaded.broken
         self._shipped_themes = set(loaded.shipped)
+        # Only gamenight's themes are offered (Ctrl+P → Theme, the settings): Textual registers its ~20
+        # built-in ones in every app, and none was checked against the games' tables (with
+        # catppuccin-latte SEVEN's hand was grey on purple).  A theme of ours may take one's name.
+        from textual.theme import BUILTIN_THEMES
+
+        for name in BUILTIN_THEMES:
+            self.unregister_theme(name)
         for theme in loaded.themes.values():
             self.register_theme(theme)
         if self.registry_loaded:

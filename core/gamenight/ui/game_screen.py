@@ -760,6 +760,8 @@ class GameScreen(Screen):
             return bool(getattr(self.match, "solo", False)) and not self.match.over
         if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting or self.match.over):
             return False  # no move to make (watching, not started, or over): not in the bar
+        if action not in _ROOM_ACTIONS and getattr(self, "remote", False) and not self.match.human_to_move():
+            return None  # another seat's turn at a shared table: the move keys are dimmed, and do nothing
         return True
 
     # -- bots ----------------------------------------------------------------

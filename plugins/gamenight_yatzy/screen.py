@@ -182,7 +182,7 @@ class YatzyScreen(GameScreen):
         lines = Text(text).wrap(self.app.console, width)
         return "\n".join(line.plain.rstrip() for line in lines[-height:])
 
-    def on_resize(self) -> None:
+    def on_resize(self, _event: object = None) -> None:
         self.call_after_refresh(self.refresh_view)  # the events' lines fit the new width
 
     def _sheet_row(self, kind: int | str, active: int, suggestions: dict[int, int], over: bool) -> ScoreRow:

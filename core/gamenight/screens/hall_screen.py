@@ -69,13 +69,19 @@ class HallScreen(Screen):
         """The service's last answer (tests read it)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(_("Hall of fame — this server"), id="hall-title")
+        yield Static(self._title(), id="hall-title", markup=False)
         with VerticalScroll(id="hall-body"):
             yield Static(_("Asking the server…"), id="hall-text")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self._ask()
+
+    def _title(self) -> str:
+        """The title bar: the hall, and which game's (the text below may not name it: a server
+        without records says only that)."""
+        title, _bots = game_labels(self.app.registry, self.game)
+        return f"{_('Hall of fame — this server')} · {safe_text(title, 40)}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "other_game":
@@ -86,6 +92,7 @@ class HallScreen(Screen):
         """Show the previous (``-1``) or next (``1``) game's hall, round the list."""
         index = self.games.index(self.game) if self.game in self.games else 0
         self.game = self.games[(index + step) % len(self.games)]
+        self.query_one("#hall-title", Static).update(self._title())
         answer = self._answers.get(self.game)
         if answer is not None:
             self._show(answer)

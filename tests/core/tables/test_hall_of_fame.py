@@ -7,6 +7,7 @@ import io
 
 import pytest
 from gamenight.i18n import get_language, set_language
+from gamenight.records.text import game_labels
 from gamenight.sdk.testing import make_room
 from gamenight.tables import protocol as p
 from gamenight.widgets.key_bar import KeyBar
@@ -187,6 +188,8 @@ async def test_the_hall_switches_games_by_its_keys(service, tmp_path, language):
                 pilot, lambda: cat.screen.answer is not None and cat.screen.answer.game == cat.screen.game, what="it"
             )
             seen.append(cat.screen.game)
+            title = str(cat.screen.query_one("#hall-title", Static).render())
+            assert title.endswith(game_labels(REGISTRY, cat.screen.game)[0]), title  # which game's hall
             if cat.screen.game == "yatzy":
                 title = "ヤッツィー" if language == "ja" else "Yatzy"
                 assert hall_lines(cat)[0].startswith(title)

@@ -438,6 +438,13 @@ class GameNightApp(App):
             return  # already open (perhaps under another screen): a second one would clash with it
         self.push_screen(RoomCommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
 
+    def search_themes(self) -> None:
+        """Ctrl+P → Theme: gamenight's themes (see ``__init__``), the prompt in the room's language."""
+        from textual.theme import ThemeProvider
+
+        RoomCommandPalette = _room_command_palette()
+        self.push_screen(RoomCommandPalette(providers=[ThemeProvider], placeholder=_("Search for themes…")))
+
     def get_default_screen(self) -> Screen:
         """The lobby is the bottom screen: every other screen returns to it."""
         return LobbyScreen()

@@ -159,5 +159,9 @@ async def test_the_palettes_theme_list_offers_only_gamenights_themes(nim_registr
             if isinstance(app.screen, CommandPalette) and "gamenight" in (names := offered()):
                 break
         assert sorted(names) == ["gamenight", "gamenight-16", "gamenight-contrast", "mine"]
+        from textual.command import CommandInput
+
+        prompt = app.screen.query_one(CommandInput).placeholder
+        assert prompt == ("テーマを検索…" if language == "ja" else "Search for themes…")
         assert sorted(app.available_themes) == sorted(names)  # the settings' list is the same
         await pilot.press("escape")

@@ -78,6 +78,7 @@ async def test_the_other_players_move_repaints_the_table_without_a_layout_or_the
         await ann.tables.send(p.OpenTable("mille", [p.SeatSpec("person"), p.SeatSpec("person")]))
         await until(a, lambda: table_screen(ann) is not None and ann.screen is table_screen(ann), what="the table")
         screen = table_screen(ann)
+        await until(a, lambda: bool(screen.query(KeyBar)), what="the table composed")  # pushed is not drawn yet
         bar = screen.query_one(KeyBar)
         await until(a, lambda: "Start with bots" in drawn(bar), what="the host's start key")
         ben = await connect(service, "ben", "Ben")

@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import platformdirs
 from rich.terminal_theme import TerminalTheme
@@ -22,7 +22,8 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
+from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen, Screen
 
 from gamenight import linebreak
 from gamenight.config import Config
@@ -30,7 +31,7 @@ from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
-from gamenight.text import hosted, safe_text, shown_path
+from gamenight.text import NOTICE_PATH_CELLS, hosted, safe_text, shown_path
 from gamenight.themes import (
     DEFAULT_THEME,
     ansi_fallbacks,
@@ -127,6 +128,20 @@ class TablesConnected(Message):
         self.connected = connected
 
 
+class _Notice(NamedTuple):
+    """A notice (Textual's toast) as :meth:`GameNightApp.notify` was asked for it."""
+
+    message: str
+    title: str
+    severity: SeverityLevel
+    timeout: float
+    markup: bool
+
+
+NOTICES_HELD = 8
+"""Notices kept back while a dialog is open (the oldest go first): more would not fit on the screen anyway."""
+
+
 def _room_command_palette() -> type:
     """Textual's command palette, made to close once only (built on first use: Textual's import is lazy)."""
     from textual.await_complete import AwaitComplete
@@ -207,6 +222,10 @@ class GameNightApp(App):
         """False while the plugins are still being looked for (see :meth:`on_mount`)."""
         self.registry = registry if registry is not None else Registry()
         self.game_theme_variables: dict[str, str] = {}
+        self.held_notices: list[_Notice] = []
+        """Notices kept back while a dialog is open: shown when it closes (see :meth:`notify`)."""
+        self._notices_shown: list[tuple[_Notice, float]] = []
+        """Notices on screen now, with when (monotonic) each was shown."""
         """The registered games' own CSS variables with their defaults (``lits-shape-l``)."""
         super().__init__()
         self.ansi_theme_dark = ANSI_ON_DARK
@@ -246,6 +265,13 @@ class GameNightApp(App):
         """Deprecated or unknown ``[variables]`` names in a theme (the theme still loads)."""
         self._broken_themes = loaded.broken
         self._shipped_themes = set(loaded.shipped)
+        # Only gamenight's themes are offered (Ctrl+P → Theme, the settings): Textual registers its ~20
+        # built-in ones in every app, and none was checked against the games' tables (with
+        # catppuccin-latte SEVEN's hand was grey on purple).  A theme of ours may take one's name.
+        from textual.theme import BUILTIN_THEMES
+
+        for name in BUILTIN_THEMES:
+            self.unregister_theme(name)
         for theme in loaded.themes.values():
             self.register_theme(theme)
         if self.registry_loaded:
@@ -268,6 +294,67 @@ class GameNightApp(App):
                 problem=problem,
             )
         return _("Unknown theme {name!r}; using {default}.", name=self._wanted_theme, default=DEFAULT_THEME)
+
+    # -- notices ------------------------------------------------------------------
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notice (a toast at the bottom right), never drawn over a dialog.
+
+        A toast sat over whatever dialog was open: "saved to…" on the result dialog's border,
+        the config's warnings on the startup "Resume it?" question.  While a dialog (any modal
+        screen) is open a notice is held, and the ones already showing are taken back with the
+        time they had left; all of them show when the dialog closes.
+        """
+        notice = _Notice(message, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup)
+        if self._dialog_open():
+            self._hold(notice)
+        else:
+            self._show_notice(notice)
+
+    def _dialog_open(self) -> bool:
+        try:
+            return isinstance(self.screen, ModalScreen)
+        except Exception:  # no screen yet (the room is starting)
+            return False
+
+    def _hold(self, notice: _Notice) -> None:
+        self.held_notices.append(notice)
+        del self.held_notices[:-NOTICES_HELD]
+
+    def _show_notice(self, notice: _Notice) -> None:
+        now = time.monotonic()
+        self._notices_shown = [(shown, at) for shown, at in self._notices_shown if at + shown.timeout > now]
+        self._notices_shown.append((notice, now))
+        super().notify(
+            notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout, markup=notice.markup
+        )
+
+    def _screen_changed(self, screen: Screen) -> None:
+        """A dialog opened: take the notices back from the screen; the dialogs are closed: show them."""
+        if isinstance(screen, ModalScreen):
+            if not self._notices_shown:
+                return
+            now = time.monotonic()
+            showing = [notice._replace(timeout=notice.timeout - (now - at)) for notice, at in self._notices_shown]
+            self.held_notices[:0] = [notice for notice in showing if notice.timeout >= 1]  # older than any held
+            del self.held_notices[:-NOTICES_HELD]
+            self._notices_shown = []
+            self.clear_notifications()
+            for below in self.screen_stack[:-1]:  # the screen the dialog dims keeps no toast of its own
+                for toast in below.query("Toast"):
+                    (toast.parent or toast).remove()
+            return
+        held, self.held_notices = self.held_notices, []
+        for notice in held:
+            self._show_notice(notice)
 
     def get_driver_class(self):
         """Textual's driver, its input thread made tolerant of invalid UTF-8 (see gamenight.compat)."""
@@ -351,13 +438,24 @@ class GameNightApp(App):
             return  # already open (perhaps under another screen): a second one would clash with it
         self.push_screen(RoomCommandPalette(id="--command-palette", placeholder=_("Search for commands…")))
 
+    def search_themes(self) -> None:
+        """Ctrl+P → Theme: gamenight's themes (see ``__init__``), the prompt in the room's language."""
+        from textual.theme import ThemeProvider
+
+        RoomCommandPalette = _room_command_palette()
+        self.push_screen(RoomCommandPalette(providers=[ThemeProvider], placeholder=_("Search for themes…")))
+
     def get_default_screen(self) -> Screen:
         """The lobby is the bottom screen: every other screen returns to it."""
         return LobbyScreen()
 
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self._screen_changed, immediate=True)
+        config_path = shown_path(self.config.path)
         for message in self.startup_messages + self.config.warnings:
-            self.notify(message, severity="warning", timeout=12, markup=False)  # may quote the command line
+            # may quote the command line; the config file's path is shortened, its name kept whole
+            message = message.replace(config_path, shown_path(self.config.path, NOTICE_PATH_CELLS))
+            self.notify(message, severity="warning", timeout=12, markup=False)
         notice = os.environ.pop("GAMENIGHT_NOTICE", "")  # from serve-ssh: a new guest's reconnect code
         if notice:
             self.notify(safe_text(notice, limit=600), title=_("From the server"), timeout=120, markup=False)
@@ -631,7 +729,7 @@ class GameNightApp(App):
                 markup=False,
             )
             return
-        self.notify(_("The game was saved to {path}", path=shown_path(path)), markup=False)
+        self.notify(_("The game was saved to {path}", path=shown_path(path, NOTICE_PATH_CELLS)), markup=False)
         self._record_shared(path)
 
     def _record_shared(self, path: Path) -> None:

@@ -74,20 +74,11 @@ def _plugins_command(argv: Sequence[str]) -> int:
     for header in (_("Plugin"), _("Distribution"), _("Version"), _("Games"), _("Bots"), _("Themes"), _("Status")):
         _headed_column(table, header)
     for record in registry.plugins:
-        table.add_row(
-            *(
-                _plain(value, 80)
-                for value in (
-                    record.name,
-                    record.distribution,
-                    record.version,
-                    ", ".join(record.games),
-                    ", ".join(record.bots),
-                    ", ".join(record.themes),
-                )
-            ),
-            Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"),
-        )
+        cells = [_plain(value, 80) for value in (record.name, record.distribution, record.version)]
+        cells.append(_plain(", ".join(record.games), 80))
+        cells.append(Text("\n").join(_plain(name, 80) for name in _bot_names(record)[:50]))  # one a line
+        cells.append(_plain(", ".join(record.themes), 80))
+        table.add_row(*cells, Text(_("failed"), style="bold red") if record.errors else Text(_("ok"), style="green"))
     from rich.measure import Measurement
 
     if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
@@ -98,6 +89,13 @@ def _plugins_command(argv: Sequence[str]) -> int:
         for error in record.errors:
             console.print(Text.assemble((safe_text(record.name, 80), "bold"), ": ", (safe_text(error), "red")))
     return status
+
+
+def _bot_names(record: Any) -> list[str]:
+    """The plugin's bots as the table shows them: those of its one game by their ids, the others as
+    ``game:bot`` (``--json`` names every one as ``game:bot``)."""
+    own = record.games[0] if len(record.games) == 1 else None
+    return [bot.removeprefix(f"{own}:") if own else bot for bot in record.bots]
 
 
 def _print_plugin_blocks(console: Any, plugins: Sequence[Any]) -> None:
@@ -118,7 +116,11 @@ def _print_plugin_blocks(console: Any, plugins: Sequence[Any]) -> None:
             status,
         )
         console.print(head)
-        for label, values in ((_("Games"), record.games), (_("Bots"), record.bots), (_("Themes"), record.themes)):
+        for label, values in (
+            (_("Games"), record.games),
+            (_("Bots"), _bot_names(record)),
+            (_("Themes"), record.themes),
+        ):
             if values:
                 console.print(Text.assemble("  ", (label, "bold"), ": ", _plain(", ".join(values), 2000)))
 

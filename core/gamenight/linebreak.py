@@ -12,7 +12,7 @@ line starting with "、", a number on its own.  Here a line may break
   characters of which one is wide;
 
 but never (kinsoku shori) before a closing bracket, a comma or full stop, a
-small kana, a prolonged sound mark or an iteration mark (``、。）」ー々ゃ…``), nor
+small kana, a prolonged sound mark, an iteration mark or a slash (``、。）」ー々ゃ…/``), nor
 after an opening bracket (``（「『``), nor inside a Latin word or number, nor
 between a number and the Japanese counter after it ("100 点").  Only
 when no such place exists in a line's width is the text folded at the edge.
@@ -36,9 +36,11 @@ NO_START = frozenset(
     "、。，．,.:;?!）)]｝}〕〉》」』】〙〗〟’”｠»"
     "ゝゞヽヾ々〻ー‐゠–〜～…‥・：；？！"
     "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ"
-    "%％°′″℃"
+    "%％°′″℃/"
 )
-"""Characters that may not start a line (JIS X 4051 classes 2-7 and small kana)."""
+"""Characters that may not start a line (JIS X 4051 classes 2-7 and small kana; "/" as Unicode's line
+breaking has it).  A path shortened to "…/saves/x.toml" (:func:`gamenight.text.shown_path`) may start
+one, and is not broken after its "…"."""
 
 NO_END = frozenset("（(［[｛{〔〈《「『【〘〖〝‘“｟«")
 """Characters that may not end a line (opening brackets)."""
@@ -73,6 +75,8 @@ def _phrase_ends(text: str) -> set[int]:
 def _allowed(text: str, index: int) -> bool:
     """May a line end before ``text[index]`` (kinsoku and words aside, any place)?"""
     before, after = text[index - 1], text[index]
+    if after == "…" and text[index + 1 : index + 2] == "/":
+        return before not in NO_END  # a shortened path's start
     if after.isspace() or after in NO_START or before in NO_END:
         return False
     return not (_word_char(before) and _word_char(after))

@@ -38,6 +38,7 @@ class PluginRecord:
     version: str = ""
     games: list[str] = field(default_factory=list)
     bots: list[str] = field(default_factory=list)
+    """``game:bot`` for its games' own bots, then for those it adds to other games."""
     themes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -257,6 +258,9 @@ def load_registry(
             registry.games[info.id] = info
             register_catalogue(info.id, info.translations)
             record.games.append(info.id)
+            # The game's own bots too ("gamenight plugins" showed only bots added to other games:
+            # a plugin whose game has two bots had an empty Bots column).
+            record.bots.extend(f"{info.id}:{bot.id}" for bot in info.bots)
 
         return register
 

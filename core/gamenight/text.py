@@ -133,9 +133,26 @@ def hosted() -> bool:
     return os.environ.get("GAMENIGHT_HOSTED") == "1"
 
 
-def shown_path(path: object) -> str:
+NOTICE_PATH_CELLS = 32
+"""A path in a notice is shortened to this many cells (see :func:`shown_path`): a notice is 37 cells
+wide inside at 80 columns, less room for what follows the path on its line ("config.toml:", "… に");
+a path folded in the middle of its file name was hard to read."""
+
+
+def shown_path(path: object, fit: int | None = None) -> str:
     """A file path as it may be shown on screen: safe text (a file name can hold terminal
     controls) and, in a hosted room, only the file's name -- the server's folders are no
-    business of a visitor's."""
+    business of a visitor's.
+
+    With ``fit``, a path wider than ``fit`` cells loses its first folders to "…/": the file's
+    name and the folders nearest it stay whole (a notice folded a long path mid-name)."""
     text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
-    return safe_text(os.path.basename(text) if hosted() else text, limit=200)
+    shown = safe_text(os.path.basename(text) if hosted() else text, limit=200)
+    if fit is None or cell_len(shown) <= fit:
+        return shown
+    *folders, kept = shown.split(os.sep)
+    for folder in reversed(folders):
+        if cell_len(f"…{os.sep}{folder}{os.sep}{kept}") > fit:
+            break
+        kept = f"{folder}{os.sep}{kept}"
+    return f"…{os.sep}{kept}"

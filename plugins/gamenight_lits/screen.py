@@ -14,6 +14,7 @@ from gamenight.sdk import Action, GameScreen, Match, PublicEvent, pad_cells, tra
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.visual import VisualType
 from textual.widgets import Button, Static
 
 from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, why_illegal
@@ -22,6 +23,22 @@ from .widgets import Board, ShapeChip
 
 _ = translator("lits")
 SYMBOLS = ("×", "○")
+
+
+def repaint(widget: Static, content: VisualType) -> None:
+    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
+
+    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
+    a frame over SSH in every room at a shared table.  Only a widget whose height follows its text
+    (``height: auto``) and whose new text needs another number of lines lays the screen out."""
+    if widget.content == content:
+        return
+    widget.update(content, layout=False)
+    height = widget.styles.height
+    if widget.is_mounted and (height is not None and height.is_auto):
+        width = widget.content_region.width
+        if widget.get_content_height(widget.content_region.size, widget.app.size, width) != widget.content_size.height:
+            widget.refresh(layout=True)
 
 
 class LitsScreen(GameScreen):
@@ -92,32 +109,39 @@ class LitsScreen(GameScreen):
         violation = why_illegal(state, ghost) if placing else None
         on_board = [(r, c) for r, c in ghost.cells if 0 <= r < SIZE and 0 <= c < SIZE]
         self.query_one(Board).show(state, on_board if placing else [], violation is None)
-        self.query_one("#scores", Static).update(self._score_lines(state))
+        repaint(self.query_one("#scores", Static), self._score_lines(state))
         for chip in self.query(ShapeChip):
             chip.show(state.remaining[SHAPES.index(chip.shape)], chip.shape == self.shape)
         verdict = self.query_one("#verdict", Static)
         if placing:
             where = cell_name(*self.cursor)
             if violation is None:
-                verdict.update(
-                    t("{shape} on {cell}: legal. Return or a click places it.", shape=self.shape, cell=where)
+                repaint(
+                    verdict, t("{shape} on {cell}: legal. Return or a click places it.", shape=self.shape, cell=where)
                 )
             elif self._ghost_stale:
                 # the ghost still lies where the last piece went: no rule broken yet, only a spot to choose
-                verdict.update(t("Move the {shape} to a free spot: arrows or the mouse.", shape=self.shape))
+                repaint(verdict, t("Move the {shape} to a free spot: arrows or the mouse.", shape=self.shape))
                 violation = None
             else:
-                verdict.update(
-                    t("{shape} on {cell}: {reason}", shape=self.shape, cell=where, reason=violation.message(self.shape))
+                repaint(
+                    verdict,
+                    t(
+                        "{shape} on {cell}: {reason}",
+                        shape=self.shape,
+                        cell=where,
+                        reason=violation.message(self.shape),
+                    ),
                 )
             verdict.set_class(violation is not None, "illegal")
         else:
-            verdict.update("")
+            repaint(verdict, "")
             verdict.set_class(False, "illegal")
         self._show_pie(state)
-        self.query_one("#last-move", Static).update(self._last_move(state))
-        self.query_one("#hint", Static).update(
-            t("Arrows/mouse move · r rotate · f mirror · Tab or l i t s shape · Return place")
+        repaint(self.query_one("#last-move", Static), self._last_move(state))
+        repaint(
+            self.query_one("#hint", Static),
+            t("Arrows/mouse move · r rotate · f mirror · Tab or l i t s shape · Return place"),
         )
 
     def _score_lines(self, state: LitsState) -> str:

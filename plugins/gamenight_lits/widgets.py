@@ -166,7 +166,9 @@ class ShapeChip(Static):
 
     def show(self, left: int, selected: bool) -> None:
         """Update the count and the selection mark."""
-        self.update(f"{'▸' if selected else ' '}{self.shape} {left}")
+        text = f"{'▸' if selected else ' '}{self.shape} {left}"
+        if self.content != text:
+            self.update(text, layout=False)  # a chip's size is fixed (6×1): a repaint
         self.set_class(selected, "selected")
         self.set_class(left == 0, "spent")
 

@@ -31,7 +31,7 @@ from .rules import (
 )
 from .solver import Solver
 from .texts import describe_event, describe_result, pretty
-from .widgets import ActionChip, CardChip, MatchSheet, MoveTable
+from .widgets import ActionChip, CardChip, MatchSheet, MoveTable, repaint, show_if
 
 _ = translator("mate")
 
@@ -128,9 +128,9 @@ class MateScreen(GameScreen):
         bottom = self.view_seat
         top = 1 - bottom
         seat_names = [seat.name for seat in self.match.seats]
-        self.query_one("#info", Static).update(self.info_text(state))
+        repaint(self.query_one("#info", Static), self.info_text(state))
         for row, seat in (("top", top), ("bottom", bottom)):
-            self.query_one(f"#{row}-name", Static).update(self.seat_text(state, seat))
+            repaint(self.query_one(f"#{row}-name", Static), self.seat_text(state, seat))
             cards = self.hand_cards(state, seat)
             playable = self.playable(state, seat)
             human = row == "bottom" and bool(playable) and self.match.seats[seat].is_human
@@ -146,15 +146,14 @@ class MateScreen(GameScreen):
                     replay=replay,
                 )
         self.query_one("#moves", MoveTable).show(state, (top, bottom), seat_names)
-        self.query_one("#lead-line", Static).update(self.lead_text(state))
-        keep_all = self.query_one("#keep-all", ActionChip)
-        keep_all.display = self._may_keep_all(state)
+        repaint(self.query_one("#lead-line", Static), self.lead_text(state))
+        show_if(self.query_one("#keep-all", ActionChip), self._may_keep_all(state))
         self.refresh_bindings()  # "n Keep all" in the key bar comes and goes with the chip
         ended = state.phase == "ended"
         formula = self.fill_names(describe_result(state.results[-1], self.t)) if ended and state.results else ""
-        self.query_one("#formula", Static).update(formula)
-        self.query_one("#continue", ActionChip).display = self.pause is not None
-        self.query_one("#hint", Static).update(self.hint)
+        repaint(self.query_one("#formula", Static), formula)
+        show_if(self.query_one("#continue", ActionChip), self.pause is not None)
+        repaint(self.query_one("#hint", Static), self.hint)
         self.query_one("#sheet", MatchSheet).show(state, seat_names)
 
     def title_text(self) -> str:

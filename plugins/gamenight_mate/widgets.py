@@ -9,6 +9,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from .rules import LEADERS, MOVES, PLAYS, MateState, PlayResult, card_suit, pretty, stronger
@@ -16,6 +17,35 @@ from .rules import LEADERS, MOVES, PLAYS, MateState, PlayResult, card_suit, pret
 _ = translator("mate")
 
 __all__ = ["ActionChip", "CardChip", "MatchSheet", "MoveTable", "leaders_of"]
+
+
+def repaint(widget: Static, content: VisualType) -> None:
+    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
+
+    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
+    a frame over SSH in every room at a shared table.  Only a widget sized by its text (``auto``)
+    whose new text needs another width or number of lines lays the screen out."""
+    if widget.content == content:
+        return
+    widget.update(content, layout=False)
+    if not widget.is_mounted:
+        return
+    width, height = widget.styles.width, widget.styles.height
+    size = widget.content_size
+    if (width is not None and width.is_auto) and widget.get_content_width(
+        widget.content_region.size, widget.app.size
+    ) != size.width:
+        widget.refresh(layout=True)
+    elif (height is not None and height.is_auto) and widget.get_content_height(
+        widget.content_region.size, widget.app.size, size.width
+    ) != size.height:
+        widget.refresh(layout=True)
+
+
+def show_if(widget: Static, shown: bool) -> None:
+    """Show or hide ``widget``; only a change lays the screen out."""
+    if widget.display != shown:
+        widget.display = shown
 
 
 class ActionChip(Static):
@@ -48,9 +78,11 @@ class CardChip(ActionChip):
     def show_card(self, card: str, *, playable: bool, cursor: bool, replay: bool = False) -> None:
         """Show ``card`` (hidden for ``""``) with its highlight classes; ↻ marks a move-10 replay."""
         self.action = card
-        self.display = bool(card)
+        # A card played leaves its chip blank on the felt, in its place: hiding it laid the screen out
+        # at every card played (a frame over SSH in every room at a shared table).
+        self.set_class(not card, "gone")
         label = pretty(card) if card else ""
-        self.update(f"↻{label}" if replay else label)
+        repaint(self, f"↻{label}" if replay else label)
         self.set_class(bool(card) and card_suit(card) in "HD", "red")
         self.set_class(playable, "playable")
         self.set_class(cursor, "cursor")
@@ -111,7 +143,7 @@ class MoveTable(Static):
                     style += Style(reverse=True, bold=True)
                 text.append(" " * (4 - len(pretty(card))))
                 text.append(pretty(card), style=style)
-        self.update(text)
+        repaint(self, text)
 
 
 class MatchSheet(Static):
@@ -151,7 +183,7 @@ class MatchSheet(Static):
             for seat, (point, width) in enumerate(zip(points, widths, strict=True)):
                 text.append(" " * (1 + width - len(point)), style=style)
                 text.append(point, style=f"{style} underline".strip() if seat == leader else style)
-        self.update(text)
+        repaint(self, text)
 
 
 def pad_right(text: str, cells: int) -> str:

@@ -65,6 +65,7 @@ class SeatPanel(Static):
         self._lines: list[str] = []
         self._rows = 0
         """Lines to show at least (to match the tallest panel of the row)."""
+        self._painted = ""
 
     def show(
         self, name: str, lines: list[str], to_move: bool, winner: bool, total: str = "", wrap_last: bool = False
@@ -99,7 +100,14 @@ class SeatPanel(Static):
         self._paint()
 
     def _paint(self) -> None:
-        self.update("\n".join(self._lines + [""] * (self._rows - len(self._lines))))
+        lines = self._lines + [""] * (self._rows - len(self._lines))
+        text = "\n".join(lines)
+        if text == self._painted:
+            return
+        # A move changes a line's words, not the panel's height (its width is the row's share): only a
+        # new number of lines lays the screen out; at a shared table each layout is a frame over SSH.
+        self.update(text, layout=len(lines) != self._painted.count("\n") + 1 or not self._painted)
+        self._painted = text
 
     def on_resize(self, _event: events.Resize) -> None:
         """Re-fit the name and lines to the new width at once (not at the next move)."""
@@ -228,5 +236,7 @@ class TablePanel(Static):
     """The green table: the top card, the called suit, a pending 7, the piles, the shuffle notice."""
 
     def show(self, lines: list[Text]) -> None:
-        """Redraw with the given lines."""
-        self.update(Text("\n").join(lines))
+        """Redraw with the given lines (its size is fixed: a repaint, never a layout)."""
+        text = Text("\n").join(lines)
+        if self.content != text:
+            self.update(text, layout=False)

@@ -67,8 +67,8 @@ class DiceRow(Widget):
         "dice-row--blank",
     }
 
-    faces: reactive[tuple[int, ...]] = reactive((0, 0, 0, 0, 0), layout=True)
-    """Face of each die (0 while not rolled)."""
+    faces: reactive[tuple[int, ...]] = reactive((0, 0, 0, 0, 0))
+    """Face of each die (0 while not rolled): a repaint, the row's size is fixed (its count of dice)."""
     held: reactive[tuple[bool, ...]] = reactive((False,) * 5)
     """Which dice are held."""
 

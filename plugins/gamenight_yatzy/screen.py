@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import ClassVar
 
 from gamenight.sdk import CHANCE, Action, GameScreen, PublicEvent, ScoreCell, ScoreRow, ScoreTable, translator
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from .dice import DiceRow
@@ -58,6 +60,22 @@ def ranking(totals: list[float]) -> list[tuple[int, int]]:
         tied = position > 0 and totals[seat] == totals[order[position - 1]]
         ranks.append((ranks[-1][0] if tied else position + 1, seat))
     return ranks
+
+
+def repaint(widget: Static, content: VisualType) -> None:
+    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
+
+    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
+    a frame over SSH in every room at a shared table.  Only a widget whose height follows its text
+    (``height: auto``) and whose new text needs another number of lines lays the screen out."""
+    if widget.content == content:
+        return
+    widget.update(content, layout=False)
+    height = widget.styles.height
+    if widget.is_mounted and (height is not None and height.is_auto):
+        width = widget.content_region.width
+        if widget.get_content_height(widget.content_region.size, widget.app.size, width) != widget.content_size.height:
+            widget.refresh(layout=True)
 
 
 class YatzyScreen(GameScreen):
@@ -108,8 +126,7 @@ class YatzyScreen(GameScreen):
                 yield DiceRow(hold_label=_("HOLD"), id="dice")
                 yield Static("", id="roll-line")
                 yield Static("", id="keys-help")
-                with VerticalScroll(id="events-scroll", can_focus=False):  # anchored: the newest line shows
-                    yield Static("", id="events")
+                yield Static("", id="events")  # the newest lines that fit (see _fit_events)
 
     @property
     def state(self) -> YatzyState:
@@ -148,18 +165,28 @@ class YatzyScreen(GameScreen):
                 table.column_region(seat), animate=False, immediate=False
             )
         self.query_one("#dice", DiceRow).show(state.dice, self.held if state.dice else [False] * 5)
-        self.query_one("#turn-line", Static).update(self._turn_text())
-        self.query_one("#roll-line", Static).update(self._roll_text())
-        self.query_one("#keys-help", Static).update(
-            "" if over else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score")
+        repaint(self.query_one("#turn-line", Static), self._turn_text())
+        repaint(self.query_one("#roll-line", Static), self._roll_text())
+        repaint(
+            self.query_one("#keys-help", Static),
+            "" if over else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score"),
         )
-        self.query_one("#events", Static).update(self._events_text())
-        log = self.query_one("#events-scroll", VerticalScroll)
-        if over:  # the ranking, best first, from its top
-            log.anchor(False)
-            log.scroll_home(animate=False, immediate=True)
-        else:
-            log.anchor()
+        repaint(self.query_one("#events", Static), self._fit_events(self._events_text()))
+
+    def _fit_events(self, text: str) -> str:
+        """The newest lines of ``text`` that fit the events' box (the ranking at the end: from its top).
+
+        The box keeps its size (the rest of the side column's height): a move repaints it, where a
+        log growing in a scrolling box laid the whole screen out at every move."""
+        box = self.query_one("#events", Static)
+        width, height = box.content_region.width, box.content_region.height
+        if self.match.over or width <= 0 or height <= 0:
+            return text
+        lines = Text(text).wrap(self.app.console, width)
+        return "\n".join(line.plain.rstrip() for line in lines[-height:])
+
+    def on_resize(self, _event: object = None) -> None:
+        self.call_after_refresh(self.refresh_view)  # the events' lines fit the new width
 
     def _sheet_row(self, kind: int | str, active: int, suggestions: dict[int, int], over: bool) -> ScoreRow:
         state = self.state

@@ -52,8 +52,12 @@ def test_plugins_at_80_columns_splits_no_word(broken_registry, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 80
     words = {word for line in lines for word in line.replace("│", " ").replace("┃", " ").split()}
-    assert {"Plugin", "Distribution", "Version", "Games", "Bots", "Themes", "Status"} <= words
-    assert {"failed", "ok", "gamenight-evil"} <= words
+    # the table, or (Nim's two bots make it 82 columns wide) a block per plugin: every word whole
+    assert {"Plugin", "Distribution", "Version", "Games", "Bots", "Themes", "Status"} <= words or {
+        "Games:",
+        "Bots:",
+    } <= words
+    assert {"failed", "ok", "gamenight-evil", "first", "perfect"} <= words
 
 
 @pytest.mark.parametrize(
@@ -170,3 +174,19 @@ def test_plugins_too_wide_for_80_columns_keep_every_name_whole(monkeypatch, nim_
     words = {word.strip(",:") for line in lines for word in line.replace("│", " ").split()}
     assert {"gamenight-example", "goofspiel-high", "goofspiel-random", "example-night", "nim"} <= words
     assert not any(line.startswith("│") and not line.rstrip().endswith("│") for line in lines)  # no lost edge
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_plugins_lists_the_bots_of_a_plugins_own_game(monkeypatch, nim_registry, capsys, language):
+    """Nim's plugin registers one game with two bots of its own: both are in the Bots column (and the JSON)."""
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: nim_registry)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--lang", language, "plugins"]) == 0
+    rows = [line.replace("│", " ").split() for line in capsys.readouterr().out.splitlines()]
+    header = next(row for row in rows if "Games" in row or "ゲーム" in row)
+    assert ("ボット" if language == "ja" else "Bots") in header
+    ok = "正常" if language == "ja" else "ok"
+    assert ["nim", "nim", "nim", "first", ok] in rows and ["perfect"] in rows  # its one game's bots, one a line
+    assert main(["plugins", "--json"]) == 0
+    (nim,) = json.loads(capsys.readouterr().out)
+    assert nim["games"] == ["nim"] and nim["bots"] == ["nim:first", "nim:perfect"]

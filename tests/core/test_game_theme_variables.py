@@ -70,8 +70,11 @@ def shape_s_colour(app: GameNightApp):
     return app.screen.query_one(Board).get_component_rich_style("board--shape-s").bgcolor
 
 
-@pytest.mark.parametrize("theme", [*SHIPPED, "textual-dark"])
+@pytest.mark.parametrize("theme", [*SHIPPED, "bare"])
 async def test_lits_variables_resolve_on_its_board_in_every_theme(tmp_path: Path, theme: str) -> None:
+    if theme == "bare":  # a user's theme that sets none of the games' colours: their defaults apply
+        (tmp_path / "themes").mkdir()
+        (tmp_path / "themes" / "bare.toml").write_text('name = "bare"\nprimary = "#0178d4"\n', encoding="utf-8")
     app = lits_app(tmp_path, theme)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -7,6 +7,7 @@ from gamenight.config import Config
 from gamenight.screens.settings_screen import SettingsScreen
 from gamenight.screens.setup_screen import SetupScreen
 from gamenight.testing import settle
+from gamenight.text import NOTICE_PATH_CELLS, shown_path
 from gamenight.ui.game_screen import GameScreen
 
 
@@ -133,7 +134,12 @@ async def test_settings_save_changes_only_the_edited_line_byte_for_byte(nim_regi
         await _retype_and_save(pilot, app, "#player-1", "Urd")
         message = str(app.screen.query_one("#settings-message").render())
         assert message == f"Settings saved to {path}."
-        assert any(f"Settings saved to {path}." == n.message for n in app._notifications)
+        assert not any("Settings saved" in n.message for n in app._notifications)  # no toast over that line
+        await pilot.press("escape")
+        await pilot.pause()
+        said = [n.message for n in app._notifications if "Settings saved" in n.message]  # in the lobby, once
+        assert said == [f"Settings saved to {shown_path(path, NOTICE_PATH_CELLS)}."]
+        assert said[0].startswith("Settings saved to …/") and said[0].endswith("/config.toml.")
     before, after = HAND_WRITTEN.splitlines(keepends=True), path.read_text(encoding="utf-8").splitlines(keepends=True)
     assert len(before) == len(after)
     assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] == [4]

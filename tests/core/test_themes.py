@@ -119,3 +119,49 @@ async def test_a_selected_broken_theme_falls_back_to_the_default_with_a_message(
             "'mine'" in m and "using gamenight" in m and "mine.toml" in m and "variables.table-felt" in m
             for m in messages
         ), messages
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_palettes_theme_list_offers_only_gamenights_themes(nim_registry, tmp_path, language):
+    """Ctrl+P → Theme lists the shipped themes and the user's, never Textual's unchecked built-ins."""
+    from gamenight.i18n import set_language
+    from textual.command import CommandList, CommandPalette
+
+    themes = tmp_path / "themes"
+    themes.mkdir()
+    (themes / "mine.toml").write_text(GOOD, encoding="utf-8")
+    set_language(language)
+    app = _app(nim_registry, tmp_path, "gamenight")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LobbyScreen"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*("テーマ" if language == "ja" else "theme"))
+        title = "テーマ" if language == "ja" else "Theme"
+
+        def offered() -> list[str]:
+            return [str(option.prompt).split("\n")[0] for option in app.screen.query_one(CommandList).options]
+
+        for _ in range(100):  # the palette searches in the background
+            await pilot.pause(0.05)
+            if title in offered():
+                break
+        hits = app.screen.query_one(CommandList)
+        await pilot.press("down")
+        while hits.highlighted != offered().index(title):
+            await pilot.press("down")
+        await pilot.press("enter")
+        names: list[str] = []
+        for _ in range(100):  # the theme palette lists every theme once its search is done
+            await pilot.pause(0.05)
+            if isinstance(app.screen, CommandPalette) and "gamenight" in (names := offered()):
+                break
+        assert sorted(names) == ["gamenight", "gamenight-16", "gamenight-contrast", "mine"]
+        from textual.command import CommandInput
+
+        prompt = app.screen.query_one(CommandInput).placeholder
+        assert prompt == ("テーマを検索…" if language == "ja" else "Search for themes…")
+        assert sorted(app.available_themes) == sorted(names)  # the settings' list is the same
+        await pilot.press("escape")

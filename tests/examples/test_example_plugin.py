@@ -21,7 +21,7 @@ def test_gamenight_plugins_lists_the_example_with_its_game_bot_and_theme(plugin_
         "entry_point": "example",
         "version": "1.0.0",
         "games": ["goofspiel"],
-        "bots": ["yatzy:cautious"],
+        "bots": ["goofspiel:random", "goofspiel:matcher", "yatzy:cautious"],  # its game's own, then Yatzy's
         "themes": ["example-dusk"],
         "error": None,
     }

@@ -25,6 +25,13 @@ def _number(value: float | str) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
+def _same(values: Sequence[float | str], scores: Sequence[float]) -> bool:
+    """True when a line's values are the scores, seat by seat."""
+    if len(values) != len(scores):
+        return False
+    return all(not isinstance(v, str) and float(v) == float(s) for v, s in zip(values, scores, strict=True))
+
+
 class ResultTable(Static):
     """A score table: one column per seat, one row per itemised line."""
 
@@ -38,7 +45,12 @@ class ResultTable(Static):
         translate=_,
         score_row: bool = True,
     ) -> None:
-        """``score_row=False`` leaves out the "Score" row, for games whose last line already is the score."""
+        """``score_row=False`` leaves out the "Score" row, for games whose last line already is the score.
+
+        It is left out too when the game's first or last line holds the scores already (LITS'
+        "Uncovered marks", Goofspiel's "Points"): the same figures twice, one of them "Score"."""
+        if any(_same(values, scores) for _label, values in [*lines[:1], *lines[-1:]]):
+            score_row = False
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", collapse_padding=True)
         table.add_column("", overflow="fold")
         for seat, name in enumerate(names):

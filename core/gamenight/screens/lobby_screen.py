@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -46,8 +47,7 @@ class LobbyScreen(Screen):
         Binding("p", "plugins", _("Plugins")),
         Binding("t", "tables", _("Tables"), tooltip=_("Tables shared with the other people on this server")),
         Binding("c", "records", _("Records"), tooltip=_("Games played, wins, ratings and high scores")),
-        # Not in the key bar (it is full at 80 columns in English): the game's text says "f: hall of fame".
-        Binding("f", "hall", _("Hall of fame"), tooltip=_("This server's best scores and latest games"), show=False),
+        Binding("f", "hall", _("Hall of fame"), tooltip=_("This server's best scores and latest games")),
         Binding("q", "app.quit", _("Quit")),
     ]
 
@@ -67,6 +67,8 @@ class LobbyScreen(Screen):
         super().__init__()
         translate_bindings(self, _)
         self._pending_action: str | None = None
+        self._hosted_bar = False
+        """Whether the key bar is the hosted one (see :meth:`_fit_bar`)."""
 
     def compose(self) -> ComposeResult:
         yield Static(_("gamenight — choose a game"), id="lobby-title")
@@ -122,6 +124,7 @@ class LobbyScreen(Screen):
         return "\n".join(notices)
 
     def on_mount(self) -> None:
+        self._fit_bar()
         games = self.query_one("#games", OptionList)
         games.highlighted = 0 if self.games else None
         if self.app.registry_loaded:
@@ -254,8 +257,21 @@ class LobbyScreen(Screen):
             return getattr(self.app, "tables", None) is not None  # only in a room connected to shared tables
         return True
 
+    def _fit_bar(self) -> None:
+        """In a hosted room the bar shows ``t`` Tables and ``f`` Hall of fame, and leaves ``p`` Plugins out.
+
+        At 80 columns in English the hosted bar had no room for ``f``; the server's plugins are its
+        host's business, and ``p`` still works (the lobby's notices name it when a plugin failed)."""
+        hosted = getattr(self.app, "tables", None) is not None
+        if hosted == self._hosted_bar:
+            return
+        self._hosted_bar = hosted
+        table = self._bindings.key_to_bindings
+        table["p"] = [dataclasses.replace(binding, show=not hosted) for binding in table["p"]]
+
     def tables_changed(self) -> None:
         """The connection to the shared tables came or went (the app calls this)."""
+        self._fit_bar()
         self.refresh_bindings()
         game = self.app.registry.games.get(self._highlighted_game() or "")
         if game is not None:
@@ -274,7 +290,7 @@ class LobbyScreen(Screen):
             return
         from gamenight.screens.hall_screen import HallScreen
 
-        self.app.push_screen(HallScreen(game_id))
+        self.app.push_screen(HallScreen(game_id, [game.id for game in self.games]))
 
     def action_records(self) -> None:
         self.app.open_records(self._highlighted_game() if self.app.registry_loaded else None)

@@ -10,7 +10,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
-from gamenight.text import safe_text, shown_path
+from gamenight.text import NOTICE_PATH_CELLS, safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
@@ -42,6 +42,7 @@ class SettingsScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         translate_bindings(self, _)
+        self._saved_notice = ""
 
     LANGUAGE_NAMES = {"en": "English", "ja": "日本語"}
 
@@ -113,6 +114,10 @@ class SettingsScreen(Screen):
                 yield Button(_("Save"), id="save", variant="primary")
                 yield Button(_("Back"), id="back")
         yield KeyBar()
+
+    def on_unmount(self) -> None:
+        if self._saved_notice:
+            self.app.notify(self._saved_notice, markup=False)
 
     def on_mount(self) -> None:
         # What the dialog showed at first: only what the person changes from this is saved, so a
@@ -262,6 +267,7 @@ class SettingsScreen(Screen):
         text = _("Settings saved to {path}.", path=shown_path(config.path))
         if language != self._shown["language"]:
             text += " " + _("A new language applies from the next start.")
+        notice = text.replace(shown_path(config.path), shown_path(config.path, NOTICE_PATH_CELLS))
         self._shown.update(language=language, theme=theme, bot_delay=delay_text, hall_of_fame_name=shown)
         self._shown.update(
             coach_mode=mode,
@@ -271,4 +277,5 @@ class SettingsScreen(Screen):
         for (game_id, seat), name in names.items():
             self._shown_names[game_id][seat] = name
         self._say(text)
-        self.app.notify(text, markup=False)
+        # Said again as a notice once the settings are left: here, a toast covered this very line.
+        self._saved_notice = notice

@@ -284,7 +284,8 @@ class RemoteTable:
         snap = self._snap
         if snap.outcome is None:
             raise RuntimeError("the game is not over")
-        return Outcome(tuple(snap.outcome), tuple(snap.winners))
+        lines = tuple((label, tuple(values)) for label, values in snap.outcome_lines)
+        return Outcome(tuple(snap.outcome), tuple(snap.winners), lines)
 
     # -- what a screen does ------------------------------------------------------------------
 

@@ -326,6 +326,8 @@ class Snapshot(msgspec.Struct, tag="snapshot"):
     """At a finished table: the seats whose person asked to play again."""
     host: bool = False
     """True for the connection of the table's host (who may start it before every seat is taken)."""
+    outcome_lines: list[tuple[str, list[float | str]]] = []
+    """A finished game's itemised result (``Outcome.lines``), for the end dialog as in a local game."""
 
 
 class Event(msgspec.Struct, tag="event"):

@@ -86,6 +86,7 @@ class Views:
             ),
             outcome=list(outcome.scores) if outcome else None,
             winners=list(outcome.winners) if outcome else [],
+            outcome_lines=[(label, list(values)) for label, values in outcome.lines] if outcome else [],
             deadline=max(0.0, table.deadline - time.monotonic()) if table.deadline else 0.0,
             again=sorted(table.again),
             host=bool(identity) and identity == table.host,

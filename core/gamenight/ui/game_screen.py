@@ -330,6 +330,35 @@ class GameScreen(Screen):
             return action
         return self.fill_names(text)
 
+    def waiting_text(self) -> str:
+        """What a shared table waiting for people says ("" when it is not waiting): the seats, who sits
+        where, how the others join, and the keys that start or leave it.  A screen with nothing to
+        draw before the first deal (Mille Bornes) shows it instead of a blank table."""
+        if not self.table_waiting:
+            return ""
+        table = self.match.client.snapshot.table
+        free = sum(info.person and not info.taken for info in table.seats)
+        lines = [_("This table starts when {count} more person(s) sit down.", count=free), ""]
+        for index, info in enumerate(table.seats):
+            if index == self.match.seat:
+                state = _("you")
+            elif info.person:
+                state = _("seated") if info.taken else _("free, for a person")
+            else:
+                state = _("a bot")
+            lines.append(f"  {index + 1}. {safe_text(info.name, limit=32)} — {state}")
+        lines.append("")
+        if self.match.code:
+            lines.append(
+                _("The others join from the lobby: t (Tables), then c and the code {code}.", code=self.match.code)
+            )
+        else:
+            lines.append(_("The others join from the lobby: t (Tables), then this table and Return."))
+        if self.match.can_start:
+            lines.append(_("Ctrl+B starts now, with bots in the free seats."))
+        lines.append(_("Esc leaves the table."))
+        return "\n".join(lines)
+
     def palette_title(self, binding: Binding) -> str:
         """The command-palette title of one of the table's keys (the key is added after it).
 
@@ -795,6 +824,8 @@ class GameScreen(Screen):
             return bool(getattr(self.match, "solo", False)) and not self.match.over
         if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting or self.match.over):
             return False  # no move to make (watching, not started, or over): not in the bar
+        if action not in _ROOM_ACTIONS and getattr(self, "remote", False) and not self.match.human_to_move():
+            return None  # another seat's turn at a shared table: the move keys are dimmed, and do nothing
         return True
 
     # -- bots ----------------------------------------------------------------

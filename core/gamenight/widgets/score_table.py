@@ -114,7 +114,11 @@ class ScoreTable(Widget, can_focus=False):
         active_column: int | None = None,
         cursor_row: int | None = None,
     ) -> None:
-        """Replace the contents: column ``headers``, ``rows``, the active column and cursor row."""
+        """Replace the contents: column ``headers``, ``rows``, the active column and cursor row.
+
+        The screen is laid out only when the table's size changes (a new seat, a name wider than its
+        column, a row more); a move's new figures are a repaint."""
+        size = (self.total_width, self.get_content_height(self.size, self.size, self.size.width))
         self.headers = tuple(headers)
         self.widths = tuple(
             min(max(self.column_width, cell_len(name) + 1), self.MAX_COLUMN_WIDTH) for name in self.headers
@@ -123,8 +127,10 @@ class ScoreTable(Widget, can_focus=False):
         self.active_column = active_column
         self.cursor_row = cursor_row
         # An explicit width lets a scrolling parent scroll sideways past many seats.
-        self.styles.width = self.total_width
-        self.refresh(layout=True)
+        if self.styles.width is None or self.styles.width.value != self.total_width:
+            self.styles.width = self.total_width
+        resized = (self.total_width, self.get_content_height(self.size, self.size, self.size.width)) != size
+        self.refresh(layout=resized or not self.widths)
 
     @property
     def total_width(self) -> int:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 
+import gamenight.screens.hall_screen  # noqa: F401 -- imported in English (see below)
 import pytest
 from gamenight.i18n import get_language, set_language
+from gamenight.records.text import game_labels
 from gamenight.sdk.testing import make_room
 from gamenight.tables import protocol as p
 from gamenight.widgets.key_bar import KeyBar
@@ -146,3 +148,64 @@ async def test_the_hall_shows_the_best_scores_of_the_game_highlighted_in_the_lob
         lines = hall_lines(cat)
         assert lines[0].startswith(REGISTRY.game(first).title) and lines[1] == "No games yet."
         assert len([line for line in lines[lines.index("Latest games") + 1 :] if line.strip()]) == 2  # every game
+
+
+# The room imports the hall's screen on the first f; its class-level key labels are then fixed in the
+# language of the moment (in a room the language never changes).  A Japanese test importing it first
+# left Japanese labels to the English ones after it: it is imported here, at collection, in English.
+
+
+def bar_text(app) -> str:
+    return str(app.screen.query_one(KeyBar).render())
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_hosted_lobby_bar_shows_the_hall_of_fame_key_and_every_other_key(service, tmp_path, language):
+    set_language(language)
+    cat = await room_for(service, "cat", tmp_path, REGISTRY)
+    async with cat.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "f" in cat.screen.active_bindings and cat.registry_loaded, what="the lobby")
+        await pilot.pause()
+        bar = bar_text(cat)
+        hall, quit_, tables = ("殿堂", "終了", "テーブル") if language == "ja" else ("Hall of fame", "Quit", "Tables")
+        assert f"f {hall}" in bar, bar
+        assert quit_ in bar and tables in bar, bar  # nothing pushed off the line
+        assert cell_len(bar) <= 80
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_hall_switches_games_by_its_keys(service, tmp_path, language):
+    await a_played_server(service)  # Yatzy games only
+    set_language(language)
+    cat = await room_for(service, "cat", tmp_path, REGISTRY)
+    async with cat.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "f" in cat.screen.active_bindings and cat.registry_loaded, what="the lobby")
+        games = cat.screen.games  # the lobby's order
+        first = cat.screen._highlighted_game()
+        assert first == games[0].id
+        await pilot.press("f")
+        await until(pilot, lambda: getattr(cat.screen, "answer", None) is not None, what="the server's answer")
+        bar = bar_text(cat)
+        assert ("次のゲーム" if language == "ja" else "Next game") in bar, bar
+        seen = [cat.screen.answer.game]
+        for _ in range(len(games)):
+            await pilot.press("right")
+            await until(
+                pilot, lambda: cat.screen.answer is not None and cat.screen.answer.game == cat.screen.game, what="it"
+            )
+            seen.append(cat.screen.game)
+            title = str(cat.screen.query_one("#hall-title", Static).render())
+            assert title.endswith(game_labels(REGISTRY, cat.screen.game)[0]), title  # which game's hall
+            if cat.screen.game == "yatzy":
+                title = "ヤッツィー" if language == "ja" else "Yatzy"
+                assert hall_lines(cat)[0].startswith(title)
+                assert len([line for line in hall_lines(cat) if line.lstrip()[:1] in ("1", "2")]) >= 2
+        assert seen == [game.id for game in games] + [games[0].id]  # round the lobby's list, and back
+        await pilot.press("left")
+        await until(pilot, lambda: cat.screen.answer is not None and cat.screen.answer.game == games[-1].id)
+        await pilot.press(*["right", "left"] * 10)  # held keys: the answers kept, never a flood
+        await pilot.pause(0.1)
+        assert not [refusal for refusal in service.refusals if refusal[0] == "cat"]
+        assert cat.tables is not None and not cat.tables.closed.is_set()
+        await pilot.press("escape")
+        await until(pilot, lambda: type(cat.screen).__name__ == "LobbyScreen", what="back in the lobby")

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from tests.core.tables.conftest import REGISTRY, connect
 from tests.core.tables.test_remote_screen import join_bens_table, status
 from tests.core.tables.test_tables_lobby import listed, open_tables, room_for, table_screen, until
+from tests.core.tour import screen_text
 
 
 class Clock:
@@ -77,6 +78,7 @@ async def test_the_other_players_move_repaints_the_table_without_a_layout_or_the
         await ann.tables.send(p.OpenTable("mille", [p.SeatSpec("person"), p.SeatSpec("person")]))
         await until(a, lambda: table_screen(ann) is not None and ann.screen is table_screen(ann), what="the table")
         screen = table_screen(ann)
+        await until(a, lambda: bool(screen.query(KeyBar)), what="the table composed")  # pushed is not drawn yet
         bar = screen.query_one(KeyBar)
         await until(a, lambda: "Start with bots" in drawn(bar), what="the host's start key")
         ben = await connect(service, "ben", "Ben")
@@ -128,3 +130,52 @@ async def test_the_other_players_move_repaints_the_table_without_a_layout_or_the
             bens_moves += 1
         assert bens_moves >= 2
         await ben.close()
+
+
+async def test_the_other_players_moves_lay_out_no_game_screen(service, tmp_path, monkeypatch):
+    """SEVEN, Yatzy, LITS and Mate, as Mille above: the other person's moves repaint Ann's table where
+    it changed, and lay the screen out only when a widget's size changes (counted over a few moves)."""
+    for game in ("seven", "yatzy", "lits", "mate"):
+        ann = await room_for(service, f"ann-{game}", tmp_path, REGISTRY)
+        async with ann.run_test(size=(80, 24)) as a:
+            await until(a, lambda ann=ann: ann.tables is not None and ann.tables.name, what="the table service")
+            await ann.tables.send(p.OpenTable(game, [p.SeatSpec("person"), p.SeatSpec("person")]))
+            await until(a, lambda ann=ann: table_screen(ann) is not None and ann.screen is table_screen(ann))
+            screen = table_screen(ann)
+            ben = await connect(service, f"ben-{game}", "Ben")
+            await ben.send(p.Join(ann.tables.snapshot.table.table))
+            await until(a, lambda ann=ann: ann.tables.snapshot.table.status == "playing", what="the game")
+            monkeypatch.setattr(StatusLine, "thinking", lambda self, text: None)  # the indicator: tested above
+            layouts: list[Screen] = []
+            refresh_layout = Screen._refresh_layout
+
+            def counted_layout(self, *args, layouts=layouts, refresh_layout=refresh_layout, **kwargs):
+                layouts.append(self)
+                return refresh_layout(self, *args, **kwargs)
+
+            bens_moves = laid_out = 0
+            for _ in range(60):
+                snap = ann.tables.snapshot
+                if snap.table.status != "playing" or snap.interlude is not None or bens_moves == 4:
+                    break
+                if snap.legal:  # Ann's own move (not counted)
+                    screen.submit(snap.legal[0])
+                    await until(a, lambda turn=snap.turn, ann=ann: ann.tables.snapshot.turn != turn, what="Ann's")
+                    await a.pause()
+                    continue
+                await ben.wait_for(lambda c, turn=snap.turn: c.snapshot.turn == turn and (c.snapshot.legal or None))
+                await a.pause()
+                monkeypatch.setattr(Screen, "_refresh_layout", counted_layout)
+                layouts.clear()
+                before = screen_text(ann)
+                await ben.send(p.Move(ben.snapshot.legal[0], snap.turn))
+                await until(a, lambda turn=snap.turn, ann=ann: ann.tables.snapshot.turn > turn, what="Ben's move")
+                await a.pause()
+                await a.pause()
+                assert screen_text(ann) != before, game  # Ann sees Ben's move (repainted)...
+                laid_out += len([s for s in layouts if s is screen])  # ...without laying the screen out
+                monkeypatch.setattr(Screen, "_refresh_layout", refresh_layout)
+                bens_moves += 1
+            assert bens_moves >= 2, game
+            assert laid_out == 0, f"{game}: {laid_out} layouts over Ben's {bens_moves} moves"
+            await ben.close()

@@ -48,7 +48,8 @@ def table_screen(app) -> GameScreen | None:
 
 
 def notices(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """The notices shown, and those held while a dialog (the end's result) is open."""
+    return [str(n.message) for n in app._notifications] + [str(n.message) for n in app.held_notices]
 
 
 def listed(app) -> list[str]:

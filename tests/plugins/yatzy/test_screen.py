@@ -227,7 +227,7 @@ async def test_the_move_log_shows_its_newest_line_at_80x24(tmp_path):
             await pilot.pause()
             newest = screen.events[-1]
             assert newest.startswith("Bot 2: ")  # long lines before it wrap: the log outgrows its room
-            shown = " ".join(shown_text(app, screen.query_one("#events-scroll")).split())
+            shown = " ".join(shown_text(app, screen.query_one("#events")).split())
             assert shown.endswith(" ".join(newest.split())), shown
 
 

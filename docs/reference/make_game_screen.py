@@ -33,6 +33,7 @@ GROUPS: list[tuple[str, str, list[str]]] = [
             "highlighted_action",
             "describe_choice",
             "coach_panel_box",
+            "waiting_text",
         ],
     ),
     (

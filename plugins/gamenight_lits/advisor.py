@@ -19,7 +19,7 @@ playout, then the better half twice as many, and so on, until one is left, the s
 count is reached or the budget's playouts (:data:`PLAYOUTS_PER_SECOND`) are spent.  The
 expert's choice is the anchor, played out to the end: another action is shown above it
 only by the part of its lead beyond the noise of the paired results
-(:func:`anchored_values`) -- an action dropped after a lucky playout or two does not pass
+(:func:`gamenight.sdk.anchored_values`) -- an action dropped after a lucky playout or two does not pass
 it.  When the playouts run out before every action had one (the opening offers 1,292
 placements), or ``ctx.should_stop()`` says stop, the rest are shown at the lowest value
 measured, with ``samples`` 0.
@@ -27,18 +27,17 @@ measured, with ``samples`` 0.
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gamenight.sdk import Action, Advice, BotContext, Rules
+from gamenight.sdk import Action, Advice, BotContext, Rules, StopLatch, anchored_values
 
 from .bots import ExpertBot, GreedyBot, _Search
 from .rules import LitsRules, LitsState, scan
 
-__all__ = ["DEFAULT_SAMPLES", "EXPERT_SHARE", "LitsAdvisor", "anchored_values", "make_advisor", "play_out"]
+__all__ = ["DEFAULT_SAMPLES", "EXPERT_SHARE", "LitsAdvisor", "make_advisor", "play_out"]
 
 DEFAULT_SAMPLES = 32
 """Playouts for the last actions standing, fewer when the time budget runs out (bench/RESULTS.md)."""
@@ -78,38 +77,6 @@ def play_out(state: LitsState, policy: GreedyBot, rng: random.Random) -> LitsSta
     return state
 
 
-LEAD_Z = 2.0
-"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
-LEAD_RUNS = 8
-"""Fewer common playouts than this never let an action pass the anchor."""
-
-
-def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
-    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
-
-    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
-    every action, so differences are paired.  An action whose mean is above the
-    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
-    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
-    playouts): the coach leaves the expert's choice only when the playouts show
-    another is better.  Actions below the anchor are shown as measured.
-    """
-    base = runs[anchor]
-    top = statistics.fmean(base)
-    values = []
-    for index, results in enumerate(runs):
-        mean = statistics.fmean(results)
-        common = min(len(results), len(base))
-        if index == anchor or mean <= top:
-            values.append(mean)
-        elif common < LEAD_RUNS:
-            values.append(top)
-        else:
-            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
-            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
-    return values
-
-
 def _prior(child: LitsState, seat: int) -> float:
     """The expert's static evaluation of ``child`` for ``seat`` (higher is better for it)."""
     if child.turn < 0 or child.pie_pending:
@@ -118,19 +85,6 @@ def _prior(child: LitsState, seat: int) -> float:
     mover = child.turn
     value = _Search.evaluate(child.marks(mover) & ~child.covered, child.marks(1 - mover) & ~child.covered, reach, legal)
     return value if mover == seat else -value
-
-
-class Latch:
-    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
-
-    def __init__(self, should_stop: Callable[[], bool]) -> None:
-        self.should_stop = should_stop
-        self.stopped = False
-
-    def __call__(self) -> bool:
-        if not self.stopped:
-            self.stopped = bool(self.should_stop())
-        return self.stopped
 
 
 class LitsAdvisor:
@@ -157,7 +111,7 @@ class LitsAdvisor:
         actions = list(legal)
         if not actions:
             return []
-        stop = Latch(ctx.should_stop)
+        stop = StopLatch(ctx.should_stop)
         if len(actions) > 1:
             share = EXPERT_SHARE * ctx.time_budget if self.expert_budget is None else self.expert_budget
             steady = BotContext(me, ctx.rng, ctx.options, stop, ctx.time_budget)

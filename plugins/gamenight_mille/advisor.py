@@ -23,7 +23,7 @@ leave the same position (discarding one of two equal cards) are played once and 
 their value.  Many choices are near ties (which of three useless cards to throw), far
 closer than a second's deals can tell apart; so the expert's own choice is the anchor,
 and another action is shown above it only by the part of its lead that is beyond the
-noise of the paired differences (:func:`anchored_values`).  The best choice is then the
+noise of the paired differences (:func:`gamenight.sdk.anchored_values`).  The best choice is then the
 expert's unless the playouts show better, and asking twice names the same best
 action far more often (bench/RESULTS.md: 18 positions of 20).  Once no action can pass
 the anchor (:func:`settled`, checked from :data:`SETTLE_AFTER` deals on), the search
@@ -35,10 +35,10 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight.sdk import Action, Advice, BotContext, Rules
+from gamenight.sdk import Action, Advice, BotContext, Rules, StopLatch, anchored_values
 
 from .bots import ExpertBot
 from .fast import FastMilleRules
@@ -47,7 +47,6 @@ from .rules import EMPTY, EXTENSION, GAME_OVER, PLAY, SLOT_INDEX, MilleState, Mi
 __all__ = [
     "DEFAULT_SAMPLES",
     "MilleAdvisor",
-    "anchored_values",
     "deal_unseen",
     "game_chance",
     "make_advisor",
@@ -113,35 +112,8 @@ def game_chance(state: MilleState, seat: int) -> float:
 
 
 LEAD_Z = 2.0
-"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
-LEAD_RUNS = 8
-"""Fewer common playouts than this never let an action pass the anchor."""
-
-
-def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
-    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
-
-    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
-    every action, so differences are paired.  An action whose mean is above the
-    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
-    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
-    playouts): the coach leaves the expert's choice only when the playouts show
-    another is better.  Actions below the anchor are shown as measured.
-    """
-    base = runs[anchor]
-    top = statistics.fmean(base)
-    values = []
-    for index, results in enumerate(runs):
-        mean = statistics.fmean(results)
-        common = min(len(results), len(base))
-        if index == anchor or mean <= top:
-            values.append(mean)
-        elif common < LEAD_RUNS:
-            values.append(top)
-        else:
-            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
-            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
-    return values
+"""Standard errors of the paired difference an action must lead the anchor by (as
+:func:`gamenight.sdk.anchored_values` takes it) for the search to go on."""
 
 
 SETTLE_AFTER = 16
@@ -161,19 +133,6 @@ def settled(runs: list[list[float]], anchor: int) -> bool:
         if statistics.fmean(diffs) + LEAD_Z * statistics.stdev(diffs) / math.sqrt(len(diffs)) > 0.0:
             return False
     return True
-
-
-class Latch:
-    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
-
-    def __init__(self, should_stop: Callable[[], bool]) -> None:
-        self.should_stop = should_stop
-        self.stopped = False
-
-    def __call__(self) -> bool:
-        if not self.stopped:
-            self.stopped = bool(self.should_stop())
-        return self.stopped
 
 
 def play_out(state: MilleState, expert: ExpertBot, ctx: BotContext) -> MilleState:
@@ -202,7 +161,7 @@ class MilleAdvisor:
             return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        stop = Latch(ctx.should_stop)
+        stop = StopLatch(ctx.should_stop)
         # Actions that leave the same position (one of two equal cards) are played once.
         keys = [_key(view, action) for action in actions]
         first: dict[tuple[str, int], Action] = {}  # key -> the first action with that effect

@@ -15,27 +15,25 @@ numbers), so two moves differ only by what they change, not by luck; unlike the
 expert, the voluntary draw and every Queen's call are ranked too.  The expert's own
 choice (its search: 32 deals of its own, seeded by the view) is the anchor: another
 move is shown above it only by the part of its lead beyond the noise of the paired
-results (:func:`anchored_values`), so near ties do not flip from one asking to the next
+results (:func:`gamenight.sdk.anchored_values`), so near ties do not flip from one asking to the next
 and the best choice is the expert's unless the playouts show better.
 """
 
 from __future__ import annotations
 
-import math
 import random
-import statistics
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gamenight.sdk import Action, Advice, BotContext, Rules
+from gamenight.sdk import Action, Advice, BotContext, Rules, StopLatch, anchored_values
 
 from .bots import ExpertBot
 from .policies import keeper_card
 from .rules import TURN_LIMIT, SevenView
 from .simulator import Simulator, passes_in_a_row
 
-__all__ = ["DEALS_PER_SECOND", "DEFAULT_SAMPLES", "SevenAdvisor", "anchored_values", "make_advisor"]
+__all__ = ["DEALS_PER_SECOND", "DEFAULT_SAMPLES", "SevenAdvisor", "make_advisor"]
 
 DEALS_PER_SECOND = 200
 """The time budget becomes a count of deals (about a second's worth here, unloaded), so that the
@@ -43,51 +41,6 @@ advice depends on the view, ``ctx.rng`` and ``ctx.should_stop()`` only, never on
 
 DEFAULT_SAMPLES = 200
 """Deals per decision, fewer when the time budget runs out (bench/RESULTS.md: stability)."""
-
-
-LEAD_Z = 2.0
-"""How many standard errors of the paired difference an action must lead the anchor by to pass it."""
-LEAD_RUNS = 8
-"""Fewer common playouts than this never let an action pass the anchor."""
-
-
-def anchored_values(runs: list[list[float]], anchor: int) -> list[float]:
-    """Each action's mean over its playouts, except that none passes ``anchor`` on noise.
-
-    ``runs[i][k]`` is action ``i``'s result on deal (or seed) ``k``: the same deals for
-    every action, so differences are paired.  An action whose mean is above the
-    anchor's keeps only the part of its lead beyond :data:`LEAD_Z` standard errors of
-    the paired differences (all of it is noise with fewer than :data:`LEAD_RUNS` common
-    playouts): the coach leaves the expert's choice only when the playouts show
-    another is better.  Actions below the anchor are shown as measured.
-    """
-    base = runs[anchor]
-    top = statistics.fmean(base)
-    values = []
-    for index, results in enumerate(runs):
-        mean = statistics.fmean(results)
-        common = min(len(results), len(base))
-        if index == anchor or mean <= top:
-            values.append(mean)
-        elif common < LEAD_RUNS:
-            values.append(top)
-        else:
-            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
-            values.append(top + max(0.0, mean - top - LEAD_Z * spread))
-    return values
-
-
-class Latch:
-    """``should_stop`` asked once per check until it says stop, then never again (it stays stopped)."""
-
-    def __init__(self, should_stop: Callable[[], bool]) -> None:
-        self.should_stop = should_stop
-        self.stopped = False
-
-    def __call__(self) -> bool:
-        if not self.stopped:
-            self.stopped = bool(self.should_stop())
-        return self.stopped
 
 
 class SevenAdvisor:
@@ -105,7 +58,7 @@ class SevenAdvisor:
             return []
         if self.seat is not None and view.seat != self.seat:
             raise ValueError(f"the advisor of seat {self.seat} was shown seat {view.seat}'s view")
-        stop = Latch(ctx.should_stop)
+        stop = StopLatch(ctx.should_stop)
         self._expert.time_budget = 3600.0  # its 32 deals and the stop signal bound it, not the clock
         # The expert's deals are seeded by the view, so asking twice names the same anchor.
         seed = zlib.crc32(repr(view).encode())

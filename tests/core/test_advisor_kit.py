@@ -205,3 +205,32 @@ def test_run_conformance_checks_the_advisor_of_a_game_that_has_one():
 def test_a_game_without_an_advisor_is_refused_by_the_check():
     with pytest.raises(AssertionError, match="not an AdvisorSpec"):
         check_advisor(NIM)
+
+
+def test_a_search_advisors_near_tie_does_not_pass_its_anchor_on_noise():
+    from gamenight.sdk import anchored_values
+
+    anchor = [0.5, 0.6, 0.4, 0.5, 0.5, 0.6, 0.4, 0.5, 0.5, 0.5]
+    noisy = [0.6, 0.5, 0.5, 0.6, 0.4, 0.7, 0.5, 0.4, 0.6, 0.5]  # +0.03 on average, spread 0.1
+    better = [x + 0.3 for x in anchor]
+    worse = [x - 0.2 for x in anchor]
+    few = [1.0, 1.0]  # a big lead on two deals only: noise
+    values = anchored_values([anchor, noisy, better, worse, few], 0)
+    assert values[0] == values[1] == values[4] == sum(anchor) / len(anchor)
+    assert values[2] == pytest.approx(0.8)  # a steady lead: no noise to take off
+    assert values[3] == pytest.approx(0.3)  # worse: shown as measured
+
+
+def test_a_stop_latch_asks_until_told_to_stop_then_never_again():
+    from gamenight.sdk import StopLatch
+
+    answers = iter([False, False, True])
+    asked = []
+
+    def should_stop() -> bool:
+        asked.append(1)
+        return next(answers)
+
+    stop = StopLatch(should_stop)
+    assert [stop() for _ in range(6)] == [False, False, True, True, True, True]
+    assert len(asked) == 3

@@ -46,8 +46,10 @@ Minimal example (a complete, if dull, game)::
 from __future__ import annotations
 
 import importlib
+import math
 import random
 import re
+import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,9 +99,11 @@ __all__ = [
     "ScoreTable",
     "SeatConfig",
     "StatusLine",
+    "StopLatch",
     "TextPrompt",
     "View",
     "YesNoDialog",
+    "anchored_values",
     "api_mismatch",
     "event_problem",
     "fill_seat_names",
@@ -702,6 +706,53 @@ def lazy_advisor(target: str) -> Callable[[Rules[Any, Any], int, Mapping[str, An
 
     factory.__qualname__ = f"lazy_advisor({target!r})"
     return factory
+
+
+def anchored_values(
+    runs: Sequence[Sequence[float]], anchor: int, *, lead_z: float = 2.0, lead_runs: int = 8
+) -> list[float]:
+    """Each action's mean result, except that none passes the ``anchor`` action on noise.
+
+    For a search advisor that plays every action out on the same sampled deals (common
+    random numbers): ``runs[i][k]`` is action ``i``'s result on deal ``k``, so differences
+    are paired.  The anchor is the choice to keep unless the playouts show better (the
+    game's expert bot's, say).  An action whose mean is above the anchor's keeps only the
+    part of its lead beyond ``lead_z`` standard errors of the paired differences -- all of
+    it when they share fewer than ``lead_runs`` deals; actions below the anchor are shown
+    as measured.  Near ties then do not flip from one asking to the next.
+    """
+    base = runs[anchor]
+    top = statistics.fmean(base)
+    values = []
+    for index, results in enumerate(runs):
+        mean = statistics.fmean(results)
+        common = min(len(results), len(base))
+        if index == anchor or mean <= top:
+            values.append(mean)
+        elif common < lead_runs:
+            values.append(top)
+        else:
+            spread = statistics.stdev([results[k] - base[k] for k in range(common)]) / math.sqrt(common)
+            values.append(top + max(0.0, mean - top - lead_z * spread))
+    return values
+
+
+class StopLatch:
+    """``BotContext.should_stop`` asked at each check until it says stop, then never again.
+
+    ``stop = StopLatch(ctx.should_stop)``; a search calls ``stop()`` between playouts.
+    Once it has said stop it stays stopped without asking again -- what the testing kit's
+    ``check_advisor`` expects of an advisor (it counts the questions).
+    """
+
+    def __init__(self, should_stop: Callable[[], bool]) -> None:
+        self.should_stop = should_stop
+        self.stopped = False
+
+    def __call__(self) -> bool:
+        if not self.stopped:
+            self.stopped = bool(self.should_stop())
+        return self.stopped
 
 
 THEME_VARIABLE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from gamenight.sdk import BotContext
 from gamenight.testing import check_advisor
-from gamenight_mille.advisor import SETTLE_AFTER, MilleAdvisor, anchored_values, deal_unseen, game_chance, settled
+from gamenight_mille.advisor import SETTLE_AFTER, MilleAdvisor, deal_unseen, game_chance, settled
 from gamenight_mille.bots import ExpertBot
 from gamenight_mille.plugin import GAME
 from gamenight_mille.rules import EMPTY, GAME_OVER, HAND_OVER, PLAY, MilleState, full_deck, invariant_errors
@@ -142,18 +141,6 @@ def test_the_game_registers_its_advisor_lazily_with_a_translated_unit():
     assert spec is not None and spec.unit.kind == "chance" and not spec.exact
     assert isinstance(spec.factory(GAME.rules, 1, {}), MilleAdvisor)
     assert GAME.translations["ja"][spec.unit.label]
-
-
-def test_no_action_passes_the_anchor_on_noise():
-    anchor = [0.5, 0.6, 0.4, 0.5, 0.5, 0.6, 0.4, 0.5, 0.5, 0.5]
-    noisy = [0.6, 0.5, 0.5, 0.6, 0.4, 0.7, 0.5, 0.4, 0.6, 0.5]  # +0.03 on average, spread 0.1
-    better = [x + 0.3 for x in anchor]
-    worse = [x - 0.2 for x in anchor]
-    few = [1.0, 1.0]
-    values = anchored_values([anchor, noisy, better, worse, few], 0)
-    assert values[0] == values[1] == values[4] == sum(anchor) / len(anchor)
-    assert values[2] == pytest.approx(0.8)  # a steady lead: no noise to take off
-    assert values[3] == pytest.approx(0.3)  # worse: shown as measured
 
 
 def test_no_legal_action_no_advice():

@@ -300,7 +300,15 @@ class MateScreen(GameScreen):
     # -- explaining -----------------------------------------------------------------
 
     def action_explain(self) -> None:
-        """Show how the play ends with best play by both (solved in a worker)."""
+        """Show how the play ends with best play by both (solved in a worker).
+
+        That is the coach's advice: never at a shared table nor in a game hosted on the
+        server (the room's reason is said instead), and a local game in which it was shown
+        is marked coached."""
+        refusal = self.coach.refusal() if self.remote else None
+        if refusal is not None:
+            self.message(refusal, error=True)
+            return
         if self.pause is not None:  # the play on show is over; the next one's cards are not dealt on screen
             self.message(_("Press C to go on to the next play."), error=True)
             return
@@ -309,7 +317,11 @@ class MateScreen(GameScreen):
         self._explain(self.view, self.view_seat, for_help=False)
 
     def action_help(self) -> None:
-        """The rules, with how the current play ends under best play below them."""
+        """The rules, with how the current play ends under best play below them (the rules alone where
+        the coach is not allowed: at a shared table, in a game hosted on the server)."""
+        if self.remote:
+            self.show_help("")
+            return
         self.message(_("Solving…"))
         self._explain(self.view, self.view_seat, for_help=True)
 
@@ -324,7 +336,11 @@ class MateScreen(GameScreen):
         if for_help:
             sentence = _("{explanation}.", explanation=f"{text[:1].upper()}{text[1:]}")  # "。" in Japanese
             extra = f"## {_('This play')}\n\n{sentence}" if text else ""
+            if text:
+                self.mark_coached()
             self.show_help(extra)
         elif state == self.view:  # still the position it was asked for
+            if text:
+                self.mark_coached()
             self.hint = text or _("Nothing to solve now.")
             self.refresh_view()

@@ -49,3 +49,37 @@ async def test_no_hint_at_a_shared_table_even_on_the_players_own_turn(tmp_path):
         await ben.close()
     finally:
         await asyncio.wait_for(service.close(), 5)
+
+
+async def test_mates_own_best_play_keys_are_refused_at_a_shared_table(tmp_path):
+    """Mate's ``e`` (the solver's best play) and F1's "how this play ends" are the coach too."""
+    registry = load_registry()
+    service = TableService(registry, tmp_path / "data", bot_time_budget=0.2, seed=3, message_rate=FAST)
+    await service.start()
+    try:
+        ben = await connect(service, "ben", "Ben")
+        await ben.send(p.OpenTable("mate", [p.SeatSpec("person"), p.SeatSpec("person")], {}, True, 0))
+        await ben.wait_for(lambda c: c.snapshot)
+        ann = await room_for(service, "ann", tmp_path, registry=registry)
+        async with ann.run_test(size=(80, 24)) as pilot:
+            await open_tables(pilot, ann)
+            await until(pilot, lambda: listed(ann)[0] != "")
+            await pilot.press("enter")
+            await until(pilot, lambda: table_screen(ann) is not None, what="at the table")
+            screen = table_screen(ann)
+            await until(pilot, lambda: screen.match.to_move() >= 0, what="the deal")
+            if screen.match.to_move() != screen.match.seat:  # Ben first: his move makes it Ann's turn
+                snapshot = await ben.wait_for(lambda c: c.snapshot if c.snapshot.legal else None)
+                await ben.send(p.Move(snapshot.legal[0], snapshot.turn))
+            await until(pilot, lambda: screen.match.to_move() == screen.match.seat, what="Ann's turn")
+            solved = []
+            screen._explain = lambda *args, **kwargs: solved.append(args)
+            await pilot.press("e")
+            await pilot.pause()
+            assert "No hints at a shared table" in str(screen.query_one("#message").render())
+            await pilot.press("f1")
+            await until(pilot, lambda: ann.screen is not screen, what="the rules")
+            assert not solved and not screen.hint
+        await ben.close()
+    finally:
+        await asyncio.wait_for(service.close(), 5)

@@ -108,6 +108,8 @@ async def test_the_best_play_hint_is_solved_on_request(tmp_path: Path) -> None:
         assert action in _match.legal_actions()
         assert app.screen.hint.startswith(f"best move: play {pretty(action)}; with best play")
         assert f"play {pretty(action)}" in str(app.screen.query_one("#hint", Static).render())
+        # The solver's best play is the coach's advice: the game is marked coached (no rating, no high score).
+        assert _match.coached
 
 
 def test_snapshot_table_mid_play(snap_compare, tmp_path: Path) -> None:

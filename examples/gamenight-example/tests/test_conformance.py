@@ -42,7 +42,7 @@ def test_the_plugin_loaded_cleanly_with_its_game_bot_and_theme(registry):
     assert record.error is None
     assert (record.distribution, record.version) == ("gamenight-example", gamenight_example.__version__)
     assert (record.games, record.themes) == (["goofspiel"], ["example-dusk"])
-    assert record.bots == ["goofspiel:random", "goofspiel:matcher", "yatzy:cautious"]  # its game's own, and one for yatzy
+    assert record.bots == ["goofspiel:random", "goofspiel:matcher", "yatzy:cautious"]  # its own, one for yatzy
 
 
 def test_random_playouts_at_every_seat_count_keep_the_sdk_contract(game):

@@ -13,14 +13,14 @@ from gamenight.i18n import set_language
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.replay import Replay
-from gamenight.ui import review_screen as review_module
 from gamenight.screens.lobby_screen import LobbyScreen
 from gamenight.screens.replay_screen import ReplayBehaviour
-from gamenight.ui.review_screen import ReviewScreen
 from gamenight.sdk import CHANCE, Advice, BotContext
 from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
+from gamenight.ui import review_screen as review_module
 from gamenight.ui.coach_text import cost_text
+from gamenight.ui.review_screen import ReviewScreen
 from textual.widgets import OptionList, ProgressBar
 
 from tests.core.tour import screen_text

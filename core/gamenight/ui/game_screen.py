@@ -954,7 +954,7 @@ class GameScreen(Screen):
         def chosen(choice: str | None) -> None:
             self._end_dialog = None
             if choice == "review":  # the game stays paused: the dialog comes back after the review
-                self.open_review(then=show_dialog)
+                self._open_review(then=show_dialog)
                 return
             self.paused = False
             if choice == "watch":
@@ -987,7 +987,7 @@ class GameScreen(Screen):
 
         show_dialog()
 
-    def open_review(self, then: Callable[[], None] | None = None) -> None:
+    def _open_review(self, then: Callable[[], None] | None = None) -> None:
         """Review the game just finished (the coach's view of every person decision), then ``then``.
 
         A game without a coach says so and goes straight on to ``then``.

@@ -316,3 +316,19 @@ async def test_a_game_without_a_coach_says_so_at_the_end_dialog(tmp_path, nim_re
         await pilot.pause()
         assert isinstance(app.screen, ResultDialog)  # the result again, its choices still there
         assert "Nim has no coach, so there is nothing to review." in notices(app)
+
+
+def test_the_review_screen_snapshot(snap_compare, tmp_path):
+    """The review of a finished Yatzy game at 80×24, on its costliest decision."""
+    set_language("en")
+    match = finished_yatzy()
+
+    async def review_it(pilot):
+        await settle(pilot)
+        await pilot.press("e")
+        await until_reviewed(pilot, pilot.app)
+        await pilot.press("n")
+        await pilot.pause()
+
+    app = make_room(REGISTRY, tmp_path, start_match=match, theme_name="gamenight")
+    assert snap_compare(app, run_before=review_it, terminal_size=(80, 24))

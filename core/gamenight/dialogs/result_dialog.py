@@ -79,7 +79,9 @@ class ResultDialog(ModalScreen[str]):
     between them.  With ``board`` (the default) a "Look at the board" choice
     (``b``) hides the box so the table underneath -- the final position --
     can be looked at, undimmed; ``b``, ``Esc`` or ``Return`` bring the box
-    back, and the choices' keys work from there too.
+    back, and the choices' keys work from there too.  ``keys`` are more choices, ``(id, label,
+    key)`` like ``choices``, offered by their key only (in the key bar, no button): the row of
+    buttons stays within 80 columns.
     """
 
     BOARD_KEY = "b"
@@ -112,16 +114,19 @@ class ResultDialog(ModalScreen[str]):
         table: ResultTable,
         choices: Sequence[tuple[str, str, str]],
         board: bool = True,
+        keys: Sequence[tuple[str, str, str]] = (),
     ) -> None:
         super().__init__()
         self.title_text = title
         self.headline = headline
         self.table = table
         self.choices = list(choices)
-        self.board = board and all(key != self.BOARD_KEY for _id, _label, key in self.choices)
+        self.keys = list(keys)
+        """Choices offered by their key only."""
+        self.board = board and all(key != self.BOARD_KEY for _id, _label, key in [*self.choices, *self.keys])
         """Whether the "Look at the board" choice is offered."""
         # The key bar shows the choices' keys (on_key answers them; a click on the bar presses the key).
-        for _id, label, key in self.choices:
+        for _id, label, key in [*self.choices, *self.keys]:
             self._bindings.bind(key, f"noop({key!r})", label)
         if self.board:
             self._bindings.bind(self.BOARD_KEY, f"noop({self.BOARD_KEY!r})", _("Look at the board"))
@@ -148,7 +153,7 @@ class ResultDialog(ModalScreen[str]):
                 if self.board:
                     yield Button(f"{_('Look at the board')} ({self.BOARD_KEY})", id="board")
         if self.board:
-            keys = "  ".join(f"{key} {label}" for _id, label, key in self.choices)
+            keys = "  ".join(f"{key} {label}" for _id, label, key in [*self.choices, *self.keys])
             yield Static(f"{self.BOARD_KEY} {_('Back to the result')}  {keys}", id="board-bar", markup=False)
         yield KeyBar()  # not the keys of the screen under the dialog (its choices' keys are on its buttons)
 
@@ -176,7 +181,7 @@ class ResultDialog(ModalScreen[str]):
         self.dismiss((event.button.id or "").removeprefix("choice-"))
 
     def on_key(self, event: events.Key) -> None:
-        keys = {key: choice_id for choice_id, _label, key in self.choices}
+        keys = {key: choice_id for choice_id, _label, key in [*self.choices, *self.keys]}
         if event.key in keys:
             event.stop()
             self.dismiss(keys[event.key])

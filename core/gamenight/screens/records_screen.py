@@ -80,6 +80,7 @@ class RecordsScreen(Screen):
         Binding("g", "plot", _("Plot"), tooltip=_("The player's scores over time, beside each bot's mean score")),
         Binding("o", "rating_plot", _("Rating plot"), tooltip=_("The player's rating over time, with its ± 1σ band")),
         Binding("r", "replay", _("Replay"), tooltip=_("Replay the past game chosen below (Enter on it does too)")),
+        Binding("e", "review", _("Review"), tooltip=_("The coach's review of the past game chosen below")),
         Binding("escape,q", "app.pop_screen", _("Back")),
     ]
 
@@ -351,8 +352,27 @@ class RecordsScreen(Screen):
         if option.id:
             self._open_replay(int(option.id))
 
+    def action_review(self) -> None:
+        """Review the past game highlighted in the list (the newest when none is) with its coach."""
+        past = self.query_one("#past", OptionList)
+        if not past.option_count:
+            self.notify(_("No past game to review."), markup=False)
+            return
+        option = past.get_option_at_index(past.highlighted if past.highlighted is not None else 0)
+        if option.id:
+            self._open_replay(int(option.id), review=True)
+
+    def _open_review(self, replay: Any) -> None:
+        from gamenight.ui.review_screen import ReviewScreen, no_coach_message
+
+        message = no_coach_message(replay.game)
+        if message is not None:
+            self.notify(message, severity="warning", timeout=10, markup=False)
+            return
+        self.app.push_screen(ReviewScreen(replay, self.app.registry))
+
     @work(thread=True, exclusive=True, group="records-replay", exit_on_error=False)
-    def _open_replay(self, record_id: int) -> None:
+    def _open_replay(self, record_id: int, review: bool = False) -> None:
         """Read the record with its log and rebuild it (in the thread: a long game takes a moment)."""
         from gamenight.records.store import RecordsUnavailable
         from gamenight.replay import Replay, ReplayError
@@ -371,7 +391,7 @@ class RecordsScreen(Screen):
         except (RecordsUnavailable, sqlite3.Error, ReplayError) as error:
             self.app.call_from_thread(self.notify, safe_text(error, 500), severity="warning", timeout=10, markup=False)
             return
-        self.app.call_from_thread(self.app.open_replay, replay)
+        self.app.call_from_thread(self._open_review if review else self.app.open_replay, replay)
 
     def action_plot(self) -> None:
         """Show the scores plot instead of the figures, or the figures again."""

@@ -55,6 +55,13 @@ _BINDINGS: list[BindingType] = [
     Binding("escape,q", "leave", _("Leave"), priority=True),
     Binding("home", "replay_jump(0)", _("First"), priority=True, tooltip=_("First move")),
     Binding("end", "replay_jump(-1)", _("Last"), priority=True, tooltip=_("Last move")),
+    Binding(
+        "e",
+        "replay_review",
+        _("Review"),
+        priority=True,  # last: at 80 columns the key bar keeps Home and End, the palette has it
+        tooltip=_("The coach's review of this game: every person decision and what it cost"),
+    ),
 ]
 
 _CSS = """
@@ -233,6 +240,17 @@ class ReplayBehaviour:
         self.replay.set_follow(points[(current + 1) % len(points)])
         self.show_step(self.replay.position)
         self.message(_("Following: {name}", name=self.viewpoint_name(self.replay.follow)))  # type: ignore[attr-defined]
+
+    def action_replay_review(self) -> None:
+        """The coach's review of the game replayed (a game without a coach says so)."""
+        from gamenight.ui.review_screen import ReviewScreen, no_coach_message
+
+        self._replay_stop()
+        message = no_coach_message(self.replay.game)
+        if message is not None:
+            self.message(message, error=True)  # type: ignore[attr-defined]
+            return
+        self.app.push_screen(ReviewScreen(self.replay, getattr(self.app, "registry", None)))  # type: ignore[attr-defined]
 
     def action_replay_log(self) -> None:
         self.query_one("#replay-log").toggle_class("shown")  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -951,8 +952,11 @@ class GameScreen(Screen):
         self.paused = True
 
         def chosen(choice: str | None) -> None:
-            self.paused = False
             self._end_dialog = None
+            if choice == "review":  # the game stays paused: the dialog comes back after the review
+                self._open_review(then=show_dialog)
+                return
+            self.paused = False
             if choice == "watch":
                 self.redraw()  # a watcher stays at the table: the final position, then the next game
             elif choice == "again":
@@ -966,14 +970,40 @@ class GameScreen(Screen):
             choices = [("watch", _("Keep watching"), "k"), ("leave", _("Leave"), "l")]
         else:
             choices = [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")]
-        dialog = ResultDialog(
-            self.end_title(),
-            headline,
-            self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
-            choices,
+        # review is after the game: a local match has its whole log (a key, not a fourth button)
+        keys = [] if self.remote else [("review", _("Review"), "e")]
+
+        def show_dialog() -> None:
+            self.paused = True
+            dialog = ResultDialog(
+                self.end_title(),
+                headline,
+                self.result_table(outcome.lines, outcome.scores, outcome.winners, self.match.totals),
+                choices,
+                keys=keys,
+            )
+            self._end_dialog = dialog
+            self.app.push_screen(dialog, chosen)
+
+        show_dialog()
+
+    def _open_review(self, then: Callable[[], None] | None = None) -> None:
+        """Review the game just finished (the coach's view of every person decision), then ``then``.
+
+        A game without a coach says so and goes straight on to ``then``.
+        """
+        from gamenight.ui.review_screen import ReviewScreen, no_coach_message
+
+        message = no_coach_message(self.match.game)
+        if message is not None:
+            self.notify(message, severity="warning", markup=False)
+            if then is not None:
+                then()
+            return
+        self.app.push_screen(
+            ReviewScreen(self.match, getattr(self.app, "registry", None)),
+            (lambda _result: then()) if then is not None else None,
         )
-        self._end_dialog = dialog
-        self.app.push_screen(dialog, chosen)
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""

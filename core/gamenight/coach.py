@@ -192,9 +192,9 @@ def _replay_of(registry: Any, source: Any, game_index: int | None) -> Replay:
     if isinstance(source, Replay):
         return source
     if isinstance(source, Match):
-        return Replay(
-            source.game, list(source.seats), dict(source.options), source.seed, source.games_played, list(source.log)
-        )
+        # The game it shows: a finished game counted in the records has moved games_played on.
+        number = max(0, source.games_played - 1) if source.recorded else source.games_played
+        return Replay(source.game, list(source.seats), dict(source.options), source.seed, number, list(source.log))
     try:
         return Replay.from_save(registry, Path(source), game_index)
     except ReplayError as error:

@@ -111,6 +111,15 @@ def test_the_text_review_names_the_seat_and_its_accuracy_and_progress_is_told(tm
     assert "The costliest decisions" in out
 
 
+def test_a_match_just_finished_and_recorded_is_reviewed_as_the_game_it_shows(tmp_path):
+    _path, match = played_save(tmp_path, "yatzy", "greedy", seed=4)
+    before = review(REGISTRY, match)
+    match.record_result()  # counted: games_played moves on, the log is still the finished game's
+    after = review(REGISTRY, match)
+    assert [d.number for d in after.decisions] == [d.number for d in before.decisions] and after.decisions
+    assert after.seats[0].cost == pytest.approx(before.seats[0].cost)
+
+
 def test_accuracy_is_defined_per_unit():
     def decision(value, best, worst, choices=3):
         return Decision(1, 0, "a", value, "b", best, worst, choices)

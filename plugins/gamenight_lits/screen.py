@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Match, PublicEvent, pad_cells, translator
+from gamenight.sdk import Action, GameScreen, Match, PublicEvent, pad_cells, repaint, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.visual import VisualType
 from textual.widgets import Button, Static
 
 from .rules import KEEP, PLACEMENTS, SHAPES, SIZE, SWAP, LitsState, Placement, why_illegal
@@ -23,22 +22,6 @@ from .widgets import Board, ShapeChip
 
 _ = translator("lits")
 SYMBOLS = ("×", "○")
-
-
-def repaint(widget: Static, content: VisualType) -> None:
-    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
-
-    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
-    a frame over SSH in every room at a shared table.  Only a widget whose height follows its text
-    (``height: auto``) and whose new text needs another number of lines lays the screen out."""
-    if widget.content == content:
-        return
-    widget.update(content, layout=False)
-    height = widget.styles.height
-    if widget.is_mounted and (height is not None and height.is_auto):
-        width = widget.content_region.width
-        if widget.get_content_height(widget.content_region.size, widget.app.size, width) != widget.content_size.height:
-            widget.refresh(layout=True)
 
 
 class LitsScreen(GameScreen):

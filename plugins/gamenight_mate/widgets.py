@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamenight.sdk import translator
+from gamenight.sdk import repaint, translator
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
-from textual.visual import VisualType
 from textual.widgets import Static
 
 from .rules import LEADERS, MOVES, PLAYS, MateState, PlayResult, card_suit, pretty, stronger
@@ -17,29 +16,6 @@ from .rules import LEADERS, MOVES, PLAYS, MateState, PlayResult, card_suit, pret
 _ = translator("mate")
 
 __all__ = ["ActionChip", "CardChip", "MatchSheet", "MoveTable", "leaders_of"]
-
-
-def repaint(widget: Static, content: VisualType) -> None:
-    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
-
-    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
-    a frame over SSH in every room at a shared table.  Only a widget sized by its text (``auto``)
-    whose new text needs another width or number of lines lays the screen out."""
-    if widget.content == content:
-        return
-    widget.update(content, layout=False)
-    if not widget.is_mounted:
-        return
-    width, height = widget.styles.width, widget.styles.height
-    size = widget.content_size
-    if (width is not None and width.is_auto) and widget.get_content_width(
-        widget.content_region.size, widget.app.size
-    ) != size.width:
-        widget.refresh(layout=True)
-    elif (height is not None and height.is_auto) and widget.get_content_height(
-        widget.content_region.size, widget.app.size, size.width
-    ) != size.height:
-        widget.refresh(layout=True)
 
 
 def show_if(widget: Static, shown: bool) -> None:

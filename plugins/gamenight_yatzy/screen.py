@@ -13,12 +13,11 @@ from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import CHANCE, Action, GameScreen, PublicEvent, ScoreCell, ScoreRow, ScoreTable, translator
+from gamenight.sdk import CHANCE, Action, GameScreen, PublicEvent, ScoreCell, ScoreRow, ScoreTable, repaint, translator
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
-from textual.visual import VisualType
 from textual.widgets import Static
 
 from .dice import DiceRow
@@ -60,22 +59,6 @@ def ranking(totals: list[float]) -> list[tuple[int, int]]:
         tied = position > 0 and totals[seat] == totals[order[position - 1]]
         ranks.append((ranks[-1][0] if tied else position + 1, seat))
     return ranks
-
-
-def repaint(widget: Static, content: VisualType) -> None:
-    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
-
-    A move changes a line's words, seldom a widget's size; laying the screen out for each one cost
-    a frame over SSH in every room at a shared table.  Only a widget whose height follows its text
-    (``height: auto``) and whose new text needs another number of lines lays the screen out."""
-    if widget.content == content:
-        return
-    widget.update(content, layout=False)
-    height = widget.styles.height
-    if widget.is_mounted and (height is not None and height.is_auto):
-        width = widget.content_region.width
-        if widget.get_content_height(widget.content_region.size, widget.app.size, width) != widget.content_size.height:
-            widget.refresh(layout=True)
 
 
 class YatzyScreen(GameScreen):

@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.i18n import translator
     from gamenight.linebreak import wrap
     from gamenight.match import Match, SeatConfig, play_headless
-    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, fit_cells, pad_cells
+    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, fit_cells, pad_cells, repaint
     from gamenight.widgets.key_bar import KeyBar
     from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
@@ -118,6 +118,7 @@ __all__ = [
     "play_headless",
     "read_help",
     "read_translations",
+    "repaint",
     "seat_token",
     "theme_variables_problem",
     "translator",
@@ -958,6 +959,7 @@ _LAZY: dict[str, str] = {
     "Room": "gamenight.ui.game_screen",
     "pad_cells": "gamenight.ui.game_screen",
     "fit_cells": "gamenight.ui.game_screen",
+    "repaint": "gamenight.ui.game_screen",
     "MessageDialog": "gamenight.dialogs",
     "ResultDialog": "gamenight.dialogs",
     "ResultTable": "gamenight.dialogs",

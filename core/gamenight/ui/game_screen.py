@@ -31,6 +31,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
+from textual.visual import VisualType
 from textual.widgets import RichLog, Static
 from textual.worker import get_current_worker
 
@@ -1194,3 +1195,26 @@ def fit_cells(text: str, width: int) -> str:
             break
         out += char
     return out + "…"
+
+
+def repaint(widget: Static, content: VisualType) -> None:
+    """Show ``content`` in ``widget``: nothing if it shows it already, a repaint if its size stays.
+
+    A move changes a line's words, seldom a widget's size; laying the screen out for each one costs
+    a frame over SSH in every room at a shared table.  Only a widget sized by its text (``auto``)
+    whose new text needs another width or number of lines lays the screen out."""
+    if widget.content == content:
+        return
+    widget.update(content, layout=False)
+    if not widget.is_mounted:
+        return
+    width, height = widget.styles.width, widget.styles.height
+    size = widget.content_size
+    if (width is not None and width.is_auto) and widget.get_content_width(
+        widget.content_region.size, widget.app.size
+    ) != size.width:
+        widget.refresh(layout=True)
+    elif (height is not None and height.is_auto) and widget.get_content_height(
+        widget.content_region.size, widget.app.size, size.width
+    ) != size.height:
+        widget.refresh(layout=True)

@@ -442,28 +442,24 @@ def _print_review(console: Any, result: Any, title: str) -> None:
     """The review as text: each person seat's totals, then the costliest decisions."""
     from rich.table import Table
 
-    from gamenight.i18n import gettext
+    from gamenight.i18n import translator
+    from gamenight.ui.coach_text import cost_text, said, total_cost_text, value_text
 
     unit = result.unit
+    t = translator(result.game)
 
-    def amount(value: float) -> str:
-        if unit.kind == "chance":
-            return f"{100 * value:.{max(0, unit.digits - 2)}f}%"
-        return f"{value:.{unit.digits}f}"
-
-    def said(value: float, label: str, params: Any) -> str:
-        text = gettext(label, result.game, **params) if label else ""
-        if unit.kind == "outcome":
-            return text or amount(value)
-        return f"{amount(value)} ({text})" if text else amount(value)
+    def worth(advice: Any) -> str:  # as the coach panel says it: the value, and a label beside a number
+        value = value_text(unit, advice, t)
+        label = said(advice.label, advice.params, t) if unit.kind != "outcome" else ""
+        return f"{value} ({label})" if label else value
 
     console.print(
         _plain(
             _(
                 "{game}, game {number}: the coach's verdict, in {unit}",
-                game=gettext(title, result.game),
+                game=t(title),
                 number=result.game_number + 1,
-                unit=gettext(unit.label, result.game),
+                unit=said(unit.label, {}, t),
             )
         )
     )
@@ -478,7 +474,7 @@ def _print_review(console: Any, result: Any, title: str) -> None:
             _plain(seat.name, 40),
             str(seat.decisions),
             f"{seat.best}/{seat.counted}",
-            amount(seat.cost),
+            total_cost_text(unit, seat),
             "-" if seat.accuracy is None else f"{seat.accuracy:.1f}",
         )
     console.print(seats)
@@ -491,14 +487,12 @@ def _print_review(console: Any, result: Any, title: str) -> None:
         _headed_column(moments, header)
     names = {seat.seat: seat.name for seat in result.seats}
     for decision in costly:
-        played = said(decision.value, decision.label, decision.params)
-        best = said(decision.best_value, decision.best_label, decision.best_params)
         moments.add_row(
             str(decision.number),
             _plain(names.get(decision.seat, decision.seat), 40),
-            _plain(f"{decision.text} ({played})", 200),
-            _plain(f"{decision.best_text} ({best})", 200),
-            amount(decision.cost),
+            _plain(f"{decision.text} ({worth(decision.played())})", 200),
+            _plain(f"{decision.best_text} ({worth(decision.best())})", 200),
+            cost_text(unit, decision.best(), decision.played(), t),
         )
     console.print(moments)
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,10 +44,10 @@ from typing import Any
 from gamenight.i18n import _
 from gamenight.match import Match
 from gamenight.replay import Replay, ReplayError
-from gamenight.sdk import AdviceUnit, BotContext, fill_seat_names
+from gamenight.sdk import Action, Advice, AdviceUnit, BotContext, fill_seat_names
 from gamenight.text import safe_text
 
-__all__ = ["Decision", "Review", "ReviewError", "SeatReview", "accuracy", "review"]
+__all__ = ["Decision", "Review", "ReviewError", "SeatReview", "accuracy", "checked_advice", "game_shown", "review"]
 
 
 class ReviewError(Exception):
@@ -75,6 +75,14 @@ class Decision:
     text: str = ""
     """The action in words (the game's ``describe_action``), else the action itself."""
     best_text: str = ""
+
+    def played(self) -> Advice:
+        """The action taken, as the coach advised it (for the coach's words: value and cost texts)."""
+        return Advice(self.action, self.value, self.label, params=self.params)
+
+    def best(self) -> Advice:
+        """The coach's best choice, as it advised it."""
+        return Advice(self.best_action, self.best_value, self.best_label, params=self.best_params)
 
     @property
     def cost(self) -> float:
@@ -171,6 +179,38 @@ class Review:
         }
 
 
+def checked_advice(advice: object, legal: Sequence[Action]) -> list[Advice]:
+    """What an advisor returned, kept to legal actions with finite values, best first.
+
+    Each legal action once (the first entry for it); anything else -- not an
+    :class:`Advice`, an action not legal now, a value that is not a finite number -- is dropped.
+    """
+    allowed = set(legal)
+    kept: dict[Action, Advice] = {}
+    if not isinstance(advice, list | tuple):
+        return []
+    for entry in advice[: 4 * len(allowed) + 16]:
+        if not isinstance(entry, Advice) or not isinstance(entry.action, str) or entry.action not in allowed:
+            continue
+        value = entry.value
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            continue
+        kept.setdefault(entry.action, entry)
+    return sorted(kept.values(), key=lambda entry: -entry.value)
+
+
+def json_params(params: object) -> dict[str, Any]:
+    """An advice's ``params`` as a review keeps them: text keys and JSON scalars only (a plugin's
+    values; anything else would stop ``gamenight review --json``), at most 20, texts cut to 200."""
+    if not isinstance(params, Mapping):
+        return {}
+    kept = {}
+    for key, value in list(params.items())[:20]:
+        if isinstance(key, str) and isinstance(value, str | int | float | bool | None):
+            kept[safe_text(key, 40)] = safe_text(value, 200) if isinstance(value, str) else value
+    return kept
+
+
 def lichess_move_accuracy(lost: float) -> float:
     """Lichess's accuracy of one move that lost ``lost`` percentage points of winning chance (0-100)."""
     return min(100.0, max(0.0, 103.1668 * math.exp(-0.04354 * max(0.0, lost)) - 3.1669))
@@ -188,12 +228,17 @@ def accuracy(kind: str, decisions: list[Decision]) -> float | None:
     return 100.0 * sum(1 for d in counted if d.cost == 0) / len(counted)
 
 
+def game_shown(match: Match) -> int:
+    """The number (from 0) of the game ``match`` shows: a finished game counted in the records has
+    moved ``games_played`` on to the next."""
+    return max(0, match.games_played - 1) if match.recorded else match.games_played
+
+
 def _replay_of(registry: Any, source: Any, game_index: int | None) -> Replay:
     if isinstance(source, Replay):
         return source
     if isinstance(source, Match):
-        # The game it shows: a finished game counted in the records has moved games_played on.
-        number = max(0, source.games_played - 1) if source.recorded else source.games_played
+        number = game_shown(source)
         return Replay(source.game, list(source.seats), dict(source.options), source.seed, number, list(source.log))
     try:
         return Replay.from_save(registry, Path(source), game_index)
@@ -289,10 +334,12 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
         should_stop=lambda: time.monotonic() > deadline,
         time_budget=time_budget,
     )
-    advice = advisor.advise(rules.view(state, seat), legal, context)
-    by_action = {entry.action: entry for entry in advice}
-    played = by_action.get(action)
-    if any(not isinstance(entry.value, (int, float)) or not math.isfinite(entry.value) for entry in advice):
+    given = advisor.advise(rules.view(state, seat), legal, context)
+    given = list(given[: 4 * len(legal) + 16]) if isinstance(given, list | tuple) else []  # a plugin's: bounded
+    if any(
+        isinstance(entry, Advice) and (not isinstance(entry.value, int | float) or not math.isfinite(entry.value))
+        for entry in given
+    ):
         raise ReviewError(
             _(
                 "The coach of {game} gave a value that is not a number on move {number}.",
@@ -300,7 +347,9 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
                 number=number + 1,
             )
         )
-    if played is None or not advice:
+    advice = checked_advice(given, legal)  # legal actions only, each once, best first: as the panel shows it
+    played = next((entry for entry in advice if entry.action == action), None)
+    if played is None:
         raise ReviewError(
             _(
                 "The coach of {game} gave no advice on move {number} ({action}).",
@@ -309,8 +358,7 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
                 action=safe_text(action, 60),
             )
         )
-    best = max(advice, key=lambda entry: entry.value)
-    worst = min(advice, key=lambda entry: entry.value)
+    best, worst = advice[0], advice[-1]
     return Decision(
         number=number + 1,
         seat=seat,
@@ -320,10 +368,10 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
         best_value=float(best.value),
         worst_value=float(worst.value),
         choices=len(legal),
-        label=played.label,
-        params=dict(played.params),
-        best_label=best.label,
-        best_params=dict(best.params),
+        label=safe_text(played.label, 200) if isinstance(played.label, str) else "",
+        params=json_params(played.params),
+        best_label=safe_text(best.label, 200) if isinstance(best.label, str) else "",
+        best_params=json_params(best.params),
         text=_describe(replay, state, action, seat),
         best_text=_describe(replay, state, best.action, seat),
     )

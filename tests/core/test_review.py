@@ -180,3 +180,37 @@ def test_a_failing_coach_is_one_line_never_a_traceback(how, message):
     with pytest.raises(ReviewError, match=message) as caught:
         review(registry, match)
     assert "\x1b" not in str(caught.value) and "\n" not in str(caught.value)
+
+
+class Sloppy:
+    """A third-party coach that ranks an action not legal now first, says one action twice, and hands
+    back parameters no JSON can hold and a label whose placeholder nothing fills."""
+
+    def advise(self, view, legal, ctx):
+        odd = {"why": object(), "deep": {"a": [1, 2]}, "n": 3}
+        return [
+            Advice("9", 100.0, label="{missing} wins"),  # not legal: Nim takes 1 to 3
+            *(Advice(action, float(action), label="{missing} wins", params=odd) for action in legal),
+            Advice(legal[0], 50.0),  # the same action again: the first entry counts
+        ]
+
+
+def test_a_sloppy_coachs_review_keeps_to_legal_actions_and_prints_as_json_and_text(tmp_path, capsys, monkeypatch):
+    base = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+    game = replace(base.game("nim"), advisor=AdvisorSpec(lambda *_: Sloppy(), AdviceUnit("points", "sticks")))
+    registry = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[])
+    registry.games["nim"] = game
+    match = Match(game, [SeatConfig("Ann"), SeatConfig("Bot", "first")], {}, seed=1)
+    match.apply("1")
+    (decision,) = review(registry, match).decisions
+    # The illegal "9" is never the best, and "1" is worth its first advice (1.0), not the repeat (50.0).
+    assert (decision.best_action, decision.best_value, decision.value) == ("3", 3.0, 1.0)
+    assert decision.params == {"n": 3}  # only what JSON holds
+    monkeypatch.setattr("gamenight.plugins.load_registry", lambda: registry)
+    path = save_match(match, tmp_path / "nim.toml")
+    assert main(["review", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["decisions"][0]["best"]["action"] == "3"
+    assert main(["review", str(path)]) == 0  # the label's unfilled placeholder is shown as written
+    out, err = capsys.readouterr()
+    assert "{missing} wins" in out and "Traceback" not in err

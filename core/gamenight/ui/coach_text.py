@@ -7,13 +7,13 @@ it returns is checked here (:func:`checked_advice`) before anything is shown.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from gamenight.coach import SeatReview, checked_advice
 from gamenight.config import CoachSettings
 from gamenight.i18n import _
-from gamenight.sdk import Action, Advice, AdviceUnit
+from gamenight.sdk import Advice, AdviceUnit
 from gamenight.text import safe_text
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "cost_text",
     "costly",
     "said",
+    "total_cost_text",
     "value_text",
     "warning_text",
 ]
@@ -46,26 +47,6 @@ def said(text: str, params: Any, t: Callable[..., str]) -> str:
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
         shown = text
     return safe_text(shown, MAX_TEXT)
-
-
-def checked_advice(advice: object, legal: Sequence[Action]) -> list[Advice]:
-    """What an advisor returned, kept to legal actions with finite values, best first.
-
-    Each legal action once (the first entry for it); anything else -- not an
-    :class:`Advice`, an action not legal now, a value that is not a finite number -- is dropped.
-    """
-    allowed = set(legal)
-    kept: dict[Action, Advice] = {}
-    if not isinstance(advice, list | tuple):
-        return []
-    for entry in advice[: 4 * len(allowed) + 16]:
-        if not isinstance(entry, Advice) or not isinstance(entry.action, str) or entry.action not in allowed:
-            continue
-        value = entry.value
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            continue
-        kept.setdefault(entry.action, entry)
-    return sorted(kept.values(), key=lambda entry: -entry.value)
 
 
 def advice_cost(best: Advice, advice: Advice) -> float:
@@ -117,3 +98,12 @@ def warning_text(unit: AdviceUnit, best: Advice, advice: Advice, best_said: str,
     else:
         cost = _("{cost} points", cost=cost_text(unit, best, advice, t))
     return _("Are you sure? Best was {best} ({cost}).", best=best_said, cost=cost)
+
+
+def total_cost_text(unit: AdviceUnit, seat: SeatReview) -> str:
+    """A seat's total cost in the unit: "−12.3 points", "−35% chance" or "3 decisions not the best"."""
+    if unit.kind == "chance":
+        return _("{cost} chance", cost=f"{MINUS}{100 * seat.cost:.{max(0, unit.digits - 2)}f}%")
+    if unit.kind == "outcome":
+        return _("{count} not the best", count=seat.counted - seat.best)
+    return _("{cost} points", cost=f"{MINUS}{seat.cost:.{unit.digits}f}")

@@ -23,17 +23,16 @@ from textual.screen import Screen
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from gamenight.coach import Decision, Review, ReviewError, SeatReview, review
+from gamenight.coach import Decision, Review, ReviewError, game_shown, review
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.replay import Replay
-from gamenight.sdk import Advice, AdviceUnit
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
-from gamenight.ui.coach_text import MINUS, cost_text, value_text
+from gamenight.ui.coach_text import cost_text, total_cost_text, value_text
 from gamenight.widgets.key_bar import KeyBar
 
-__all__ = ["ReviewScreen", "no_coach_message", "total_cost_text"]
+__all__ = ["ReviewScreen", "no_coach_message"]
 
 
 def no_coach_message(game: Any) -> str | None:
@@ -41,15 +40,6 @@ def no_coach_message(game: Any) -> str | None:
     if getattr(game, "advisor", None) is not None:
         return None
     return _("{game} has no coach, so there is nothing to review.", game=translator(game.id)(game.title))
-
-
-def total_cost_text(unit: AdviceUnit, seat: SeatReview, lost: int) -> str:
-    """A seat's total cost in the unit: "−12.3 points", "−35% chance" or "3 decisions not the best"."""
-    if unit.kind == "chance":
-        return _("{cost} chance", cost=f"{MINUS}{100 * seat.cost:.{max(0, unit.digits - 2)}f}%")
-    if unit.kind == "outcome":
-        return _("{count} not the best", count=lost)
-    return _("{cost} points", cost=f"{MINUS}{seat.cost:.{unit.digits}f}")
 
 
 class ReviewScreen(Screen[None]):
@@ -81,8 +71,7 @@ class ReviewScreen(Screen[None]):
                 list(source.seats),
                 dict(source.options),
                 source.seed,
-                # the game shown: a finished game counted in the records has moved games_played on
-                max(0, source.games_played - 1) if source.recorded else source.games_played,
+                game_shown(source),
                 list(source.log),
             )
         else:
@@ -187,8 +176,6 @@ class ReviewScreen(Screen[None]):
         """One line a person seat: its total cost and its accuracy."""
         lines = []
         for seat in result.seats:
-            own = [decision for decision in result.decisions if decision.seat == seat.seat]
-            lost = sum(1 for decision in own if decision.cost > 0)
             accuracy = "—" if seat.accuracy is None else f"{seat.accuracy:.1f}%"
             lines.append(
                 _(
@@ -196,22 +183,16 @@ class ReviewScreen(Screen[None]):
                     name=safe_text(seat.name, 20),
                     best=seat.best,
                     counted=seat.counted,
-                    cost=total_cost_text(result.unit, seat, lost),
+                    cost=total_cost_text(result.unit, seat),
                     accuracy=accuracy,
                 )
             )
         return "\n".join(lines)
 
-    def _advice(self, decision: Decision) -> tuple[Advice, Advice]:
-        played = Advice(decision.action, decision.value, decision.label, params=decision.params)
-        best = Advice(decision.best_action, decision.best_value, decision.best_label, params=decision.best_params)
-        return best, played
-
     def cost_of(self, decision: Decision) -> str:
         """The decision's cost as the coach panel prints it ("best", "−4.2", "−12%")."""
         assert self.result is not None
-        best, played = self._advice(decision)
-        return cost_text(self.result.unit, best, played, self.t)
+        return cost_text(self.result.unit, decision.best(), decision.played(), self.t)
 
     def row(self, decision: Decision) -> Text:
         """A decision in the list: number, who, what; its cost and, when not the best, the coach's."""
@@ -230,7 +211,7 @@ class ReviewScreen(Screen[None]):
     def detail(self, decision: Decision) -> str:
         """The highlighted decision in full: both values in the unit."""
         assert self.result is not None
-        best, played = self._advice(decision)
+        best, played = decision.best(), decision.played()
         unit = self.result.unit
         return _(
             "Move {number}: {action} ({value}). The coach: {best} ({best_value}). Cost: {cost}.",

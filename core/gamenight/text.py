@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import unicodedata
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 
 from gamenight.i18n import _
 
@@ -156,3 +156,21 @@ def shown_path(path: object, fit: int | None = None) -> str:
             break
         kept = f"{folder}{os.sep}{kept}"
     return f"…{os.sep}{kept}"
+
+
+def pad_cells(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (wide characters count 2)."""
+    return text + " " * max(0, width - cell_len(text))
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` terminal cells (wide characters count 2), ending in … if cut
+    (a wide character that would straddle the cut gives way to a space)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    cut = set_cell_size(text, width - 1)
+    if cut.endswith(" ") and not text.startswith(cut):  # the space that stood in for a wide character
+        cut = cut[:-1]
+    return cut + "…"

@@ -226,3 +226,14 @@ async def test_the_saves_list_shows_hostile_file_names_harmlessly(tmp_path, nim_
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, GameScreen) and app.return_code is None
+
+
+def test_fit_and_pad_cells_count_wide_characters_as_two():
+    from gamenight.text import fit_cells, pad_cells
+    from rich.cells import cell_len
+
+    assert fit_cells("ベルダンディー", 10) == "ベルダン…"  # 9 cells: the next wide character would straddle the edge
+    assert fit_cells("ベルダンディー", 9) == "ベルダン…" and fit_cells("Urd", 3) == "Urd"
+    assert fit_cells("ab  cd", 5) == "ab  …"  # the text's own spaces stay
+    assert fit_cells("abc", 0) == "" and fit_cells("abc", 1) == "…"
+    assert cell_len(pad_cells(fit_cells("ヴェルダンディー", 7), 7)) == 7

@@ -25,9 +25,9 @@ from textual.widgets.option_list import Option
 from gamenight.i18n import _
 from gamenight.replay import Replay, SaveGame
 from gamenight.sdk import CHANCE, OBSERVER, Action
-from gamenight.text import safe_text
+from gamenight.text import fit_cells, safe_text
 from gamenight.ui.bindings import translate_bindings
-from gamenight.ui.game_screen import GameScreen, fit_cells
+from gamenight.ui.game_screen import GameScreen
 
 __all__ = ["ReplayBehaviour", "ReplayGameChooser", "replay_screen"]
 

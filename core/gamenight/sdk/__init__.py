@@ -63,7 +63,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textu
     from gamenight.i18n import translator
     from gamenight.linebreak import wrap
     from gamenight.match import Match, SeatConfig, play_headless
-    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, fit_cells, pad_cells, repaint
+    from gamenight.text import fit_cells, pad_cells
+    from gamenight.ui.game_screen import GameScreen, Room, StatusLine, repaint
     from gamenight.widgets.key_bar import KeyBar
     from gamenight.widgets.score_table import ScoreCell, ScoreRow, ScoreTable
 
@@ -957,8 +958,8 @@ _LAZY: dict[str, str] = {
     "StatusLine": "gamenight.ui.game_screen",
     "wrap": "gamenight.linebreak",
     "Room": "gamenight.ui.game_screen",
-    "pad_cells": "gamenight.ui.game_screen",
-    "fit_cells": "gamenight.ui.game_screen",
+    "pad_cells": "gamenight.text",
+    "fit_cells": "gamenight.text",
     "repaint": "gamenight.ui.game_screen",
     "MessageDialog": "gamenight.dialogs",
     "ResultDialog": "gamenight.dialogs",

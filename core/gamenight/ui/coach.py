@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -33,7 +33,7 @@ from gamenight.config import CoachSettings
 from gamenight.dialogs import YesNoDialog
 from gamenight.i18n import _
 from gamenight.sdk import Action, Advice, BotContext
-from gamenight.text import safe_text
+from gamenight.text import fit_cells, pad_cells, safe_text
 from gamenight.ui.coach_text import checked_advice, cost_text, costly, said, value_text, warning_text
 
 if TYPE_CHECKING:
@@ -56,9 +56,7 @@ _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 def _fit(text: str, width: int) -> str:
     """``text`` cut (with "…") or padded to exactly ``width`` cells (wide characters count 2)."""
-    if cell_len(text) > width:
-        return set_cell_size(text, max(0, width - 1)) + "…"
-    return set_cell_size(text, width)
+    return pad_cells(fit_cells(text, width), width)
 
 
 def _right(text: str, width: int) -> str:

@@ -39,7 +39,7 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import safe_text, shown_path
+from gamenight.text import pad_cells, safe_text, shown_path  # (both SDK names, re-exported)
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.coach import Coach, CoachPanel
 from gamenight.widgets.key_bar import KeyBar
@@ -1178,23 +1178,6 @@ class GameScreen(Screen):
         if self.remote and not self._left and self.app._running:
             self._left = True  # closed some other way than leave_table (a game's own "quit"): leave the table
             self.match.leave()
-
-
-def pad_cells(text: str, width: int) -> str:
-    """``text`` padded with spaces to ``width`` terminal cells (wide characters count 2)."""
-    return text + " " * max(0, width - cell_len(text))
-
-
-def fit_cells(text: str, width: int) -> str:
-    """``text`` cut to at most ``width`` terminal cells (wide characters count 2), ending in … if cut."""
-    if cell_len(text) <= width:
-        return text
-    out = ""
-    for char in text:
-        if cell_len(out + char) > width - 1:
-            break
-        out += char
-    return out + "…"
 
 
 def repaint(widget: Static, content: VisualType) -> None:

@@ -148,7 +148,6 @@ def _arena_command(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
     from rich.table import Table
     from rich.text import Text
 
@@ -186,15 +185,7 @@ def _arena_command(argv: Sequence[str]) -> int:
         # Everything in the message may come from the command line or a plugin: printed as plain text.
         err.print(Text.assemble("gamenight arena: ", _plain(error.args[0] if error.args else error)), style="red")
         return 2
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
+    with _progress_bar(err) as progress:
         task = progress.add_task(escape(safe_text(game.id, 40)), total=args.games)
         result = run_arena(
             game,
@@ -374,6 +365,21 @@ def _replay_command(argv: Sequence[str]) -> int:
     return app.return_code or 0
 
 
+def _progress_bar(err: Any) -> Any:
+    """A progress bar on ``err`` (stderr), shown only when it is a terminal: nothing in a pipe or a log."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
 def _review_command(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gamenight review",
@@ -390,7 +396,6 @@ def _review_command(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from gamenight.coach import ReviewError, review
     from gamenight.plugins import load_registry
@@ -410,15 +415,7 @@ def _review_command(argv: Sequence[str]) -> int:
     except ReplayError as error:
         print(f"gamenight review: {safe_text(error, 1000)}", file=sys.stderr)
         return 2
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
+    with _progress_bar(err) as progress:
         task = progress.add_task(escape(safe_text(replay.game.id, 40)), total=None)
         try:
             result = review(

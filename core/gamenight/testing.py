@@ -540,6 +540,20 @@ class _CountingStop:
         return max(0, self.calls - self.after - 1)
 
 
+def _ask_advisor(
+    advisor: Any, view: Any, legal: list[Any], seat: int, options: Any, rng_seed: str, after: int, time_budget: float
+) -> tuple[Any, _CountingStop]:
+    """``advisor``'s advice on ``view`` with a seeded RNG and a stop signal that says stop after
+    ``after`` checks; and that signal (it counts the checks made after it said stop)."""
+    from gamenight.sdk import BotContext
+
+    stop = _CountingStop(after)
+    context = BotContext(
+        seat=seat, rng=random.Random(rng_seed), options=options, should_stop=stop, time_budget=time_budget
+    )
+    return advisor.advise(view, legal, context), stop
+
+
 def _advice_key(advice: Any) -> tuple[Any, ...]:
     return (advice.action, advice.value, advice.label, advice.reason, dict(advice.params), advice.samples)
 
@@ -609,7 +623,7 @@ def check_advisor(
     the kit asks).  ``prepare`` (when the spec has one) is run first and must report
     progress from 0 to 1.
     """
-    from gamenight.sdk import AdviceUnit, AdvisorSpec, BotContext
+    from gamenight.sdk import AdviceUnit, AdvisorSpec
 
     spec = getattr(game, "advisor", None)
     assert isinstance(spec, AdvisorSpec), f"{game.id}: GameInfo.advisor is not an AdvisorSpec"
@@ -636,15 +650,10 @@ def check_advisor(
                 for after in (stop_after, 0):
                     view = rules.view(state, seat)
                     legal = list(rules.legal_actions(state))
-                    stop = _CountingStop(after)
-                    context = BotContext(
-                        seat=seat,
-                        rng=random.Random(f"{seed}:{number}:advice"),
-                        options=match.options,
-                        should_stop=stop,
-                        time_budget=time_budget,
+
+                    advice, stop = _ask_advisor(
+                        advisors[seat], view, legal, seat, match.options, f"{seed}:{number}:advice", after, time_budget
                     )
-                    advice = advisors[seat].advise(view, legal, context)
                     _check_advice_list(game.id, where, advice, legal)
                     assert view == rules.view(state, seat), f"{game.id}: {where}: the advisor changed the view"
                     assert stop.calls_after_stop <= len(legal), (
@@ -659,15 +668,16 @@ def check_advisor(
                         f"{game.id}: {where}: perturb changed what the seat sees (check it with check_view_hiding)"
                     )
                     rules.legal_actions(changed)  # the rules object was last asked about the changed state
-                    twin_stop = _CountingStop(after)
-                    twin_context = BotContext(
-                        seat=seat,
-                        rng=random.Random(f"{seed}:{number}:advice"),
-                        options=match.options,
-                        should_stop=twin_stop,
-                        time_budget=time_budget,
+                    twin_advice, _twin_stop = _ask_advisor(
+                        twins[seat],
+                        hidden_view,
+                        legal,
+                        seat,
+                        match.options,
+                        f"{seed}:{number}:advice",
+                        after,
+                        time_budget,
                     )
-                    twin_advice = twins[seat].advise(hidden_view, legal, twin_context)
                     _check_advice_list(game.id, where, twin_advice, legal)
                     assert [_advice_key(a) for a in twin_advice] == [_advice_key(a) for a in advice], (
                         f"{game.id}: {where}: the advice changed when only what seat {seat} may not see changed: "

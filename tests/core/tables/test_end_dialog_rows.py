@@ -15,8 +15,8 @@ from rich.console import Console
 
 from tests.core.nim import NIM
 from tests.core.tables.conftest import NIM_REGISTRY
-from tests.core.tables.test_shared_end import open_shared_table
-from tests.core.tables.test_tables_lobby import room_for, table_screen, until
+from tests.core.tables.test_shared_end import open_shared_table, play_nim_against_its_bot
+from tests.core.tables.test_tables_lobby import room_for
 from tests.core.tour import screen_text
 
 SCORE = {"en": "Score", "ja": "得点"}
@@ -71,17 +71,7 @@ async def test_the_shared_tables_end_dialog_keeps_the_games_own_rows(nim_service
     ann = await room_for(nim_service, "ann", tmp_path, NIM_REGISTRY)
     async with ann.run_test(size=(80, 24)) as pilot:
         await open_shared_table(pilot, ann, "nim", person=False)
-        table = next(iter(nim_service.tables.values()))
-        screen = table_screen(ann)
-        for _ in range(60):
-            if table.match.over:
-                break
-            if ann.screen is screen and screen.match.human_to_move():
-                turn = ann.tables.snapshot.turn
-                await pilot.press("1")
-                await until(pilot, lambda turn=turn: ann.tables.snapshot.turn != turn, what="a move")
-            await pilot.pause(0.02)
-        await until(pilot, lambda: isinstance(ann.screen, ResultDialog), what="the end dialog")
+        await play_nim_against_its_bot(pilot, ann, nim_service)
         await pilot.pause(0.05)
         rows = labels(dialog_rows(ann))
         assert any(row.startswith("Last stick") for row in rows), rows  # as in a local game

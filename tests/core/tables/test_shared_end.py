@@ -41,6 +41,22 @@ async def open_shared_table(pilot, app, game: str, person: bool = True) -> None:
     await until(pilot, lambda: table_screen(app) is not None, what="the host's table")
 
 
+async def play_nim_against_its_bot(pilot, app, service) -> None:
+    """At a shared Nim table against the service's bot (:func:`open_shared_table` with ``person=False``):
+    take one stick on each of the person's turns, by key, until the game is over and the end dialog is up."""
+    table = next(iter(service.tables.values()))
+    screen = table_screen(app)
+    for _ in range(60):
+        if table.match.over:
+            break
+        if app.screen is screen and screen.match.human_to_move():
+            turn = app.tables.snapshot.turn
+            await pilot.press("1")
+            await until(pilot, lambda turn=turn: app.tables.snapshot.turn != turn, what="a move")
+        await pilot.pause(0.02)
+    await until(pilot, lambda: isinstance(app.screen, ResultDialog), what="the end dialog")
+
+
 async def join_first_table(pilot, app) -> None:
     await until(pilot, lambda: "t" in app.screen.active_bindings, what="the Tables key")
     await pilot.press("t")

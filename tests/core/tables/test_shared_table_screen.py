@@ -13,7 +13,7 @@ from rich.cells import cell_len
 from textual.widgets import Static
 
 from tests.core.tables.conftest import REGISTRY, connect
-from tests.core.tables.test_shared_end import open_shared_table
+from tests.core.tables.test_shared_end import open_shared_table, play_nim_against_its_bot
 from tests.core.tables.test_tables_lobby import room_for, table_screen, until
 
 
@@ -67,15 +67,7 @@ async def test_play_again_clears_the_last_games_last_move_from_the_status_line(n
         await open_shared_table(pilot, ann, "nim", person=False)
         table = next(iter(nim_service.tables.values()))
         screen = table_screen(ann)
-        for _ in range(60):
-            if table.match.over:
-                break
-            if ann.screen is screen and screen.match.human_to_move():
-                turn = ann.tables.snapshot.turn
-                await pilot.press("1")
-                await until(pilot, lambda turn=turn: ann.tables.snapshot.turn != turn, what="a move")
-            await pilot.pause(0.02)
-        await until(pilot, lambda: type(ann.screen).__name__ == "ResultDialog", what="the end dialog")
+        await play_nim_against_its_bot(pilot, ann, nim_service)
         assert "takes" in status(ann)  # the last move of the game
         await pilot.press("a")
         await until(pilot, lambda: not table.match.over, what="the next game")

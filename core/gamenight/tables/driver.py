@@ -8,13 +8,14 @@ import logging
 import time
 
 from gamenight.sdk import CHANCE, IllegalAction
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
 from gamenight.text import safe_text
 
 log = logging.getLogger("gamenight.tables")
 
 
-class Driver:
+class Driver(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: what moves a table on when no person does."""
 
     def _launch(self, table: Table) -> None:

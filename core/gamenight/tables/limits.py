@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gamenight.tables")
 
 
-class Limits:
+class Limits(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: the caps on tables per identity, per address,
     per server."""
 

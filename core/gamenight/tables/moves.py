@@ -12,6 +12,7 @@ import tomli_w
 from gamenight.saves import match_to_document
 from gamenight.sdk import IllegalAction, fill_seat_names
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
 from gamenight.text import safe_text
 
@@ -23,7 +24,7 @@ log = logging.getLogger("gamenight.tables")
 CHAT_LIMIT = 200
 
 
-class Moves:
+class Moves(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: what happens at a table once people sit there."""
 
     def _move(self, connection: Connection, message: p.Move) -> None:

@@ -18,13 +18,14 @@ from gamenight.match import Match, SeatConfig
 from gamenight.saves import SaveError, load_match, match_to_document
 from gamenight.sdk import fill_seat_names
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
 from gamenight.text import safe_text
 
 log = logging.getLogger("gamenight.tables")
 
 
-class Persistence:
+class Persistence(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: the tables' files."""
 
     def _paths(self, table_id: str) -> tuple[Path, Path]:

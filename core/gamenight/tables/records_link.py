@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table, people_at_the_end
 from gamenight.text import safe_text
 
@@ -24,7 +25,7 @@ log = logging.getLogger("gamenight.tables")
 RECORDS_FILE = "records.sqlite3"
 
 
-class RecordsLink:
+class RecordsLink(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: records written off the loop, the hall of fame read."""
 
     async def _in_db(self, function: Any, *args: Any) -> Any:

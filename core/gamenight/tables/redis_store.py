@@ -479,7 +479,7 @@ class RedisTableStore:
         epoch = _epoch_of(epoch_raw, keys["epoch"])
         holder = decode(Lease, lease_raw, keys["lease"], MAX_LEASE_BYTES) if lease_raw is not None else None
         state = decode(TableState, state_raw, keys["state"], MAX_STATE_BYTES + 1024) if state_raw is not None else None
-        log = []
+        log: list[LogEntry] = []
         for stream_id, fields in entries:
             where = f"{keys['log']} {_text(stream_id)}"
             values = dict(zip(fields[::2], fields[1::2], strict=True))

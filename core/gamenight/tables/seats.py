@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gamenight.match import SEED_BITS, Match, SeatConfig, new_seed
 from gamenight.sdk import OBSERVER
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.names import unique_name
 from gamenight.tables.table import Table, names_but
 from gamenight.text import safe_text
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gamenight.tables")
 
 
-class Seats:
+class Seats(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: who sits where, and the tables' coming and going."""
 
     def _open(self, connection: Connection, message: p.OpenTable) -> None:

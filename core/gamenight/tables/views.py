@@ -10,6 +10,7 @@ import msgspec
 
 from gamenight.sdk import OBSERVER, TERMINAL, observer_view
 from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ LIST_INTERVAL = 0.5
 meanwhile goes out in the next one (the latest state wins; the last change is never lost)."""
 
 
-class Views:
+class Views(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: snapshots and table lists, sent as the tables change."""
 
     def _info(self, table: Table) -> p.TableInfo:

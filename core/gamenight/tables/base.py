@@ -1,0 +1,107 @@
+"""What the parts of :class:`~gamenight.tables.service.TableService` share, declared once for a type checker.
+
+The service is one object written in parts, one module each (seats, moves, views, driver, limits,
+records_link, persist), composed in :mod:`gamenight.tables.service`.  Each part uses the service's state
+(set by ``TableService.__init__``) and calls the other parts' methods; :class:`_ServiceBase`, which every
+part inherits, declares that state and those methods, so mypy checks each part on its own and checks the
+parts' methods against these declarations.  Nothing here exists at run time but the annotations: the
+methods are the parts' own, and the state is set in ``TableService.__init__``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gamenight.tables import protocol as p
+
+if TYPE_CHECKING:
+    from gamenight.plugins import Registry
+    from gamenight.tables.service import Connection
+    from gamenight.tables.table import Table
+
+
+class _ServiceBase:
+    """The state and methods the parts of :class:`~gamenight.tables.service.TableService` share."""
+
+    # -- the state, set in TableService.__init__ ----------------------------------------------
+    registry: Registry
+    records_url: str | None
+    tables_per_identity: int
+    tables_per_address: int
+    data_dir: Path | None
+    keep_records: bool
+    records: Any
+    """The open records store (:mod:`gamenight.records.backends`), used only in :attr:`_db`'s thread."""
+    _db: ThreadPoolExecutor | None
+    _db_tasks: set[asyncio.Future[Any]]
+    _halls: dict[str, p.HallOfFame]
+    _shown: dict[str, bool]
+    away_timeout: float
+    message_rate: tuple[float, float]
+    bot_time_budget: float
+    tables: dict[str, Table]
+    connections: list[Connection]
+    _seeds: random.Random | None
+    _list_pending: bool
+    _closing: bool
+    _later: Callable[[float, Callable[[], None]], object]
+    refusals: list[tuple[str, str]]
+
+    if TYPE_CHECKING:  # the methods one part calls on another: each is defined by exactly one part
+
+        @property
+        def max_tables(self) -> int: ...
+        @property
+        def max_solo_tables(self) -> int: ...
+        @property
+        def solo_tables_per_address(self) -> int: ...
+
+        # service.py
+        def _refuse(
+            self,
+            connection: Connection,
+            code: str,
+            reason: str,
+            fatal: bool = True,
+            why: p.Reason | None = None,
+            counted: bool = True,
+        ) -> None: ...
+
+        # seats.py
+        def _forget(self, table: Table, why: str) -> None: ...
+        def _begin(self, table: Table, first: bool = True) -> None: ...
+        def _sit(self, connection: Connection, table: Table, seat: int) -> None: ...
+        def _detach(self, connection: Connection, dropped: bool) -> None: ...
+        def _take_over(self, table: Table, seat: int) -> None: ...
+
+        # moves.py
+        def _apply(self, table: Table, action: str) -> None: ...
+        def _send_saves(self, table: Table) -> None: ...
+
+        # views.py
+        def _changed(self, table: Table) -> None: ...
+        def _broadcast(self, table: Table) -> None: ...
+        def _send_snapshot(self, table: Table, connection: Connection) -> None: ...
+        def _watchers_changed(self, table: Table) -> None: ...
+        def _list_changed(self) -> None: ...
+
+        # driver.py
+        def _launch(self, table: Table) -> None: ...
+        def _waiting(self, table: Table) -> list[int]: ...
+
+        # limits.py
+        def _table_limit(self, connection: Connection) -> tuple[str, str] | None: ...
+        def _solo_limit(self, connection: Connection) -> tuple[str, str] | None: ...
+        def _kept(self, identity: str) -> list[Table]: ...
+        def _keep_room_for_solo(self, connection: Connection) -> None: ...
+
+        # records_link.py
+        def _record_table(self, table: Table) -> None: ...
+
+        # persist.py
+        async def _save_loop(self, table: Table) -> None: ...

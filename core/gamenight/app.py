@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import platformdirs
 from rich.terminal_theme import TerminalTheme
@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 
 from gamenight import linebreak
 from gamenight.config import Config
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from gamenight.match import Match
     from gamenight.sdk import GameInfo
     from gamenight.tables.client import TableClient
+    from gamenight.tables.local import LocalTables
     from gamenight.tables.protocol import ServiceMessage
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "GameNightApp", "crash_log_path"]
@@ -205,7 +207,7 @@ class GameNightApp(App):
         self.tables: TableClient | None = None
         """The connection to the server's shared tables, once up (None: no shared tables)."""
         self._tables_socket = tables_socket
-        self._local_tables = None
+        self._local_tables: LocalTables | None = None
         self._tables_streams = tables_streams
         self._tables_fd = (
             os.environ.get(TABLES_FD_VARIABLE) if tables_socket is None and tables_streams is None else None
@@ -350,7 +352,8 @@ class GameNightApp(App):
             self.clear_notifications()
             for below in self.screen_stack[:-1]:  # the screen the dialog dims keeps no toast of its own
                 for toast in below.query("Toast"):
-                    (toast.parent or toast).remove()
+                    holder = toast.parent  # the toast's own holder goes with it
+                    (holder if isinstance(holder, Widget) else toast).remove()
             return
         held, self.held_notices = self.held_notices, []
         for notice in held:
@@ -542,7 +545,11 @@ class GameNightApp(App):
         try:
             reader, writer = await asyncio.wait_for(self._open_tables_streams(), TABLES_CONNECT_TIMEOUT)
             client = TableClient(reader, writer)
-            client.listeners.append(lambda message: self.post_message(TableMessage(message)))
+
+            def forward(message: ServiceMessage) -> None:
+                self.post_message(TableMessage(message))
+
+            client.listeners.append(forward)
             self.tables = client  # a returning player's snapshot may come right after the welcome
             await client.connect()
             await client.wait_for(lambda c: c.name, timeout=TABLES_CONNECT_TIMEOUT)
@@ -679,8 +686,11 @@ class GameNightApp(App):
         make = match.game.screen
 
         def build() -> Screen:
+            from gamenight.ui.game_screen import GameScreen
+
             screen = make(match)
-            screen.save_path = save_path
+            if isinstance(screen, GameScreen):  # the one kind of screen that saves
+                screen.save_path = save_path
             return screen
 
         self._push_game_screen(build)
@@ -714,7 +724,9 @@ class GameNightApp(App):
             self.push_screen(TablesScreen())  # (back at one's seat after reconnecting: straight from the lobby)
         # Under the table, the Tables list: leaving the table, or closing its finished game, comes back to
         # it, to join or open another.  A solo table (one person against bots) sits on the lobby instead.
-        self._push_game_screen(lambda: game.screen(RemoteTable(client, game)))
+        make = game.screen
+        # A RemoteTable stands in for the Match a game's screen is given (the view of one seat, no state).
+        self._push_game_screen(lambda: make(cast("Match", RemoteTable(client, game))))
 
     def _keep_finished(self, message) -> None:
         """Write a finished shared game to this person's saves, once the rules replay it (see docs/hosting.md)."""

@@ -16,11 +16,16 @@ gets them without writing any palette code:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from gamenight.i18n import _, translator
+
+if TYPE_CHECKING:
+    from gamenight.app import GameNightApp
 
 __all__ = ["game_key_commands", "system_commands"]
 
@@ -28,7 +33,7 @@ _BASE_ACTIONS = frozenset({"help", "save", "leave"})
 """The game screen's own keys, which the room lists as Rules, Save game and Leave game."""
 
 
-def system_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
+def system_commands(app: GameNightApp, screen: Screen) -> Iterator[SystemCommand]:
     """The room's commands plus those of the game on ``screen``."""
     from gamenight.ui.game_screen import GameScreen
 
@@ -64,7 +69,9 @@ def game_key_commands(app: App, screen: Screen) -> Iterator[SystemCommand]:
 
     if not isinstance(screen, GameScreen):
         return
-    seen = set(_BASE_ACTIONS) | {action for _label, _help, action in screen.match.game.commands}
+    # the actions already listed, and each (node, action) of a binding listed (one node's keys, once)
+    seen: set[str | tuple[DOMNode, str]] = set(_BASE_ACTIONS)
+    seen |= {action for _label, _help, action in screen.match.game.commands}
     for key, active in screen.active_bindings.items():
         node, binding = active.node, active.binding
         if node is app or key == app.COMMAND_PALETTE_BINDING or not binding.description:

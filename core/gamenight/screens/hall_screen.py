@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from gamenight.i18n import _
 from gamenight.records.text import game_labels, score_text, top_ten_text
+from gamenight.screens.room import InTheRoom
 from gamenight.tables import protocol as p
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
@@ -32,7 +33,7 @@ HALL_ASKS_BURST = 4
 one a second): holding ``→`` walks through the games without being refused."""
 
 
-class HallScreen(Screen):
+class HallScreen(InTheRoom, Screen):
     """The server's top ten of ``game`` (the game highlighted in the lobby) and its latest games,
     asked for when the screen opens; ``←``/``→`` show the previous or next of ``games`` (the lobby's
     list, in its order)."""

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
+from gamenight.screens.room import InTheRoom
 from gamenight.text import safe_text, seat_count
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
@@ -36,7 +37,7 @@ def seats_text(game: GameInfo) -> str:
     return seat_count(game.min_seats, game.max_seats)
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(InTheRoom, Screen):
     """Choose a game (Return), read its rules (h), resume a save (r)."""
 
     BINDINGS = [

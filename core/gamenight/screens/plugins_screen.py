@@ -11,12 +11,13 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from gamenight.i18n import _
+from gamenight.screens.room import InTheRoom
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
 
-class PluginsScreen(Screen):
+class PluginsScreen(InTheRoom, Screen):
     """A table of plugins, then theme problems."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", _("Back"))]

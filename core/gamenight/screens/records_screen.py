@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 from textual_plotext import PlotextPlot
 
 from gamenight.i18n import _, translator
+from gamenight.screens.room import InTheRoom
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
@@ -73,7 +74,7 @@ class FiguresScroll(VerticalScroll):
         self.border_subtitle = _("more below: Tab, ↓") if below else ""
 
 
-class RecordsScreen(Screen):
+class RecordsScreen(InTheRoom, Screen):
     """Choose a game on the left; its figures on the right, its past games below."""
 
     BINDINGS = [

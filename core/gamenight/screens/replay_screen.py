@@ -12,7 +12,7 @@ is any move that reaches :meth:`GameScreen.submit` (a click, Enter on a card).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,6 +28,9 @@ from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import fit_cells, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.game_screen import GameScreen
+
+if TYPE_CHECKING:
+    from gamenight.match import Match
 
 __all__ = ["ReplayBehaviour", "ReplayGameChooser", "replay_screen"]
 
@@ -347,7 +350,7 @@ def replay_screen(replay: Replay) -> GameScreen:
     factory = replay.game.screen
     if factory is None:
         raise ValueError(_("{game} has no screen to play on.", game=safe_text(replay.game.title)))
-    table = replay.step(replay.position)
+    table = cast("Match", replay.step(replay.position))  # a ReplayTable stands in for the match: read-only
     made = factory(table)
     if not isinstance(made, GameScreen):
         raise ValueError(_("{game} has no screen to play on.", game=safe_text(replay.game.title)))

@@ -18,6 +18,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _
+from gamenight.screens.room import InTheRoom
 from gamenight.text import hosted, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
@@ -26,7 +27,7 @@ KEPT_PREFIX = "kept:"
 """Option ids of the games kept on the server: this prefix and the table id."""
 
 
-class SavesScreen(Screen):
+class SavesScreen(InTheRoom, Screen):
     """Pick a save file to resume (or, in a hosted room, a game kept on the server)."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back"))]

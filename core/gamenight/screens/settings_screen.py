@@ -10,13 +10,14 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gamenight.config import ConfigError, validate_name
 from gamenight.i18n import LANGUAGES, _, get_language, translator
+from gamenight.screens.room import InTheRoom
 from gamenight.text import NOTICE_PATH_CELLS, safe_text, shown_path
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.checkbox import Checkbox
 from gamenight.widgets.key_bar import KeyBar
 
 
-class SettingsScreen(Screen):
+class SettingsScreen(InTheRoom, Screen):
     """Edit the config; Save writes it atomically (never over a malformed file)."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back")), Binding("ctrl+s", "save", _("Save"))]
@@ -246,8 +247,8 @@ class SettingsScreen(Screen):
             config.set_general("theme", theme)
         if delay is not None:
             config.set_general("bot_delay", delay)
-        for key, value in coach.items():
-            config.set_coach(key, value)
+        for key, setting in coach.items():
+            config.set_coach(key, setting)
         for (game_id, seat), name in names.items():
             config.set_name(game_id, seat, name)
         if not config.unsaved and config.error is None:
@@ -260,10 +261,11 @@ class SettingsScreen(Screen):
             return
         if delay is not None:
             self.app.bot_delay = delay
-        if shown != self._shown["hall_of_fame_name"] and getattr(self.app, "tables", None) is not None:
+        tables = self.app.tables
+        if shown != self._shown["hall_of_fame_name"] and tables is not None:
             from gamenight.tables.protocol import HallName
 
-            self.run_worker(self.app.tables.send(HallName(shown)), exit_on_error=False)
+            self.run_worker(tables.send(HallName(shown)), exit_on_error=False)
         text = _("Settings saved to {path}.", path=shown_path(config.path))
         if language != self._shown["language"]:
             text += " " + _("A new language applies from the next start.")

@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from gamenight.config import validate_name
 from gamenight.i18n import _, translator
 from gamenight.match import Match, SeatConfig, new_seed
+from gamenight.screens.room import InTheRoom
 from gamenight.sdk import GameInfo, Option
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.checkbox import Checkbox
@@ -26,7 +27,7 @@ TIMERS = (0, 30, 60, 300)
 """A shared table's move timer choices (seconds; 0: none)."""
 
 
-class SetupScreen(Screen):
+class SetupScreen(InTheRoom, Screen):
     """Choose seats and options, then Start (Return on a field, or the button)."""
 
     BINDINGS = [
@@ -195,6 +196,7 @@ class SetupScreen(Screen):
         values: dict[str, object] = {}
         for option in self.game.options:
             widget = self.query_one(f"#option-{option.key}")
+            assert isinstance(widget, Checkbox | Select | Input)  # as _option_widget made it
             values[option.key] = widget.value
         return values
 

@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gamenight.i18n import _, translator
+from gamenight.screens.room import InTheRoom
 from gamenight.tables import protocol as p
 from gamenight.tables.errors import refusal_text
 from gamenight.text import safe_text
@@ -115,7 +116,7 @@ class GamePicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class TablesScreen(Screen):
+class TablesScreen(InTheRoom, Screen):
     """The shared tables of this server: Return joins, w watches, n opens one, c joins by code."""
 
     BINDINGS = [

@@ -434,6 +434,8 @@ def _set_in(document: Any, keys: tuple[str, ...], value: Any) -> None:
     """Set ``keys`` in a tomlkit document, keeping its style: an existing line is edited in
     place; a new ``player.N`` becomes a dotted line in its game's table (created at the end)."""
     import tomlkit
+    from tomlkit.container import Container
+    from tomlkit.items import AbstractTable
 
     section_name, *rest = keys
     if section_name not in document:
@@ -453,7 +455,9 @@ def _set_in(document: Any, keys: tuple[str, ...], value: Any) -> None:
                     )
                 )
             section["player"][rest[1]] = value
-        else:
+        elif isinstance(section, Container | AbstractTable):
             section.add(tomlkit.key(["player", rest[1]]), value)
+        else:  # a table in parts ([seven] ... [mille] ... [seven.x]): tomlkit's proxy for it has no add
+            section["player"] = {rest[1]: value}
         return
     section[rest[0]] = value

@@ -128,6 +128,21 @@ def test_save_keeps_the_files_own_style(tmp_path, before, after):
     assert not config.unsaved
 
 
+def test_a_name_is_saved_in_a_game_table_written_in_parts(tmp_path):
+    """``[seven]``, another table, then ``[seven.options]``: valid TOML, one table in two parts (tomlkit
+    hands it over as a proxy without ``add``).  A new name was refused as "the config file has an error"."""
+    path = tmp_path / "config.toml"
+    path.write_text('[seven]\nrounds = 3\n\n[mille]\nplayer.1 = "Z"\n\n[seven.options]\nx = 1\n', encoding="utf-8")
+    config = Config.load(path)
+    config.set_name("seven", 0, "Kei")
+    config.save()
+    again = Config.load(path)
+    assert again.error is None
+    assert again.data["seven"] == {"rounds": 3, "player": {"1": "Kei"}, "options": {"x": 1}}
+    assert again.seat_names("seven", ["You", "B"], 2)[0] == "Kei"
+    assert again.data["mille"] == {"player": {"1": "Z"}}
+
+
 def test_save_keeps_a_hand_edit_made_while_the_room_ran(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text("[general]\n", encoding="utf-8")

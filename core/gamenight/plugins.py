@@ -289,15 +289,15 @@ def load_registry(
     call("register_themes", theme_registrar)
 
     for plugin_name, game_id, spec in extra_bots:
-        record = records.get(plugin_name)
+        bots_record = records.get(plugin_name)
         info = registry.games.get(game_id)
         if info is None:
-            if record is not None:
-                record.errors.append(f"bot {spec.id!r} is for unknown game {game_id!r}")
+            if bots_record is not None:
+                bots_record.errors.append(f"bot {spec.id!r} is for unknown game {game_id!r}")
             continue
         if any(bot.id == spec.id for bot in info.bots):
-            if record is not None:
-                record.errors.append(f"bot {spec.id!r} already exists for {game_id!r}")
+            if bots_record is not None:
+                bots_record.errors.append(f"bot {spec.id!r} already exists for {game_id!r}")
             continue
         registry.games[game_id] = dataclasses.replace(info, bots=(*info.bots, spec))
     return registry

@@ -21,10 +21,13 @@ import random
 import string
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gamenight.match import Match, SeatConfig
 from gamenight.sdk import CHANCE, TERMINAL, GameInfo, IllegalAction
+
+if TYPE_CHECKING:
+    from gamenight.ui.game_screen import GameScreen
 
 __all__ = [
     "check_bot_legality",
@@ -339,7 +342,7 @@ def _game_registry(game: GameInfo, registry: Any = None) -> Any:
     return Registry(games={game.id: game})
 
 
-def _find_game_screen(app: Any, match: Match) -> Any:
+def _find_game_screen(app: Any, match: Match) -> GameScreen:
     from gamenight.ui.game_screen import GameScreen
 
     for screen in reversed(app.screen_stack):

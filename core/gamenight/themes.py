@@ -265,8 +265,7 @@ def _shipped_key(path: Path) -> tuple[str, int, int]:
 def load_themes(sources: Iterable[Path | str | Mapping[str, Any]], user_dir: Path | None = None) -> ThemeSet:
     """Load the built-in themes, then ``sources`` (from plugins), then ``user_dir``."""
     result = ThemeSet()
-    ordered: list[Path | str | Mapping[str, Any]] = sorted(builtin_theme_dir().glob("*.toml"))
-    ordered.extend(sources)
+    ordered: list[Path | str | Mapping[str, Any]] = [*sorted(builtin_theme_dir().glob("*.toml")), *sources]
     if user_dir is not None and user_dir.is_dir():
         user_files = sorted(user_dir.glob("*.toml"))
         if len(user_files) > MAX_THEME_FILES:

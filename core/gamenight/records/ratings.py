@@ -53,7 +53,7 @@ def rate(
         raise ValueError("one prior, rater and place per seat")
     model = _model()
     if len(priors) < 2:  # a solitaire game: nobody to be compared with
-        return {rater: tuple(prior) for rater, prior in zip(raters, priors, strict=True)}
+        return {rater: (mu, sigma) for rater, (mu, sigma) in zip(raters, priors, strict=True)}
     seats = range(len(priors))
     groups = [[seat for seat in seats if places[seat] == place] for place in sorted(set(places))]
     sums = [[0.0, 0.0] for _seat in seats]

@@ -698,7 +698,8 @@ class RecordsStore:
         self, game: str | None = None, limit: int = 50, before: tuple[float, int] | None = None
     ) -> list[GameRecord]:
         """Records newest first, without their logs; ``before`` (finished, id) pages on from a row."""
-        where, parameters = [], []
+        where: list[str] = []
+        parameters: list[object] = []
         if game is not None:
             where.append("game = ?")
             parameters.append(game)

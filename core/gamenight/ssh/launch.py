@@ -475,14 +475,14 @@ def probe(data_dir: str, home: str, needs: Sequence[str], user: tuple[int, int] 
             os.write(write, reason.encode()[:500])
         os._exit(1 if reason else 0)
     os.close(write)
-    reason = b""
+    told = b""  # the child's reason, if any
     while chunk := os.read(read, 1024):
-        reason += chunk
+        told += chunk
     os.close(read)
     _pid, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) == 0:
         return None
-    return reason.decode(errors="replace") or "the sandbox could not be set up"
+    return told.decode(errors="replace") or "the sandbox could not be set up"
 
 
 USAGE = (

@@ -476,7 +476,8 @@ def serve(control: socket.socket) -> int:
 
     while True:
         try:
-            ready, _w, _x = select.select([control, wake_read], [], [])
+            watched: list[socket.socket | int] = [control, wake_read]
+            ready, _w, _x = select.select(watched, [], [])
         except InterruptedError:
             continue
         if wake_read in ready:

@@ -272,7 +272,8 @@ class Coach:
         words = self.said(key)
         # Rows for the list: the panel's less its border (2), the unit (1-2), the cost line and why (3).
         room = max(3, min(SHOWN_CHOICES, rows - 7))
-        listed, seen = [], set()
+        listed: list[Advice] = []
+        seen: set[tuple[str | None, float]] = set()
         for entry in advice:  # one line per choice: equal words and worth are one choice
             if (words.get(entry.action), entry.value) not in seen and len(listed) < room:
                 seen.add((words.get(entry.action), entry.value))

@@ -98,7 +98,7 @@ class _Search:
     def evaluate(mine: int, theirs: int, reach: int, legal: list[int]) -> float:
         """Static value for the side to move (``mine``/``theirs`` are uncovered marks)."""
         safe = ~reach
-        value = (mine & safe).bit_count() - (theirs & safe).bit_count()
+        value: float = (mine & safe).bit_count() - (theirs & safe).bit_count()
         value += REACHABLE_WEIGHT * ((mine & reach).bit_count() - (theirs & reach).bit_count())
         best = max(_gain(pid, mine, theirs) for pid in legal)
         return value + TEMPO_WEIGHT * max(best, 0)

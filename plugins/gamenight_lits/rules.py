@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -286,7 +286,7 @@ def last_square_cells(covered: int) -> int:
     return (top_left | top_right | bottom_left | bottom_right) & ~c
 
 
-def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[tuple[Any, int, int]]:
+def _anchor_sets(covered: int, shapes: Sequence[int], remaining: Sequence[int]) -> list[tuple[Any, int, int]]:
     """Per orientation: (its table row, anchors legal but for contact, anchors in contact)."""
     near = [((covered >> k) if k >= 0 else ((covered << -k) & FULL)) & ok for k, ok in _OFFSET_SHIFTS]
     frontier = grow(covered) & ~covered
@@ -309,7 +309,7 @@ def _anchor_sets(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ..
     return out
 
 
-def legal_placements(covered: int, shapes: tuple[int, ...], remaining: tuple[int, ...]) -> list[int]:
+def legal_placements(covered: int, shapes: Sequence[int], remaining: Sequence[int]) -> list[int]:
     """Ids of the placements legal on this board (docs/rules/lits.md 3.2, 3.3 and 3.4), ascending."""
     if not covered and all(remaining):
         return list(_EVERY_PLACEMENT)  # the first piece may go anywhere

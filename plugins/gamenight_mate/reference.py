@@ -50,7 +50,9 @@ def plain_minimax(state: MateState, seat: int) -> int:
                         else:
                             child = -value(new_hands, other, move + 1, played)
                     outcome = child if outcome is None else min(outcome, child)
+            assert outcome is not None  # a lead is answered, or scored when it cannot be
             best = outcome if best is None else max(best, outcome)
+        assert best is not None  # the leader always has a card to lead
         return best
 
     hands = (tuple(sorted(state.hands[0])), tuple(sorted(state.hands[1])))

@@ -178,8 +178,9 @@ class MateScreen(GameScreen):
         parts = [self.names()[seat]]
         if DEALERS[state.play] == seat:
             parts.append(_("dealer"))
-        if state.foreplaced[seat] is not None:
-            parts.append(_("aside: {card}", card=pretty(state.foreplaced[seat])))
+        aside = state.foreplaced[seat]
+        if aside is not None:
+            parts.append(_("aside: {card}", card=pretty(aside)))
         if state.phase == "play" and state.leader == seat:
             parts.append(_("leads"))
         return " · ".join(parts)

@@ -299,6 +299,7 @@ class Solver:
 
     def _lead_index(self, state: MateState) -> int:
         """A deck index for the led card not used by the leader's remaining hand."""
+        assert state.lead is not None  # asked only once a card is led
         held = self.t.mask_of(state.hands[state.leader])
         return next(b for b in self.t.bit[state.lead] if not held & b).bit_length() - 1
 

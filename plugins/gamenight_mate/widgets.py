@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from gamenight.sdk import repaint, translator
 from rich.cells import cell_len, set_cell_size
@@ -34,8 +35,8 @@ class ActionChip(Static):
             super().__init__()
             self.chip = chip
 
-    def __init__(self, label: str = "", action: str = "", **kwargs: object) -> None:
-        super().__init__(label, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, label: str = "", action: str = "", **kwargs: Any) -> None:
+        super().__init__(label, **kwargs)
         self.action = action
 
     def on_click(self) -> None:
@@ -46,7 +47,7 @@ class ActionChip(Static):
 class CardChip(ActionChip):
     """One face-up card of a hand (``row`` is "top" or "bottom", ``slot`` its place)."""
 
-    def __init__(self, row: str, slot: int, **kwargs: object) -> None:
+    def __init__(self, row: str, slot: int, **kwargs: Any) -> None:
         super().__init__(classes="chip", **kwargs)
         self.row = row
         self.slot = slot
@@ -112,13 +113,13 @@ class MoveTable(Static):
                 card = state.played[seat][move]
                 # Bright red: plain red was 2.7:1 on the felt and 3.6:1 on a 16-colour black (a Style:
                 # Textual does not read the string "bright_red").
-                style = Style(color="bright_red") if card_suit(card) in "HD" else Style()
+                card_style = Style(color="bright_red") if card_suit(card) in "HD" else Style()
                 if leaders[move] == seat:
-                    style += Style(underline=True)
+                    card_style += Style(underline=True)
                 if move == current:
-                    style += Style(reverse=True, bold=True)
+                    card_style += Style(reverse=True, bold=True)
                 text.append(" " * (4 - len(pretty(card))))
-                text.append(pretty(card), style=style)
+                text.append(pretty(card), style=card_style)
         repaint(self, text)
 
 

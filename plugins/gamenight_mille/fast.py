@@ -242,17 +242,17 @@ class FastMilleRules(MilleRules):
             raise self.refusal_error(state, action) or IllegalAction.because(
                 "unknown-command", "unknown command: {command}", command=action
             )
-        hand = list(me.hand)
-        if slot and hand[0] != EMPTY and hand.count(EMPTY) == 0:
-            hand[slot] = hand[0]  # the usual case of the close-up (mille.md 3.5): P fills the hole
-            hand[0] = EMPTY
+        cards = list(me.hand)
+        if slot and cards[0] != EMPTY and cards.count(EMPTY) == 0:
+            cards[slot] = cards[0]  # the usual case of the close-up (mille.md 3.5): P fills the hole
+            cards[0] = EMPTY
         else:
-            hand[slot] = EMPTY
-            _compact(hand)
+            cards[slot] = EMPTY
+            _compact(cards)
         if not use:
-            seats = _put(state.seats, turn, _with_hand(me, tuple(hand)))
+            seats = _put(state.seats, turn, _with_hand(me, tuple(cards)))
             return self._pass_turn(state, seats, (*state.discards, card))
-        return self._use(state, _new_tuple(Seat, (tuple(hand), *me[1:])), card)
+        return self._use(state, _new_tuple(Seat, (tuple(cards), *me[1:])), card)
 
     def _use(self, state: MilleState, me: Seat, card: int) -> MilleState:
         turn = state.turn

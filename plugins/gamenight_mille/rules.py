@@ -599,8 +599,8 @@ class MilleRules(Rules):
         me = me._replace(
             battle=battle,
             speed=speed,
-            safeties=tuple(safeties),
-            coups=tuple(coups),
+            safeties=(safeties[0], safeties[1], safeties[2], safeties[3]),
+            coups=(coups[0], coups[1], coups[2], coups[3]),
             fresh_battle=fresh_battle,
             fresh_speed=fresh_speed,
             table=(*me.table, card),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction
 
@@ -117,24 +117,44 @@ def _decode(text: str) -> list[int] | None:
 _new = tuple.__new__
 """``_new(SevenState, (...))``: a state from its fields in order, the fastest way to build one."""
 
-_FIELDS = SevenState._fields
-_I_PHASE, _I_HANDS, _I_STOCK, _I_DISCARDS, _I_TURN, _I_CALLED, _I_PENALTY = (
-    _FIELDS.index(name) for name in ("phase", "hands", "stock", "discards", "turn", "called", "penalty")
-)
-_I_OWED, _I_OWED_ENDS, _I_OWED_TOTAL, _I_DRAWN, _I_PASSES, _I_TURNS, _I_NOTICE, _I_EVENTS, _I_DRY = (
-    _FIELDS.index(name)
-    for name in (
-        "owed",
-        "owed_ends_turn",
-        "owed_total",
-        "drawn",
-        "passes",
-        "turns",
-        "shuffle_notice",
-        "events",
-        "dry_positions",
-    )
-)
+# The fields' places in a SevenState, as literals so that a type checker knows each field's type
+# (``state[_I_TURN]`` is an int); checked against the NamedTuple's own order when this module loads.
+_I_PHASE: Final = 1
+_I_HANDS: Final = 2
+_I_STOCK: Final = 3
+_I_DISCARDS: Final = 4
+_I_TURN: Final = 5
+_I_CALLED: Final = 6
+_I_PENALTY: Final = 7
+_I_OWED: Final = 8
+_I_OWED_ENDS: Final = 9
+_I_OWED_TOTAL: Final = 10
+_I_DRAWN: Final = 11
+_I_PASSES: Final = 12
+_I_TURNS: Final = 13
+_I_NOTICE: Final = 14
+_I_EVENTS: Final = 17
+_I_DRY: Final = 18
+_FIELD_PLACES = {
+    "phase": _I_PHASE,
+    "hands": _I_HANDS,
+    "stock": _I_STOCK,
+    "discards": _I_DISCARDS,
+    "turn": _I_TURN,
+    "called": _I_CALLED,
+    "penalty": _I_PENALTY,
+    "owed": _I_OWED,
+    "owed_ends_turn": _I_OWED_ENDS,
+    "owed_total": _I_OWED_TOTAL,
+    "drawn": _I_DRAWN,
+    "passes": _I_PASSES,
+    "turns": _I_TURNS,
+    "shuffle_notice": _I_NOTICE,
+    "events": _I_EVENTS,
+    "dry_positions": _I_DRY,
+}
+if any(SevenState._fields[place] != name for name, place in _FIELD_PLACES.items()):
+    raise ImportError("gamenight_seven.fast: SevenState's fields moved; update the _I_ places")
 
 
 def _event(kind: str, seat: int = -1, card: int = -1, count: int = 0, call: int = -1) -> Event:
@@ -226,9 +246,9 @@ class FastSevenRules(SevenRules):
             return []
         hand = state[_I_HANDS][state[_I_TURN]]
         if state[_I_PENALTY]:
-            actions = [CARD_CODES[c] for c in hand if c in _SEVENS]
-            actions.append("draw")
-            return actions
+            sevens = [CARD_CODES[c] for c in hand if c in _SEVENS]
+            sevens.append("draw")
+            return sevens
         called = state[_I_CALLED]
         discards = state[_I_DISCARDS]
         row = (_ACTIONS if len(hand) > 1 else _LAST_ACTIONS)[discards[-1] if called < 0 else 52 + called]

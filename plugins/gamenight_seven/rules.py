@@ -122,7 +122,7 @@ class Event(NamedTuple):
     ``shuffle``, ``win`` or ``blocked``."""
     seat: int = -1
     card: int = -1
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count, never called here
     """Cards drawn (``draw``/``penalty``), cards reshuffled (``shuffle``)."""
     call: int = -1
     """The suit a Queen called, or the penalty that was due (``penalty``)."""

@@ -84,9 +84,9 @@ class SevenScreen(GameScreen):
         self.query_one("#hand", HandView).display = not watching
         self._fill_hand(view)
         log = self.query_one("#log", Static)
-        lines = Text("\n").join(self._log_lines(view.events)[-15:])
-        if log.content != lines:
-            log.update(lines, layout=False)  # its size is the screen's: a repaint, never a layout
+        told = Text("\n").join(self._log_lines(view.events)[-15:])
+        if log.content != told:
+            log.update(told, layout=False)  # its size is the screen's: a repaint, never a layout
 
     def _total_text(self, seat: int) -> str:
         """The seat's running total over the deals played at this table."""

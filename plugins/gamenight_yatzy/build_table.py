@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.cache:
             path = strategy.cache_path(joker)
             path.unlink(missing_ok=True)
-            strategy.load_or_build(path, lambda table=table: table)
+            strategy.load_or_build(path, table.copy)  # writes the table just built to the cache
             print(f"  -> {path}")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import operator
 import random
+from collections.abc import Sequence
 from functools import partial
 from itertools import compress
 
@@ -67,7 +68,7 @@ def _scores(dice: Dice) -> tuple[int, ...]:
     return cached
 
 
-def box_score(sheet: Sheet, dice: Dice, box: int, joker: bool) -> int:
+def box_score(sheet: Sequence[int | None], dice: Dice, box: int, joker: bool) -> int:
     """:func:`gamenight_yatzy.rules.box_score`, memoised (the bots score many boxes a decision)."""
     if joker and box in (FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT) and joker_applies(sheet, dice, joker):
         return (25, 30, 40)[box - FULL_HOUSE]

@@ -119,7 +119,7 @@ def is_yatzy(dice: Sequence[int]) -> bool:
     return len(dice) == 5 and dice.count(dice[0]) == 5
 
 
-def joker_applies(sheet: Sheet, dice: Sequence[int], joker: bool) -> bool:
+def joker_applies(sheet: Sequence[int | None], dice: Sequence[int], joker: bool) -> bool:
     """True when the joker option makes this Yatzy a joker: the Yatzy box is already filled.
 
     Hasbro's official rule (the "forced joker"): it applies whether the Yatzy
@@ -145,7 +145,7 @@ def scoring_boxes(sheet: Sheet, dice: Sequence[int], joker: bool) -> tuple[int, 
     return lower or open_boxes
 
 
-def box_score(sheet: Sheet, dice: Dice, box: int, joker: bool) -> int:
+def box_score(sheet: Sequence[int | None], dice: Dice, box: int, joker: bool) -> int:
     """What ``dice`` score in ``box`` (joker values included; not the Yatzy bonus)."""
     if joker_applies(sheet, dice, joker) and box in (FULL_HOUSE, SMALL_STRAIGHT, LARGE_STRAIGHT):
         return (25, 30, 40)[box - FULL_HOUSE]  # yatzy.md 5.1
@@ -164,7 +164,7 @@ def earns_yatzy_bonus(sheet: Sheet, dice: Sequence[int]) -> bool:
     return sheet[YATZY] == YATZY_SCORE and is_yatzy(dice)
 
 
-def upper_total(sheet: Sheet) -> int:
+def upper_total(sheet: Sequence[int | None]) -> int:
     """Sum of the filled upper boxes."""
     return sum(sheet[box] or 0 for box in UPPER)
 

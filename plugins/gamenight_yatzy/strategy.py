@@ -537,7 +537,7 @@ def single_scoring_values(table: np.ndarray, mask: int, upper: int, flag: int, j
                 value = upper_by_count[face - 1][5]
             elif lower_open:
                 value = max(
-                    (5 * face if _JOKER_LOWER[box] is None else _JOKER_LOWER[box]) + after(box) for box in lower_open
+                    (5 * face if (fixed := _JOKER_LOWER[box]) is None else fixed) + after(box) for box in lower_open
                 )
             else:
                 value = max(by_count[0] for by_count in upper_by_count.values())

@@ -54,8 +54,10 @@ class GoofspielScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(KEYS.get(value, str(value)), f"bid({value})", card_name(value), show=False) for value in range(1, 14)
-    ] + [
+        *(
+            Binding(KEYS.get(value, str(value)), f"bid({value})", card_name(value), show=False)
+            for value in range(1, 14)
+        ),
         Binding("left", "cursor(-1)", "Previous card", show=False),
         Binding("right", "cursor(1)", "Next card", show=False),
         Binding("enter", "bid_cursor", "Bid the card under the cursor", show=False),

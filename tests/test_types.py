@@ -1,14 +1,19 @@
-"""The public SDK is fully typed: `mypy --strict` passes on gamenight.sdk, and its generics bite.
+"""The tree is typed: mypy passes on all of it, and `mypy --strict` on the public SDK, whose generics bite.
 
-A plugin written as ``class MyRules(Rules[MyState, MyView])`` has its states and views
-checked by a type checker; the second test shows mypy catching a wrong state type.
+The whole tree -- core/gamenight, the five games and the example plugin, as ``[tool.mypy]`` in
+pyproject.toml lists them -- has no mypy error.  A plugin written as
+``class MyRules(Rules[MyState, MyView])`` has its states and views checked by a type checker; a
+test shows mypy catching a wrong state type.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,19 +28,14 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on ``targets`` (pyproject.toml's [tool.mypy] for the rest)."""
+    return run_mypy(cache, "--strict", "--follow-imports=silent", "--no-error-summary", *targets)
+
+
+def run_mypy(cache: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MYPYPATH": str(ROOT / "core")}
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--follow-imports=silent",
-            "--no-error-summary",
-            "--cache-dir",
-            str(cache),
-            *targets,
-        ],
+        [sys.executable, "-m", "mypy", "--cache-dir", str(cache), *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -68,3 +68,22 @@ def test_a_plugins_state_type_is_checked_through_the_generic_rules(cache: Path, 
     result = mypy(cache, str(plugin))
     assert result.returncode == 1
     assert 'Incompatible return value type (got "str", expected "int")' in result.stdout, result.stdout
+
+
+def test_the_whole_tree_passes_mypy(cache: Path):
+    """Every file [tool.mypy] lists (core/gamenight, plugins/, the example plugin) is checked: no error.
+
+    On failure the message counts the errors per file, most first, then gives mypy's own lines."""
+    result = run_mypy(cache)  # no targets: the files of pyproject.toml's [tool.mypy]
+    errors = [line for line in result.stdout.splitlines() if ": error: " in line]
+    per_file = Counter(line.split(":", 1)[0] for line in errors)
+    summary = "\n".join(f"{count:5d}  {path}" for path, count in per_file.most_common())
+    assert result.returncode == 0 and not errors, (
+        f"mypy: {len(errors)} errors in {len(per_file)} files\n{summary}\n\n{result.stdout}{result.stderr}"
+    )
+    # ... and it checked the whole tree, not a part that a narrowed setting left it
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert {"core/gamenight", "plugins", "examples/gamenight-example/src/gamenight_example"} <= set(config["files"])
+    sources = sum(len(list((ROOT / folder).rglob("*.py"))) for folder in config["files"])
+    checked = re.search(r"no issues found in (\d+) source files", result.stdout)
+    assert checked is not None and int(checked[1]) == sources, result.stdout

@@ -45,7 +45,7 @@ def share_parsed_css() -> bool:
     ) -> list[Any]:
         variables = getattr(self, "_variables", None)
         if not isinstance(variables, dict):
-            return parse(self, css, read_from, is_default_rules, tie_breaker, scope)  # type: ignore[no-any-return]
+            return parse(self, css, read_from, is_default_rules, tie_breaker, scope)
         key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(variables.items())))
         rules = shared.get(key)
         if rules is None:

@@ -357,11 +357,11 @@ def replay_screen(replay: Replay) -> GameScreen:
     # The factory says which class the game's screen is; the replay's is that class with the
     # replay's behaviour before it, made on the same table as the factory makes it.
     screen = _replay_class(type(made))(table)
-    screen.replay = replay  # type: ignore[attr-defined]
+    screen.replay = replay
     acting = _acting_actions(screen)
     for name in acting:
-        setattr(screen, f"action_{name}", screen.refuse)  # type: ignore[attr-defined]
-    screen._replay_acting = frozenset(acting)  # type: ignore[attr-defined]
+        setattr(screen, f"action_{name}", screen.refuse)
+    screen._replay_acting = frozenset(acting)
     screen._view_seat = replay.follow if replay.follow >= 0 else 0
     return screen
 

@@ -279,7 +279,7 @@ class SetupScreen(InTheRoom, Screen):
             seats,
             options,
             public=self.query_one("#public", Checkbox).value,
-            timer=timer if timer in TIMERS else 0,  # type: ignore[arg-type]
+            timer=timer if timer in TIMERS else 0,
         )
 
     def _open_shared(self, error: Static) -> None:

@@ -526,7 +526,7 @@ class Connection(asyncssh.SSHServer):
         assert self.conn is not None
         channel = self.conn.create_server_channel(encoding=None)
         channel.__class__ = GameChannel  # same object, with the environment capped
-        return channel, self.session  # type: ignore[return-value]
+        return channel, self.session
 
     def _refuse_forward(self, kind: str) -> bool:
         self.note("refused", kind=kind, user_id=self.user_id)

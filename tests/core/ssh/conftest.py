@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import shutil
 import signal
 import struct
@@ -43,6 +44,9 @@ SSH_OPTIONS = [
     "-o",
     "ConnectTimeout=10",
 ]
+
+READ_POLL = 0.1
+"""Seconds the reader of a :class:`Terminal` waits for bytes before it looks whether it is closed."""
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
 UNSANDBOXED = ["--sandbox", "off", *(["--room-user", "root"] if os.geteuid() == 0 else [])]
@@ -201,6 +205,9 @@ class _TolerantScreen(pyte.Screen):
 class Terminal:
     """A program in its own pseudo-terminal; what it draws is kept in a pyte screen."""
 
+    CLOSE_WAIT = 10.0
+    """Seconds :meth:`close` waits for the reader thread to end."""
+
     def __init__(self, argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> None:
         self.screen = _TolerantScreen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
@@ -214,6 +221,8 @@ class Terminal:
         )
         os.close(slave)
         self.master = master
+        self._closing = threading.Event()
+        self._master_lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -222,21 +231,40 @@ class Terminal:
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
     def _read(self) -> None:
-        while True:
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            arrived = time.monotonic()
-            if not data:
-                return
-            with self._lock:
-                self.received += data
+        """The reader thread.  Once :meth:`close` was called it reads no more, and the pty is closed
+        only when it has stopped: were the descriptor closed under it, its next ``read()`` (after a
+        slow pyte ``feed``, or a long wait for a CPU on a busy machine) would read the *number*
+        again, which the next pty opened may have been given -- it would take a share of that other
+        terminal's bytes and tear its stream (tests/core/ssh/test_harness.py)."""
+        poller = select.poll()
+        poller.register(self.master, select.POLLIN)
+        try:
+            while not self._closing.is_set():
+                if not poller.poll(READ_POLL * 1000):
+                    continue
                 try:
-                    self.stream.feed(data)
-                except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
-                    self.stream = pyte.ByteStream(self.screen)
-                self._fed(arrived)
+                    data = os.read(self.master, 65536)
+                except OSError:
+                    return
+                arrived = time.monotonic()
+                if not data:
+                    return
+                with self._lock:
+                    self.received += data
+                    try:
+                        self.stream.feed(data)
+                    except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
+                        self.stream = pyte.ByteStream(self.screen)
+                    self._fed(arrived)
+        finally:
+            if self._closing.is_set():
+                self._close_master()
+
+    def _close_master(self) -> None:
+        with self._master_lock:
+            if self.master >= 0:
+                os.close(self.master)
+                self.master = -1
 
     def _fed(self, arrived: float) -> None:
         """Called (holding the lock) after each read's bytes reached the screen; ``arrived``: when
@@ -284,8 +312,13 @@ class Terminal:
         self.process.wait()
 
     def close(self) -> None:
+        """Kill the program, stop the reader and close the pty; a reader still busy after
+        :attr:`CLOSE_WAIT` seconds closes it itself when it stops."""
         self.kill()
-        os.close(self.master)
+        self._closing.set()
+        self._reader.join(self.CLOSE_WAIT)
+        if not self._reader.is_alive():
+            self._close_master()
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import asyncssh
-import pytest
 from gamenight.i18n import translator
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
@@ -159,18 +158,9 @@ def test_play_resize_vanish_and_resume_over_real_ssh(start_server, terminals, tm
 
     # Alice again: the lobby offers to resume her game.
     again = terminals(ssh_argv(server.port, "alice", alice, "-tt"), 100, 30)
-    # Known and not yet understood: in two of five full-suite runs on the 2-core box (never alone,
-    # nor with busy loops beside it) this screen came out garbled -- the question's box drawn, its
-    # text missing, the lobby scrolled by a line -- and stayed so for 90 s. Until that is found, a
-    # timeout here marks the test xfail instead of failing the whole run; everything above still
-    # has to pass, and a pass here still checks the question and the autosave.
-    try:
-        screen = again.wait_for(RESUME_OFFER, 90)
-    except AssertionError as error:
-        with again._lock:  # what the terminal received, to replay through pyte when diagnosing
-            (tmp_path / "garbled-terminal.bin").write_bytes(bytes(again.received))
-        pytest.xfail(
-            f"the resume question did not show (garbled screen under load; bytes in {tmp_path}): {str(error)[:200]}"
-        )
+    # An upper bound, not a speed: alone it takes about 2 s.  (A screen that came out garbled here
+    # under the full suite's load was Bob's closed terminal's reader taking a share of this one's
+    # bytes: see tests/core/ssh/test_harness.py.)
+    screen = again.wait_for(RESUME_OFFER, 90)
     assert title in screen.replace("\n", " ") or title[:10] in screen
     assert autosave.read_bytes() == saved

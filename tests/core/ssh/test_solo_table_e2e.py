@@ -35,8 +35,12 @@ def test_yatzy_against_a_bot_runs_at_the_server_and_resume_returns_to_it(tmp_pat
     people = People(tmp_path, terminals, ("ann",))
     server = people.start(start_server)
     ann = people.connect("ann")
+    yatzy = translator("yatzy")(REGISTRY.games["yatzy"].title)
+    # The lobby is drawn before its list of games arrives (a worker thread): keys sent before it are
+    # lost, and Return then opened the first game (Battle of LITS) under the full suite's load.
+    ann.wait_for(yatzy, 30)
     ann.send("\x1b[B" * lobby_position("yatzy") + "\r")
-    wait_until(lambda: "Seat 2" in ann.text(), 30, "Yatzy's setup")
+    wait_until(lambda: "Seat 2" in ann.text() and f"New game: {yatzy}" in ann.text(), 30, "Yatzy's setup")
     ann.send("\x12")  # Ctrl+R: seat 1 Ann, seat 2 the strongest bot
 
     def opened():

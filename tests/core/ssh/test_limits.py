@@ -66,11 +66,17 @@ async def test_the_idle_timeout_disconnects_and_ends_the_room(start_server) -> N
     async with connect(server) as conn, connect(server, "lurker") as lurker:
         process = await open_room(conn)
         pid = server.wait_event(lambda e: e["event"] == "session_start")["pid"]
-        await asyncio.sleep(1.2)
-        process.stdin.write(b"x")  # input resets the clock
-        await process.stdout.readuntil(b"got:1:78")
-        await asyncio.wait_for(lurker.wait_closed(), 5)  # connected without a session: closed too
-        # Only the lurker so far: the room's input reset its clock, so it outlives the lurker's 2 s.
+        # Type every 0.3 s until the lurker (connected without a session, never typing) is closed
+        # for idleness: input resets the room's clock, so it outlives the lurker's 2 s however slow
+        # the machine (a single key after a fixed sleep raced the timeout under load).
+        closed = asyncio.ensure_future(lurker.wait_closed())
+        for _ in range(40):
+            process.stdin.write(b"x")  # input resets the clock
+            await process.stdout.readuntil(b"got:1:78")
+            if await asyncio.wait([closed], timeout=0.3) and closed.done():
+                break
+        assert closed.done(), "the lurker was not closed for idleness"
+        # Only the lurker so far: the room's input reset its clock.
         assert len(server.expect("limit", kind="idle")) == 1
         rest = await asyncio.wait_for(process.stdout.read(), 5)
         assert b"without input" in rest

@@ -176,6 +176,7 @@ class PostgresRecordsStore(RecordsStore):
     """The records in a PostgreSQL database.  Use :meth:`open`; safe to share between threads."""
 
     dialect = POSTGRESQL
+    unavailable = UNREACHABLE
 
     def __init__(
         self, pool: ConnectionPool, url: str, spool: Path | None = None, retry_interval: float = RETRY_S

@@ -13,13 +13,14 @@ import contextlib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncssh
 
 from gamenight.compat.asyncssh_internals import on_refused_global_request
-from gamenight.ssh.guests import Guest, GuestBook, split_code
+from gamenight.ssh.guests import DatabaseGuestBook, Guest, GuestBook, GuestsUnavailable, NameTaken, split_code
 from gamenight.ssh.identity import key_user_id
 from gamenight.ssh.limits import RateLimiter
 from gamenight.ssh.log import EventLog
@@ -41,6 +42,10 @@ MAX_REFUSED = 10
 """Refused requests (channel opens, forwardings, channel requests) per connection before it is closed."""
 NOISY_LINES = 8
 """Log lines about refused requests and rejected keys per connection; the rest are only counted."""
+GUESTS_POOL_TIMEOUT_S = 3.0
+"""How long a login waits for the guest names' database (well within ``--login-timeout``)."""
+
+T = TypeVar("T")
 
 
 class Hub:
@@ -68,8 +73,26 @@ class Hub:
         self.sweeper: asyncio.TimerHandle | None = None
         self.templates: TemplateKeeper | None = None
         """The room template rooms are forked from (``None``: every room is spawned)."""
-        self.guests = GuestBook(settings.data_dir, log) if settings.guest else None
-        """Who each guest name belongs to (``--guest``): :mod:`gamenight.ssh.guests`."""
+        self.guests: GuestBook | DatabaseGuestBook | None = None
+        """Who each guest name belongs to (``--guest``): :mod:`gamenight.ssh.guests`; with ``--records-url``
+        in the server-wide database, one book for every host."""
+        self._expiring: asyncio.Task[None] | None = None
+        if settings.guest:
+            self.guests = _database_book(settings, log) if settings.records_url else GuestBook(settings.data_dir, log)
+
+    async def guests_do(self, method: Callable[..., T], *args: Any) -> T:
+        """A call of the guest book: in a thread when it blocks (a database), else here and now (the
+        file's book: no other connection runs between a look and a bind)."""
+        if self.guests is not None and self.guests.blocking:
+            return await asyncio.to_thread(method, *args)
+        return method(*args)
+
+    def close(self) -> None:
+        """Let go of what the hub holds open (the guest names' database connections)."""
+        if isinstance(self.guests, DatabaseGuestBook):
+            self.guests.close()
+        if self._expiring is not None:
+            self._expiring.cancel()
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -98,14 +121,33 @@ class Hub:
 
     def expire_guests(self) -> None:
         """Delete guest folders and free guest names nobody has used for ``--guest-expiry-days``
-        (never one in use)."""
+        (never one in use).  With the names in a database, they are freed in a thread first."""
         days = self.settings.guest_expiry_days
-        users = self.settings.data_dir / "users"
         if days <= 0:
             return
         cutoff = time.time() - days * 86400
         active = {connection.user_id for connection in self.connections if connection.user_id is not None}
-        forgotten = {guest.user_id for guest in self.guests.expire(cutoff, active)} if self.guests else set()
+        book = self.guests
+        if book is None or not book.blocking:
+            self._expire_folders(
+                cutoff, active, {guest.user_id for guest in book.expire(cutoff, active)} if book else set()
+            )
+            return
+        if self._expiring is not None and not self._expiring.done():
+            return
+
+        async def in_thread() -> None:
+            try:
+                gone = await asyncio.to_thread(book.expire, cutoff, active)
+            except GuestsUnavailable:
+                return  # logged by the book; the next sweep tries again
+            self._expire_folders(cutoff, active, {guest.user_id for guest in gone})
+
+        self._expiring = asyncio.get_running_loop().create_task(in_thread())
+
+    def _expire_folders(self, cutoff: float, active: set[str], forgotten: set[str]) -> None:
+        days = self.settings.guest_expiry_days
+        users = self.settings.data_dir / "users"
         if forgotten:
             self.log("guest_names_expired", names=len(forgotten), days=days)
         if not users.is_dir():
@@ -155,6 +197,9 @@ class Connection(asyncssh.SSHServer):
         self.new_code: str | None = None
         """A keyless guest's new reconnect code, shown once when its room starts."""
         self._told_taken = False
+        self._settled: asyncio.Event | None = None
+        """Set once a login that waits for the guest names' database is settled (let in or refused)."""
+        self._session_asked = False
         self.session: GameSession | None = None
         self.started = time.monotonic()
         self.last_input = self.started
@@ -316,12 +361,16 @@ class Connection(asyncssh.SSHServer):
         self.close("idle", message)
 
     # -- authentication -------------------------------------------------------
-    def begin_auth(self, username: str) -> bool:
+    async def begin_auth(self, username: str) -> bool:
         if self._refusal is not None and self.conn is not None:
             self.conn.disconnect(*self._refusal)
             return True
         if self.hub.settings.guest:
-            return self._begin_guest(username)
+            try:
+                return await self._begin_guest(username)
+            except GuestsUnavailable:
+                self._guests_unavailable()
+                return True
         self.username = username[:64]
         if len(self.hub.sessions) >= self.hub.settings.max_sessions:  # no need to check a key
             self._admit(None)
@@ -330,7 +379,7 @@ class Connection(asyncssh.SSHServer):
         return True
 
     # -- guests: a name belongs to the key it was first used with, or to a reconnect code --------
-    def _begin_guest(self, username: str) -> bool:
+    async def _begin_guest(self, username: str) -> bool:
         """A guest names itself: ``NAME`` (then a key, or nothing) or ``NAME+CODE``."""
         assert self.hub.guests is not None
         name, code = split_code(username[:128])
@@ -341,9 +390,9 @@ class Connection(asyncssh.SSHServer):
             return True
         if code is None:
             return True  # the client's keys, then keyboard-interactive (nothing to type)
-        guest = self.hub.guests.find(self.username)
+        guest = await self.hub.guests_do(self.hub.guests.find, self.username)
         if guest is not None and self.hub.guests.has_code(guest, code):
-            return not self._guest_in(guest, "guest_code")
+            return not await self._guest_in(guest, "guest_code")
         self.auth_failures += 1
         self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username, method="guest_code")
         self.close(
@@ -353,14 +402,15 @@ class Connection(asyncssh.SSHServer):
         )
         return True
 
-    def _guest_in(self, guest: Guest, method: str, **fields: Any) -> bool:
+    async def _guest_in(self, guest: Guest, method: str, **fields: Any) -> bool:
         """The connection logs in as ``guest`` (if the server and the user have room)."""
         assert self.hub.guests is not None
         if self.user_id is None and self.conn is not None and self not in self.hub.sessions:
             if not self._admit(guest.user_id):
                 return False
         self.user_id, self.guest = guest.user_id, guest
-        self.hub.guests.touch(guest)
+        with contextlib.suppress(GuestsUnavailable):  # logged in all the same: the name is theirs
+            await self.hub.guests_do(self.hub.guests.touch, guest)
         self.hub.log(
             "auth_ok", conn=self.id, peer=self.peer, user=self.username, user_id=self.user_id, method=method, **fields
         )
@@ -378,18 +428,35 @@ class Connection(asyncssh.SSHServer):
             asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
         )
 
-    def _guest_completed(self) -> None:
+    def _guests_unavailable(self) -> None:
+        """The guest names cannot be checked now: refused with the reason (never let in unchecked)."""
+        self.hub.log("auth_failed", conn=self.id, peer=self.peer, user=self.username, method="guests_unavailable")
+        self.close(
+            "guests_unavailable",
+            _("The guest names cannot be checked right now; please try again in a minute."),
+            asyncssh.DISC_SERVICE_NOT_AVAILABLE,
+        )
+
+    async def _guest_completed(self) -> None:
         """A guest's key (checked by its signature) or keyboard-interactive login went through."""
+        try:
+            await self._guest_completed_checked()
+        except GuestsUnavailable:
+            self._guests_unavailable()
+
+    async def _guest_completed_checked(self) -> None:
         book = self.hub.guests
         assert book is not None
-        guest, key = book.find(self.username), self._candidate
+        guest, key = await self.hub.guests_do(book.find, self.username), self._candidate
+        if self._closing:
+            return
         if guest is not None:  # the name was bound already (maybe a moment ago, by another connection)
             if key is not None and book.has_key(guest, key.public_data):
-                self._guest_in(guest, "guest_key", key=key.get_fingerprint())
+                await self._guest_in(guest, "guest_key", key=key.get_fingerprint())
             else:
                 self._name_taken()
             return
-        if book.full():
+        if await self.hub.guests_do(book.full):
             self.hub.log("limit", kind="guests", conn=self.id, peer=self.peer, limit=book.limit)
             self.close(
                 "guests",
@@ -408,28 +475,44 @@ class Connection(asyncssh.SSHServer):
             return
         if not self._admit(None):  # a new name is bound only once the server has room for it
             return
-        if key is not None:
-            guest = book.bind_key(self.username, key.public_data)
-            fields: dict[str, Any] = {"key": key.get_fingerprint()}
-        else:
-            bound = book.bind_code(self.username)
-            guest, self.new_code = bound if bound is not None else (None, None)
-            fields = {}
-        assert guest is not None
+        try:
+            if key is not None:
+                guest = await self.hub.guests_do(book.bind_key, self.username, key.public_data)
+                fields: dict[str, Any] = {"key": key.get_fingerprint()}
+            else:
+                bound = await self.hub.guests_do(book.bind_code, self.username)
+                guest, self.new_code = bound if bound is not None else (None, None)
+                fields = {}
+        except NameTaken:  # another host bound it (or a look-alike) a moment before this one
+            self._name_taken()
+            return
+        if guest is None:  # filled up meanwhile, on another host
+            self.hub.log("limit", kind="guests", conn=self.id, peer=self.peer, limit=book.limit)
+            self.close(
+                "guests",
+                _("This server has no room for another guest name; please try again later."),
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+            )
+            return
         self.hub.log("guest_bound", user=self.username, user_id=guest.user_id, with_key=key is not None)
-        self._guest_in(guest, "guest_key" if key is not None else "guest_new", **fields)
+        await self._guest_in(guest, "guest_key" if key is not None else "guest_new", **fields)
 
     def kbdint_auth_supported(self) -> bool:
         return self.hub.settings.guest
 
-    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+    async def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
         """A guest without a key (or whose keys were not the name's): a free name is theirs at
         once, with nothing to type; a bound name is refused with the reason."""
         self._candidate = None  # a key offered but never signed for proves nothing
         book = self.hub.guests
         if book is None:
             return False
-        if book.find(self.username) is None:
+        try:
+            found = await self.hub.guests_do(book.find, self.username)
+        except GuestsUnavailable:
+            self._guests_unavailable()
+            return False
+        if found is None:
             return True  # auth_completed binds it (to a new code: no key was signed for)
         self._name_taken()
         return False
@@ -461,10 +544,14 @@ class Connection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True  # a guest's key binds its name
 
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         book = self.hub.guests
         if book is not None:  # asyncssh checks the signature after this, before auth_completed
-            guest = book.find(self.username)
+            try:
+                guest = await self.hub.guests_do(book.find, self.username)
+            except GuestsUnavailable:
+                self._guests_unavailable()
+                return False
             if guest is not None and not book.has_key(guest, key.public_data):
                 self.note("auth_rejected_key", user=self.username, key=key.get_fingerprint())
                 if not self._told_taken and self.conn is not None:  # the client may have the right key next
@@ -493,11 +580,16 @@ class Connection(asyncssh.SSHServer):
         self._candidate = key
         return True
 
-    def auth_completed(self) -> None:
+    async def auth_completed(self) -> None:
         if self.user_id is not None or self._closing:
             return
         if self.hub.settings.guest:
-            self._guest_completed()
+            # asyncssh has told the client it is in: a session it asks for meanwhile waits for this
+            self._settled = asyncio.Event()
+            try:
+                await self._guest_completed()
+            finally:
+                self._settled.set()
             return
         if self._candidate is None:
             return
@@ -516,17 +608,29 @@ class Connection(asyncssh.SSHServer):
         )
 
     # -- what the client may open ---------------------------------------------
-    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameSession]:
-        if self.session is not None or self.user_id is None:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, Any]:
+        settling = self._settled is not None and not self._settled.is_set() and self.user_id is None
+        if self.session is not None or self._session_asked or (self.user_id is None and not settling):
             self.note("refused", kind="second_session")
             raise asyncssh.ChannelOpenError(
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, _("Only one game room per connection.")
             )
-        self.session = GameSession(self)
+        self._session_asked = True
         assert self.conn is not None
         channel = self.conn.create_server_channel(encoding=None)
         channel.__class__ = GameChannel  # same object, with the environment capped
-        return channel, self.session  # type: ignore[return-value]
+        if settling:  # the guest names' database has not answered yet: the room waits for it
+            return channel, self._session_once_settled()
+        self.session = GameSession(self)
+        return channel, self.session
+
+    async def _session_once_settled(self) -> GameSession:
+        assert self._settled is not None
+        await self._settled.wait()
+        if self.user_id is None or self._closing:
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, _("Not logged in."))
+        self.session = GameSession(self)
+        return self.session
 
     def _refuse_forward(self, kind: str) -> bool:
         self.note("refused", kind=kind, user_id=self.user_id)
@@ -549,6 +653,19 @@ class Connection(asyncssh.SSHServer):
 
     def tap_requested(self, unit: int | None) -> bool:
         return self._refuse_forward("tap")
+
+
+def _database_book(settings: Settings, log: EventLog) -> DatabaseGuestBook:
+    """The guest names in the server-wide database (``--records-url``): opened (and migrated) now."""
+    from gamenight.records.postgres import PostgresRecordsStore  # psycopg: only with --records-url
+    from gamenight.records.store import RecordsUnavailable
+
+    assert settings.records_url is not None
+    try:
+        store = PostgresRecordsStore.open(settings.records_url, pool_timeout=GUESTS_POOL_TIMEOUT_S)
+    except RecordsUnavailable as error:
+        raise ValueError(" ".join(str(error).split())) from None  # one line at start, no traceback
+    return DatabaseGuestBook(store, settings.data_dir, log)
 
 
 def last_used(folder: Path) -> float:

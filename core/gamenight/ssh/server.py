@@ -133,6 +133,7 @@ async def serve(
         await _stop_tables(tables if own_tables else None, service_log, handler)
         if templates is not None:
             await templates.stop()
+        hub.close()
         raise
 
     def sweep() -> None:
@@ -198,6 +199,7 @@ async def serve(
         if templates is not None:
             await templates.stop()
         await _stop_tables(tables if own_tables else None, service_log, handler)
+        hub.close()
 
 
 def _ksm(settings: Settings, templates: TemplateKeeper | None) -> bool | str:

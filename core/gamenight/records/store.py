@@ -531,6 +531,7 @@ class RecordsStore:
         )
         if record_id is None:  # recorded before: the same digest, or the same server game
             return None
+        self._changed(connection, record.game)
         connection.execute(
             "INSERT INTO game_logs (record, log) VALUES (?, ?)",
             (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
@@ -638,6 +639,15 @@ class RecordsStore:
                 " ON CONFLICT (identity) DO UPDATE SET shown = excluded.shown",
                 (identity, int(bool(shown))),
             )
+            self._changed(connection, "")
+
+    def _changed(self, connection: Any, game: str) -> None:
+        """Inside a write: the hall of fame changed (``game``'s, or everyone's names).  A file has one
+        host; :class:`~gamenight.records.postgres.PostgresRecordsStore` tells every host, on commit."""
+
+    def listen(self, changed: Any) -> None:
+        """Call ``changed(game)`` whenever another writer changes the records (``None``: some changes may
+        have been missed); one host's file has no other writer, so this does nothing."""
 
     # -- guest names (serve-ssh --guest; gamenight.ssh.guests.DatabaseGuestBook) ----------
 

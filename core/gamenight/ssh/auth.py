@@ -30,6 +30,7 @@ from gamenight.ssh.settings import Settings
 from gamenight.tables.names import usable_name
 
 if TYPE_CHECKING:
+    from gamenight.ssh.shared_limits import SharedLimits
     from gamenight.ssh.template import TemplateKeeper
     from gamenight.tables.service import TableService
 
@@ -77,6 +78,14 @@ class Hub:
         """Who each guest name belongs to (``--guest``): :mod:`gamenight.ssh.guests`; with ``--records-url``
         in the server-wide database, one book for every host."""
         self._expiring: asyncio.Task[None] | None = None
+        self.shared: SharedLimits | None = None
+        """With ``--tables-url``: sessions per identity and per address counted with every other host's."""
+        self.shared_down = False
+        """Whether the shared counts could not be reached at the last try (said once in the log)."""
+        if settings.tables_url:
+            from gamenight.ssh.shared_limits import SharedLimits  # redis: only with --tables-url
+
+            self.shared = SharedLimits.connect(settings.tables_url)
         if settings.guest:
             self.guests = _database_book(settings, log) if settings.records_url else GuestBook(settings.data_dir, log)
 
@@ -93,6 +102,12 @@ class Hub:
             self.guests.close()
         if self._expiring is not None:
             self._expiring.cancel()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, and this host's shared counts removed at once."""
+        self.close()
+        if self.shared is not None:
+            await self.shared.close()
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -200,6 +215,9 @@ class Connection(asyncssh.SSHServer):
         self._settled: asyncio.Event | None = None
         """Set once a login that waits for the guest names' database is settled (let in or refused)."""
         self._session_asked = False
+        self._counted: list[str] = []
+        """The shared counts (``--tables-url``) this session holds, released when it ends."""
+        self._lost = False
         self.session: GameSession | None = None
         self.started = time.monotonic()
         self.last_input = self.started
@@ -302,8 +320,11 @@ class Connection(asyncssh.SSHServer):
         }[kind]
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         if self._idle_handle is not None:
             self._idle_handle.cancel()
+        if self._counted and self.hub.shared is not None:
+            self.hub.keep(asyncio.get_running_loop().create_task(self._release_shared()))
         if self.refused_reason in ("rate", "pending", "address"):
             if self._refusal is not None:
                 self.hub.refused_waiting -= 1
@@ -405,8 +426,10 @@ class Connection(asyncssh.SSHServer):
     async def _guest_in(self, guest: Guest, method: str, **fields: Any) -> bool:
         """The connection logs in as ``guest`` (if the server and the user have room)."""
         assert self.hub.guests is not None
-        if self.user_id is None and self.conn is not None and self not in self.hub.sessions:
-            if not self._admit(guest.user_id):
+        if self.user_id is None and self.conn is not None and not self._counted:
+            if self not in self.hub.sessions and not self._admit(guest.user_id):
+                return False
+            if not await self._admit_shared(guest.user_id):
                 return False
         self.user_id, self.guest = guest.user_id, guest
         with contextlib.suppress(GuestsUnavailable):  # logged in all the same: the name is theirs
@@ -583,18 +606,19 @@ class Connection(asyncssh.SSHServer):
     async def auth_completed(self) -> None:
         if self.user_id is not None or self._closing:
             return
-        if self.hub.settings.guest:
-            # asyncssh has told the client it is in: a session it asks for meanwhile waits for this
-            self._settled = asyncio.Event()
-            try:
+        # asyncssh has told the client it is in: a session it asks for meanwhile waits for this
+        self._settled = asyncio.Event()
+        try:
+            if self.hub.settings.guest:
                 await self._guest_completed()
-            finally:
-                self._settled.set()
-            return
-        if self._candidate is None:
-            return
-        user_id = key_user_id(self._candidate)
-        if not self._admit(user_id):
+            elif self._candidate is not None:
+                await self._key_completed(self._candidate)
+        finally:
+            self._settled.set()
+
+    async def _key_completed(self, key: asyncssh.SSHKey) -> None:
+        user_id = key_user_id(key)
+        if not self._admit(user_id) or not await self._admit_shared(user_id):
             return
         self.user_id = user_id
         self.hub.log(
@@ -604,8 +628,64 @@ class Connection(asyncssh.SSHServer):
             user=self.username,
             user_id=self.user_id,
             method="publickey",
-            key=self._candidate.get_fingerprint(),
+            key=key.get_fingerprint(),
         )
+
+    # -- the limits every host shares (--tables-url) ----------------------------------
+    async def _admit_shared(self, user_id: str) -> bool:
+        """Count this session with every host's (``--max-per-user``, ``--max-per-address`` for all of them
+        together), or disconnect it with the reason.  Redis unreachable: this host's own limits, already
+        checked, are all that hold, and the log says so once."""
+        hub, settings = self.hub, self.hub.settings
+        shared = hub.shared
+        if shared is None:
+            return True
+        from gamenight.ssh.shared_limits import address_field, user_field
+        from gamenight.tables.redis_store import StoreError
+
+        limits = {user_field(user_id): settings.max_per_user, address_field(self.peer): settings.max_per_address}
+        try:
+            refused = await shared.admit(limits)
+        except StoreError as error:
+            if not hub.shared_down:
+                hub.shared_down = True
+                hub.log("error", what="shared_limits", detail=f"{error}; counting this host's sessions only")
+            return True
+        if hub.shared_down:
+            hub.shared_down = False
+            hub.log("shared_limits", detail="counting every host's sessions again")
+        if refused is None:
+            self._counted = list(limits)
+            if self._lost:  # gone while it was counted: not a session any more
+                await self._release_shared()
+                return False
+            return True
+        field, total = refused
+        if field.startswith("u:"):
+            kind, message = "user", _("You are connected too many times already; close another session first.")
+        else:
+            kind, message = "address", _("Too many connections from your address; please try again later.")
+        hub.log(
+            "limit",
+            kind=kind,
+            conn=self.id,
+            peer=self.peer,
+            user_id=user_id,
+            open=total,
+            limit=self._limit_value(kind),
+            hosts="all",
+        )
+        self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return False
+
+    async def _release_shared(self) -> None:
+        counted, self._counted = self._counted, []
+        if not counted or self.hub.shared is None:
+            return
+        from gamenight.tables.redis_store import StoreError
+
+        with contextlib.suppress(StoreError):  # lost with Redis: the count lapses with this host's ttl
+            await self.hub.shared.release(counted)
 
     # -- what the client may open ---------------------------------------------
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, Any]:

@@ -133,7 +133,7 @@ async def serve(
         await _stop_tables(tables if own_tables else None, service_log, handler)
         if templates is not None:
             await templates.stop()
-        hub.close()
+        await hub.aclose()
         raise
 
     def sweep() -> None:
@@ -199,7 +199,7 @@ async def serve(
         if templates is not None:
             await templates.stop()
         await _stop_tables(tables if own_tables else None, service_log, handler)
-        hub.close()
+        await hub.aclose()
 
 
 def _ksm(settings: Settings, templates: TemplateKeeper | None) -> bool | str:

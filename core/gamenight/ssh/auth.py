@@ -745,7 +745,14 @@ def _database_book(settings: Settings, log: EventLog) -> DatabaseGuestBook:
         store = PostgresRecordsStore.open(settings.records_url, pool_timeout=GUESTS_POOL_TIMEOUT_S)
     except RecordsUnavailable as error:
         raise ValueError(" ".join(str(error).split())) from None  # one line at start, no traceback
-    return DatabaseGuestBook(store, settings.data_dir, log)
+    book = DatabaseGuestBook(store, settings.data_dir, log)
+    try:
+        imported = book.import_file()
+    except GuestsUnavailable:
+        imported = None  # logged; the file stays for the next start
+    if imported is not None:
+        log("guest_names_imported", names=imported[0], bound_already=imported[1])
+    return book
 
 
 def last_used(folder: Path) -> float:

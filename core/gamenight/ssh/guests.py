@@ -330,6 +330,25 @@ class DatabaseGuestBook:
         hint = _HINT.sub("", name.lower())[:16] or "user"
         return f"g-{hint}-{secrets.token_hex(10)}"
 
+    def import_file(self) -> tuple[int, int] | None:
+        """Carry the names of ``DATA_DIR/guests.json`` (this host's book before ``--records-url``) over
+        to the database, then rename it ``guests.json.imported``: how many were carried over and how
+        many were bound in the database already (kept as they are there); ``None`` when there is no file."""
+        path = self.data_dir / BOOK_NAME
+        if not path.is_file():
+            return None
+        book = GuestBook(self.data_dir, self.log)  # read and checked as at any start; a bad file is set aside
+        added = taken = 0
+        for key, guest in book.guests.items():
+            row = (key, guest.name, guest.user_id, guest.key, guest.salt, guest.code, guest.used)
+            if self._call("bind", self.store.guest_bind, row, self.limit) == "bound":
+                added += 1
+            else:
+                taken += 1
+        if path.is_file():
+            os.replace(path, path.with_name(BOOK_NAME + ".imported"))
+        return added, taken
+
     has_key = staticmethod(GuestBook.has_key)
     has_code = staticmethod(GuestBook.has_code)
 

@@ -256,3 +256,29 @@ def test_two_servers_on_one_database_share_their_guests(start_server, terminals,
     assert two.expect("auth_ok", user="BEN")[-1]["user_id"] == bens
     assert not two.of_kind("guest_bound")
     assert not (two.data_dir / "guests.json").exists() and not (one.data_dir / "guests.json").exists()
+
+
+def test_the_names_of_the_guest_file_are_carried_over_to_the_database(database: str, tmp_path: Path) -> None:
+    data = tmp_path / "one"
+    data.mkdir()
+    old = g.GuestBook(data, Log())
+    ben = old.bind_key("ben", KEY.public_data)
+    cleo, code = old.bind_code("cleo") or (None, "")
+    assert ben is not None and cleo is not None
+    other = g.DatabaseGuestBook(open_records(database), tmp_path, Log())
+    dora = other.bind_key("dora", OTHER.public_data)  # another host bound a name of its own already
+    assert dora is not None
+    old.bind_key("Dora", KEY.public_data)  # ... that this host's file holds too
+    hub = a_hub(tmp_path, database, "one")
+    assert ("guest_names_imported", {"names": 2, "bound_already": 1}) in hub.log.lines
+    assert not (data / "guests.json").exists() and (data / "guests.json.imported").exists()
+    book = hub.guests
+    assert isinstance(book, g.DatabaseGuestBook)
+    found = book.find("BEN")
+    assert found is not None and found.user_id == ben.user_id and book.has_key(found, KEY.public_data)
+    found = book.find("cleo")
+    assert found is not None and book.has_code(found, code)
+    found = book.find("dora")
+    assert found is not None and found.user_id == dora.user_id  # the database's binding stands
+    hub.close()
+    other.close()

@@ -207,7 +207,9 @@ def test_two_servers_on_one_redis_hold_one_limit_per_person(start_server, termin
     keys = tmp_path / "authorized_keys"
     keys.write_text(Path(f"{key}.pub").read_text())
     args = ["--authorized-keys", str(keys), "--max-per-user", "1", "--tables-url", redis_server.url]
-    one, two = start_server(*args, "--command", FAKE_COMMAND), start_server(*args, "--command", FAKE_COMMAND)
+    shared = tmp_path / "shared"  # one data dir for both hosts, as "Several machines" asks
+    one = start_server(*args, "--command", FAKE_COMMAND, data_dir=shared)
+    two = start_server(*args, "--command", FAKE_COMMAND, data_dir=shared)
     ann = terminals(ssh_argv(one.port, "ann", key, "-tt"))
     ann.wait_for("saves:[]")
     mark = two.mark()

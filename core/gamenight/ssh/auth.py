@@ -103,6 +103,17 @@ class Hub:
         if self._expiring is not None:
             self._expiring.cancel()
 
+    def shared_unreachable(self, error: Exception) -> None:
+        """Redis (``--tables-url``) did not answer a limit's count: said once, until it answers again."""
+        if not self.shared_down:
+            self.shared_down = True
+            self.log("error", what="shared_limits", detail=f"{error}; counting this host's sessions only")
+
+    def shared_reached(self) -> None:
+        if self.shared_down:
+            self.shared_down = False
+            self.log("shared_limits", detail="counting every host's sessions again")
+
     async def aclose(self) -> None:
         """:meth:`close`, and this host's shared counts removed at once."""
         self.close()
@@ -215,6 +226,7 @@ class Connection(asyncssh.SSHServer):
         self._settled: asyncio.Event | None = None
         """Set once a login that waits for the guest names' database is settled (let in or refused)."""
         self._session_asked = False
+        self._rate_checked = False
         self._counted: list[str] = []
         """The shared counts (``--tables-url``) this session holds, released when it ends."""
         self._lost = False
@@ -386,6 +398,11 @@ class Connection(asyncssh.SSHServer):
         if self._refusal is not None and self.conn is not None:
             self.conn.disconnect(*self._refusal)
             return True
+        if not self._rate_checked:  # this host counted it at connect; every host's together, here
+            self._rate_checked = True
+            if not await self._shared_rate("connect", self.hub.settings.max_new_per_minute, 60.0):
+                self._refuse_now("rate", _("Too many new connections from your address; please wait a minute."))
+                return True
         if self.hub.settings.guest:
             try:
                 return await self._begin_guest(username)
@@ -487,7 +504,9 @@ class Connection(asyncssh.SSHServer):
                 asyncssh.DISC_TOO_MANY_CONNECTIONS,
             )
             return
-        if not self.hub.new_guests.allow(self.peer):
+        if not self.hub.new_guests.allow(self.peer) or not await self._shared_rate(
+            "new_guest", self.hub.settings.max_new_guests_per_hour, 3600.0
+        ):
             limit = self.hub.settings.max_new_guests_per_hour
             self.hub.log("limit", kind="new_guests", conn=self.id, peer=self.peer, limit=limit)
             self.close(
@@ -647,13 +666,9 @@ class Connection(asyncssh.SSHServer):
         try:
             refused = await shared.admit(limits)
         except StoreError as error:
-            if not hub.shared_down:
-                hub.shared_down = True
-                hub.log("error", what="shared_limits", detail=f"{error}; counting this host's sessions only")
+            hub.shared_unreachable(error)
             return True
-        if hub.shared_down:
-            hub.shared_down = False
-            hub.log("shared_limits", detail="counting every host's sessions again")
+        hub.shared_reached()
         if refused is None:
             self._counted = list(limits)
             if self._lost:  # gone while it was counted: not a session any more
@@ -677,6 +692,29 @@ class Connection(asyncssh.SSHServer):
         )
         self.close(kind, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
         return False
+
+    async def _shared_rate(self, kind: str, limit: int, window: float) -> bool:
+        """Whether every host together has room for one more ``kind`` of event from this address (recorded
+        if so); ``True`` without ``--tables-url`` or while Redis cannot be reached (this host's own rate,
+        checked before, holds)."""
+        shared = self.hub.shared
+        if shared is None or limit <= 0:
+            return True
+        from gamenight.tables.redis_store import StoreError
+
+        try:
+            allowed = await shared.allow(kind, self.peer, limit, window)
+        except StoreError as error:
+            self.hub.shared_unreachable(error)
+            return True
+        self.hub.shared_reached()
+        return allowed
+
+    def _refuse_now(self, kind: str, reason: str) -> None:
+        """A limit every host shares turned this connection away: logged like this host's own, then closed."""
+        self.hub.log("limit", kind=kind, conn=self.id, peer=self.peer, limit=self._limit_value(kind), hosts="all")
+        # (not the kind itself: a connection refused at connect by this host's own limit was never counted)
+        self.close(f"{kind}_all_hosts", reason, asyncssh.DISC_TOO_MANY_CONNECTIONS)
 
     async def _release_shared(self) -> None:
         counted, self._counted = self._counted, []

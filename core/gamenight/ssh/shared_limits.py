@@ -7,7 +7,9 @@ its counts with it within one ttl, nothing to clean up.  ``PREFIX:{limits}:hosts
 
 A new session is admitted by one Lua script (:meth:`SharedLimits.admit`): it adds up every live host's
 counts for the person and the address, refuses when either is at its limit, and else counts the session on
-this host -- atomically, so two hosts cannot both admit the N+1th session.  The host's own limits are
+this host -- atomically, so two hosts cannot both admit the N+1th session.  The rates per address (new
+connections a minute, new guest names an hour) are counted there too (:meth:`SharedLimits.allow`, on
+Redis's clock).  The host's own limits are
 checked before (``--max-per-user``, ``--max-per-address``, ``--max-sessions``): when Redis cannot be
 reached, those still hold (:class:`~gamenight.tables.redis_store.StoreUnavailable`: the caller logs it and
 admits on its own counts only), never nothing.
@@ -88,6 +90,22 @@ return 1
 """
 
 
+# KEYS[1]: one address's recent events of one kind (a sorted set by time).  ARGV[1]: most events in the
+# window; ARGV[2]: the window (ms); ARGV[3]: this event's member (unique).  Redis's own clock: the hosts'
+# clocks may differ.  A refused event is not recorded (a flood cannot extend its own wait).
+_RATE = """
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'zset' and kind ~= 'none' then return -3 end
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ms, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+
 def user_field(user_id: str) -> str:
     """The count of one identity's sessions."""
     return "u:" + _UNSAFE.sub("_", user_id)[: MAX_FIELD - 2]
@@ -125,6 +143,8 @@ class SharedLimits:
         self._admit = client.register_script(_ADMIT)
         self._release = client.register_script(_RELEASE)
         self._beat = client.register_script(_BEAT)
+        self._rate = client.register_script(_RATE)
+        self._events = 0
         self._beating: asyncio.Task[None] | None = None
 
     @classmethod
@@ -188,6 +208,22 @@ class SharedLimits:
                 if code == -3:
                     raise CorruptValue(f"{self.where}: {bytes(answer[1]).decode('utf-8', 'replace')} is not a count")
         raise StoreUnavailable(f"{self.where}: the hosts kept changing; not counted")
+
+    async def allow(self, kind: str, address: str, limit: int, window: float) -> bool:
+        """Record one ``kind`` of event (a new connection, a new guest name) from ``address`` unless
+        ``limit`` of them reached Redis from it, on any host, in the last ``window`` seconds.  Raises
+        :class:`StoreUnavailable` when Redis cannot be reached (nothing recorded)."""
+        self._events += 1
+        key = f"{self.prefix.removesuffix('host:')}rate:{_UNSAFE.sub('_', kind)[:16]}:{address_field(address)}"
+        async with self._errors():
+            answer = int(
+                await self._rate(
+                    keys=[key], args=[str(limit), str(max(1, round(window * 1000))), f"{self.host_id}:{self._events}"]
+                )
+            )
+        if answer == -3:
+            raise CorruptValue(f"{self.where}: {key} is not a window of events")
+        return answer == 1
 
     async def release(self, fields: Iterable[str]) -> None:
         """A session counted by :meth:`admit` has ended."""

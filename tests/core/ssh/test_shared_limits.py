@@ -217,3 +217,67 @@ def test_two_servers_on_one_redis_hold_one_limit_per_person(start_server, termin
     assert "You are connected too many times already" in result.stderr, result.stderr
     assert not two.of_kind("session_start", since=mark)
     assert two.expect("limit", since=mark, kind="user")[0]["hosts"] == "all"
+
+
+async def test_new_connections_from_one_address_are_rated_on_every_host_together(two_hosts) -> None:
+    one, two = two_hosts
+    allowed = [await host.allow("connect", "192.0.2.7", 3, 60.0) for host in (one, two, one, two)]
+    assert allowed == [True, True, True, False]  # the fourth in a minute, wherever it arrives
+    assert await one.allow("connect", "192.0.2.8", 3, 60.0)  # another address: its own window
+    assert await two.allow("new_guest", "192.0.2.7", 3, 60.0)  # another kind: its own window
+    assert await one.allow("connect", "192.0.2.9", 1, 0.2)
+    deadline = time.monotonic() + 30
+    while not await two.allow("connect", "192.0.2.9", 1, 0.2):  # the window passes
+        assert time.monotonic() < deadline, "the window never passed"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_login_over_every_hosts_rate_is_refused_with_the_reason(redis_server, tmp_path: Path) -> None:
+    hubs = [a_hub(tmp_path, redis_server.url, name, per_user=10) for name in ("one", "two")]
+    for hub in hubs:
+        hub.settings.max_new_per_minute = 2
+    first, second = await login(hubs[0]), await login(hubs[1])
+    assert first.user_id is not None and second.user_id is not None
+    third = await login(hubs[0])  # this host has seen one: its own rate would let it in
+    assert third.user_id is None
+    assert third.conn.reason == "Too many new connections from your address; please wait a minute."  # type: ignore[union-attr]
+    assert [f for e, f in hubs[0].log.lines if e == "limit"][-1] == {
+        "kind": "rate", "conn": third.id, "peer": "192.0.2.7", "limit": 2, "hosts": "all"
+    }  # fmt: skip
+    for connection in (first, second, third):
+        connection.connection_lost(None)
+    assert not hubs[0].connections and not hubs[1].connections
+    for hub in hubs:
+        await asyncio.gather(*hub.endings)
+        await hub.aclose()
+
+
+async def test_new_guest_names_from_one_address_are_rated_on_every_host_together(redis_server, tmp_path) -> None:
+    hubs = []
+    for name in ("one", "two"):
+        settings = Settings("127.0.0.1", 0, tmp_path / name, None, True, tables_url=redis_server.url)
+        settings.max_new_guests_per_hour = 1
+        hubs.append(Hub(settings, Log()))
+    names = iter(("ann", "ben"))
+
+    async def guest(hub: Hub) -> Connection:
+        connection = Connection(hub)
+        connection.conn = FakeSSH()  # type: ignore[assignment]
+        connection.peer = "192.0.2.7"
+        hub.connections.add(connection)
+        hub.pending.add(connection)
+        name = next(names)
+        await connection.begin_auth(name)
+        assert await connection.validate_public_key(name, KEY.convert_to_public())
+        await connection.auth_completed()
+        return connection
+
+    first = await guest(hubs[0])
+    assert first.user_id is not None
+    second = await guest(hubs[1])  # the first new name on host two, the second from this address
+    assert second.user_id is None
+    assert second.conn.reason == (  # type: ignore[union-attr]
+        "Too many new guest names from your address; come back with a name you have used, or later."
+    )
+    for hub in hubs:
+        await hub.aclose()

@@ -11,6 +11,10 @@ imported only when a database URL is given: the embedded default never loads psy
   is one row however many hosts send it.
 * The migrations run at start, under the same lock (two hosts starting at once migrate once);
   the version is in the one-row table ``gamenight_schema``.
+* Every write that changes the hall of fame (a game recorded, a name hidden or shown) sends a
+  ``NOTIFY`` on :data:`CHANNEL` in its own transaction, so it is delivered when, and only if, it
+  commits; each host listens (:meth:`~PostgresRecordsStore.listen`) on a connection of its own and drops
+  its cached hall of fame (``None`` after a lost connection: it may have missed some).
 * A finished game that cannot be written because the database cannot be reached is kept in
   the spool folder (one JSON file per game, written atomically) and written when the database
   answers again: before the next game is written, every :data:`RETRY_S` seconds while any game
@@ -54,6 +58,10 @@ logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
 """The pool warns at each failed reconnection, in plain text on stderr (the server's is JSON lines
 only): the store says once, in the event log, that the database is away and what it kept."""
 
+CHANNEL = "gamenight_records"
+"""The ``NOTIFY`` channel of changes to the hall of fame (payload: the game's id, or ``""`` for all)."""
+LISTEN_RETRY_S = 2.0
+"""How long a host waits before listening again after its listening connection was lost."""
 LOCK_KEY = 0x67616D656E69
 """The advisory lock every write takes (``'gameni'`` in ASCII): writers one at a time."""
 CONNECT_TIMEOUT_S = 5.0
@@ -176,6 +184,7 @@ class PostgresRecordsStore(RecordsStore):
     """The records in a PostgreSQL database.  Use :meth:`open`; safe to share between threads."""
 
     dialect = POSTGRESQL
+    unavailable = UNREACHABLE
 
     def __init__(
         self, pool: ConnectionPool, url: str, spool: Path | None = None, retry_interval: float = RETRY_S
@@ -185,6 +194,7 @@ class PostgresRecordsStore(RecordsStore):
         self.pool = pool
         self.url = shown_url(url)
         """The database, as it may be shown (no password)."""
+        self._url = url
         self.spool = spool
         """Where games wait while the database cannot be reached (``None``: a failed write raises)."""
         self.retry_interval = retry_interval
@@ -193,6 +203,8 @@ class PostgresRecordsStore(RecordsStore):
         """Whether any game may be waiting in the spool."""
         self._closed = threading.Event()
         self._retrier: threading.Thread | None = None
+        self._listener: threading.Thread | None = None
+        self._listening: psycopg.Connection | None = None
 
     @classmethod
     def open(  # type: ignore[override]
@@ -261,7 +273,42 @@ class PostgresRecordsStore(RecordsStore):
         retrier = self._retrier
         if retrier is not None:
             retrier.join(timeout=POOL_TIMEOUT_S + 1)
+        listener = self._listener
+        if listener is not None:
+            listener.join(timeout=LISTEN_RETRY_S + 2)
         self.pool.close()
+
+    # -- the hall of fame on every host ------------------------------------------------
+
+    def _changed(self, connection: Any, game: str) -> None:
+        connection.execute("SELECT pg_notify(?, ?)", (CHANNEL, game[:64]))
+
+    def listen(self, changed: Any) -> None:
+        """Call ``changed(game)`` (from a thread of its own) whenever any host's write changes the hall of
+        fame, this one's included, once it has committed; ``changed(None)`` when the listening connection
+        was lost (changes meanwhile were not heard) and again made.  Until :meth:`close`."""
+        if self._listener is None:
+            self._listener = threading.Thread(target=self._listen, args=(changed,), name="records-listen", daemon=True)
+            self._listener.start()
+
+    def _listen(self, changed: Any) -> None:
+        missed = False
+        while not self._closed.is_set():
+            try:
+                with psycopg.connect(
+                    self._url, autocommit=True, connect_timeout=max(1, round(CONNECT_TIMEOUT_S))
+                ) as connection:
+                    connection.execute(f"LISTEN {CHANNEL}")
+                    if missed:
+                        changed(None)
+                    missed = True  # from here on, a lost connection may have lost a change
+                    while not self._closed.is_set():
+                        for notice in connection.notifies(timeout=0.5):
+                            changed(notice.payload[:64])
+            except psycopg.Error as error:
+                log.info("records database %s: not listening for changes (%s)", self.url, _one_line(error))
+                missed = True
+                self._closed.wait(LISTEN_RETRY_S)
 
     # -- the engine --------------------------------------------------------------------
 

@@ -310,6 +310,23 @@ MIGRATIONS: list[tuple[str, ...]] = [
         # listed but counts for no rating and no high score; every earlier game was played without one
         "ALTER TABLE games ADD COLUMN coached {int} NOT NULL DEFAULT 0",
     ),
+    (  # 4 -> 5: the guest names of serve-ssh --guest, in the server-wide database (with --records-url, one
+        # book for every host): each name bound to a key's fingerprint or a reconnect code's salted hash,
+        # under its skeleton (what it looks like, gamenight.tables.names.name_key), unique: two hosts
+        # binding look-alike names at once cannot both succeed
+        """CREATE TABLE guest_names (
+            skeleton TEXT NOT NULL,
+            name TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            key_hash TEXT NOT NULL,
+            salt TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            used {real} NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX guest_names_by_skeleton ON guest_names (skeleton)",
+        "CREATE UNIQUE INDEX guest_names_by_user ON guest_names (user_id)",
+        "CREATE INDEX guest_names_by_use ON guest_names (used)",
+    ),
 ]
 """``MIGRATIONS[v]`` takes a database at schema version ``v`` to ``v + 1``, on either engine (its
 statements' ``{tokens}`` are filled by :meth:`Dialect.ddl`); never edit one that shipped."""
@@ -317,7 +334,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 READ_TABLES = frozenset({"games", "game_logs", "seats", "ratings", "game_totals", "person_totals", "versus"})
 """The tables the figures are read from (schema 1 on): a file without them holds no records."""
-ALL_TABLES = READ_TABLES | {"seat_owners", "players"}
+ALL_TABLES = READ_TABLES | {"seat_owners", "players", "guest_names"}
 
 
 def migrate(connection: Any, dialect: Dialect, version: int, target: int = SCHEMA_VERSION) -> None:
@@ -338,6 +355,8 @@ class RecordsStore:
     """
 
     dialect: Dialect = SQLITE
+    unavailable: tuple[type[BaseException], ...] = (sqlite3.OperationalError,)
+    """What this engine raises when the database cannot be used now (busy, unreachable), not a bug."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.connection = connection
@@ -512,6 +531,7 @@ class RecordsStore:
         )
         if record_id is None:  # recorded before: the same digest, or the same server game
             return None
+        self._changed(connection, record.game)
         connection.execute(
             "INSERT INTO game_logs (record, log) VALUES (?, ?)",
             (record_id, json.dumps([list(entry) for entry in record.log], ensure_ascii=False, separators=(",", ":"))),
@@ -619,6 +639,64 @@ class RecordsStore:
                 " ON CONFLICT (identity) DO UPDATE SET shown = excluded.shown",
                 (identity, int(bool(shown))),
             )
+            self._changed(connection, "")
+
+    def _changed(self, connection: Any, game: str) -> None:
+        """Inside a write: the hall of fame changed (``game``'s, or everyone's names).  A file has one
+        host; :class:`~gamenight.records.postgres.PostgresRecordsStore` tells every host, on commit."""
+
+    def listen(self, changed: Any) -> None:
+        """Call ``changed(game)`` whenever another writer changes the records (``None``: some changes may
+        have been missed); one host's file has no other writer, so this does nothing."""
+
+    # -- guest names (serve-ssh --guest; gamenight.ssh.guests.DatabaseGuestBook) ----------
+
+    GUEST_COLUMNS = ("skeleton", "name", "user_id", "key_hash", "salt", "code_hash", "used")
+
+    def guest_find(self, skeleton: str) -> tuple | None:
+        """The guest name bound under ``skeleton``: a row of :attr:`GUEST_COLUMNS`, or ``None``."""
+        return self._read_one(
+            f"SELECT {', '.join(self.GUEST_COLUMNS)} FROM guest_names WHERE skeleton = ?", (skeleton,)
+        )
+
+    def guest_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM guest_names")[0][0])
+
+    def guest_user_known(self, user_id: str) -> bool:
+        """Whether some guest name holds the folder ``user_id``."""
+        return self._read_one("SELECT 1 FROM guest_names WHERE user_id = ?", (user_id,)) is not None
+
+    def guest_bind(self, row: Sequence[Any], limit: int) -> str:
+        """Bind a guest name (``row``: :attr:`GUEST_COLUMNS`) unless its skeleton is bound already:
+        ``"bound"``, ``"taken"`` (by anyone, on any host, even a moment ago) or ``"full"`` (``limit``
+        names are bound).  One transaction; the unique skeleton decides between two hosts at once."""
+        with self._writing() as connection:
+            if int(connection.execute("SELECT count(*) FROM guest_names").fetchone()[0]) >= limit:
+                return "full"
+            cursor = connection.execute(
+                f"INSERT INTO guest_names ({', '.join(self.GUEST_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
+                tuple(row),
+            )
+            return "bound" if cursor.rowcount == 1 else "taken"
+
+    def guest_touch(self, skeleton: str, used: float) -> None:
+        with self._writing() as connection:
+            connection.execute(
+                "UPDATE guest_names SET used = ? WHERE skeleton = ? AND used < ?", (used, skeleton, used)
+            )
+
+    def guest_expire(self, cutoff: float, busy: Sequence[str] = ()) -> list[tuple]:
+        """Forget the guest names not used since ``cutoff`` whose folder is not in ``busy``: their rows."""
+        with self._writing() as connection:
+            rows = connection.execute(
+                f"SELECT {', '.join(self.GUEST_COLUMNS)} FROM guest_names WHERE used < ? ORDER BY used", (cutoff,)
+            ).fetchall()
+            keep = set(busy)
+            gone = [tuple(row) for row in rows if row[2] not in keep]
+            for row in gone:
+                connection.execute("DELETE FROM guest_names WHERE skeleton = ? AND used < ?", (row[0], cutoff))
+            return gone
 
     # -- reading -----------------------------------------------------------------------
 

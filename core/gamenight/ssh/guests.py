@@ -15,6 +15,14 @@ The book is one JSON file, ``DATA_DIR/guests.json`` (no sandboxed room sees the 
 its own folder), written atomically after every change, at most :data:`MAX_GUESTS` names and
 :data:`MAX_FILE_BYTES` bytes.  A file that cannot be read is set aside (``guests.json.bad``)
 with an ``error`` log line, and the server starts with an empty book.
+
+With ``--records-url`` the book is :class:`DatabaseGuestBook` instead: the same names, kept in the
+server-wide database (:mod:`gamenight.records`, table ``guest_names``), so every host behind one
+load balancer knows every guest.  Its skeleton column is unique: when two hosts bind look-alike
+names at once, the database lets one in and the other is told the name is taken
+(:class:`NameTaken`).  Its calls block (a database round trip): the server runs them in a thread
+(:attr:`DatabaseGuestBook.blocking`), and a database that cannot be reached is
+:class:`GuestsUnavailable` (the login is refused with the reason, never let in unchecked).
 """
 
 from __future__ import annotations
@@ -29,13 +37,26 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gamenight.atomic import write_atomic
 from gamenight.ssh.identity import guest_user_id
 from gamenight.tables.names import name_key
 
-__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "MAX_GUESTS", "Guest", "GuestBook", "split_code"]
+if TYPE_CHECKING:
+    from gamenight.records.store import RecordsStore
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "MAX_GUESTS",
+    "DatabaseGuestBook",
+    "Guest",
+    "GuestBook",
+    "GuestsUnavailable",
+    "NameTaken",
+    "split_code",
+]
 
 BOOK_NAME = "guests.json"
 MAX_GUESTS = 5000
@@ -88,8 +109,20 @@ class Guest:
     """Last login (seconds since the epoch): the name expires with the guest's folder."""
 
 
+class NameTaken(Exception):
+    """The name (or one that looks the same) was bound by someone else first, maybe a moment ago on
+    another host."""
+
+
+class GuestsUnavailable(Exception):
+    """The guest names cannot be read or written now (their database cannot be reached)."""
+
+
 class GuestBook:
     """Every bound guest name of a server, kept in ``DATA_DIR/guests.json``."""
+
+    blocking = False
+    """Its calls are quick and local: the server makes them on its event loop."""
 
     def __init__(
         self,
@@ -214,6 +247,127 @@ class GuestBook:
         expired = [self.guests.pop(key) for key in gone]
         if expired:
             self.save()
+        return expired
+
+
+_ROW = ("skeleton", "name", "user_id", "key", "salt", "code", "used")
+"""A row of the database's ``guest_names`` (:attr:`RecordsStore.GUEST_COLUMNS`) as :func:`_guest` reads it."""
+
+
+class DatabaseGuestBook:
+    """Every bound guest name of every host sharing one database (``--records-url``): the API of
+    :class:`GuestBook`, each call one query or one transaction of ``store``."""
+
+    blocking = True
+    """Each call is a database round trip: the server makes it in a thread, off its event loop."""
+
+    def __init__(
+        self,
+        store: RecordsStore,
+        data_dir: Path,
+        log: Callable[..., None],
+        limit: int = MAX_GUESTS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.data_dir = data_dir
+        self.log = log
+        self.limit = limit
+        self.clock = clock
+
+    def close(self) -> None:
+        self.store.close()
+
+    def _call(self, what: str, method: Callable[..., Any], *args: Any) -> Any:
+        """``method(*args)`` of the store; any failure is :class:`GuestsUnavailable`, logged once here."""
+        try:
+            return method(*args)
+        except Exception as error:  # unreachable, refused, or a row that is not ours: never let in unchecked
+            detail = " ".join(str(error).split())[:300] or type(error).__name__
+            self.log("error", what="guests", detail=f"guest names: cannot {what}: {detail}")
+            raise GuestsUnavailable(detail) from None
+
+    def find(self, name: str) -> Guest | None:
+        """The guest ``name`` (or a name that looks the same) is bound to, on any host."""
+        row = self._call("read", self.store.guest_find, name_key(name))
+        if row is None:
+            return None
+        try:
+            return _guest(dict(zip(_ROW, row, strict=True)))
+        except (ValueError, TypeError, KeyError) as error:
+            self.log("error", what="guests", detail=f"guest names: a row that is not ours: {str(error)[:200]}")
+            raise GuestsUnavailable(str(error)) from None
+
+    def full(self) -> bool:
+        return bool(self._call("count", self.store.guest_count) >= self.limit)
+
+    def bind_key(self, name: str, public_data: bytes) -> Guest | None:
+        """Bind the free ``name`` to a key; ``None`` when the book is full; :class:`NameTaken` when
+        another connection (on any host) bound it, or a look-alike, first."""
+        return self._bind(name, key=key_fingerprint(public_data))
+
+    def bind_code(self, name: str) -> tuple[Guest, str] | None:
+        """Bind the free ``name`` to a new reconnect code: the guest and the code (shown once)."""
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        salt = secrets.token_hex(16)
+        guest = self._bind(name, salt=salt, code=_code_hash(salt, code))
+        return None if guest is None else (guest, code)
+
+    def _bind(self, name: str, **secret: str) -> Guest | None:
+        guest = Guest(name=name[:64], user_id=self._new_id(name), used=self.clock(), **secret)
+        row = (name_key(name), guest.name, guest.user_id, guest.key, guest.salt, guest.code, guest.used)
+        outcome = self._call("bind", self.store.guest_bind, row, self.limit)
+        if outcome == "full":
+            return None
+        if outcome == "taken":
+            raise NameTaken(name)
+        return guest
+
+    def _new_id(self, name: str) -> str:
+        legacy = guest_user_id(name)
+        if (self.data_dir / "users" / legacy).is_dir() and not self._call("read", self.store.guest_user_known, legacy):
+            return legacy
+        hint = _HINT.sub("", name.lower())[:16] or "user"
+        return f"g-{hint}-{secrets.token_hex(10)}"
+
+    def import_file(self) -> tuple[int, int] | None:
+        """Carry the names of ``DATA_DIR/guests.json`` (this host's book before ``--records-url``) over
+        to the database, then rename it ``guests.json.imported``: how many were carried over and how
+        many were bound in the database already (kept as they are there); ``None`` when there is no file."""
+        path = self.data_dir / BOOK_NAME
+        if not path.is_file():
+            return None
+        book = GuestBook(self.data_dir, self.log)  # read and checked as at any start; a bad file is set aside
+        added = taken = 0
+        for key, guest in book.guests.items():
+            row = (key, guest.name, guest.user_id, guest.key, guest.salt, guest.code, guest.used)
+            if self._call("bind", self.store.guest_bind, row, self.limit) == "bound":
+                added += 1
+            else:
+                taken += 1
+        if path.is_file():
+            os.replace(path, path.with_name(BOOK_NAME + ".imported"))
+        return added, taken
+
+    has_key = staticmethod(GuestBook.has_key)
+    has_code = staticmethod(GuestBook.has_code)
+
+    def touch(self, guest: Guest) -> None:
+        """The guest logged in (written at most once per :data:`TOUCH_EVERY` seconds, as the file's)."""
+        now = self.clock()
+        if now - guest.used >= TOUCH_EVERY:
+            guest.used = now
+            self._call("write", self.store.guest_touch, name_key(guest.name), now)
+
+    def expire(self, cutoff: float, active: Iterable[str]) -> list[Guest]:
+        """Forget the names not used since ``cutoff`` (never one in use on this host); returns them."""
+        rows = self._call("expire", self.store.guest_expire, cutoff, sorted(set(active)))
+        expired = []
+        for row in rows:
+            try:
+                expired.append(_guest(dict(zip(_ROW, row, strict=True))))
+            except (ValueError, TypeError, KeyError):
+                continue  # forgotten all the same; its folder (if any) was not a guest's
         return expired
 
 

@@ -102,6 +102,10 @@ async def serve(
     starts and closes it).
     """
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if settings.tables_url:  # several hosts: one shared data dir (ssh/shared_data.py)
+        from gamenight.ssh.shared_data import check_shared_data_dir
+
+        await check_shared_data_dir(settings.tables_url, settings.data_dir)
     host_key, created = load_or_create_host_key(settings.data_dir)
     sandbox_why = decide_sandbox(settings)
     hub = Hub(settings, log)
@@ -133,6 +137,7 @@ async def serve(
         await _stop_tables(tables if own_tables else None, service_log, handler)
         if templates is not None:
             await templates.stop()
+        await hub.aclose()
         raise
 
     def sweep() -> None:
@@ -198,6 +203,7 @@ async def serve(
         if templates is not None:
             await templates.stop()
         await _stop_tables(tables if own_tables else None, service_log, handler)
+        await hub.aclose()
 
 
 def _ksm(settings: Settings, templates: TemplateKeeper | None) -> bool | str:

@@ -28,6 +28,9 @@ RECORDS_FILE = "records.sqlite3"
 class RecordsLink(_ServiceBase):
     """Part of :class:`~gamenight.tables.service.TableService`: records written off the loop, the hall of fame read."""
 
+    _halls_changes = 0
+    """How many times the cached halls of fame were dropped (a record here, or on another host)."""
+
     async def _in_db(self, function: Any, *args: Any) -> Any:
         """Run ``function(*args)`` in the records' own thread (SQLite's connection lives there)."""
         assert self._db is not None
@@ -45,6 +48,19 @@ class RecordsLink(_ServiceBase):
         except RecordsUnavailable as error:
             log.warning("no server-wide records: %s", safe_text(error, limit=300))
             self.records = None
+            return
+        loop = asyncio.get_running_loop()
+
+        def changed(_game: str | None) -> None:  # another host (or this one) changed the hall of fame
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing is cached any more
+                loop.call_soon_threadsafe(self._forget_halls)
+
+        self.records.listen(changed)
+
+    def _forget_halls(self) -> None:
+        """Drop every cached hall of fame; an answer read before this is not cached after it."""
+        self._halls.clear()
+        self._halls_changes += 1
 
     async def _close_records(self) -> None:
         """Wait for the writes under way (a few seconds at most), then close the database."""
@@ -91,7 +107,7 @@ class RecordsLink(_ServiceBase):
         except Exception as error:  # busy past the timeout, disk full: logged, nothing else stops
             log.warning("%s: not recorded: %s", what, safe_text(error, limit=200))
             return False
-        self._halls.clear()
+        self._forget_halls()
         log.info("%s: %s recorded", what, record.game)
         return True
 
@@ -110,7 +126,7 @@ class RecordsLink(_ServiceBase):
             log.warning("hall of fame setting of %s not kept: %s", identity, safe_text(error, limit=200))
             self._shown.pop(identity, None)
             return
-        self._halls.clear()
+        self._forget_halls()
 
     def _hall(self, connection: Connection, message: p.HallQuery) -> None:
         if not connection.halls.allow():
@@ -123,13 +139,15 @@ class RecordsLink(_ServiceBase):
         self._background(self._answer_hall(connection, message.game))
 
     async def _answer_hall(self, connection: Connection, game: str) -> None:
+        changes = self._halls_changes
         try:
             answer = await self._in_db(_read_hall, self.records, game)
         except Exception as error:
             log.warning("hall of fame not read: %s", safe_text(error, limit=200))
             answer = p.HallOfFame(game, False, [], [])
         else:
-            if game in self.registry.games:  # a made-up game id is answered, never kept
+            # a made-up game id is answered, never kept; nor one read while another host recorded
+            if game in self.registry.games and changes == self._halls_changes:
                 self._halls[game] = answer
         connection.send(answer)
 

@@ -110,7 +110,7 @@ def test_a_server_game_is_one_row_whatever_is_sent(records_target) -> None:
 
 def _old_database(engine: str, target, version: int) -> None:
     """A database as gamenight left it at schema ``version``, holding one game of that time
-    (schema 2 on: a seat owner who hides their name; schema 3: a server game key)."""
+    (schema 2 on: a seat owner who hides their name; schema 3: a server game key; schema 5: a guest name)."""
     if engine == "sqlite":
         connection = sqlite3.connect(target, isolation_level=None)
         dialect = SQLITE
@@ -140,6 +140,8 @@ def _old_database(engine: str, target, version: int) -> None:
         run("INSERT INTO players VALUES ('k-kei', 0)")
     if version >= 3:
         run("UPDATE games SET server_game = 't9/0/5' WHERE id = 7")
+    if version >= 5:
+        run("INSERT INTO guest_names VALUES ('ben', 'Ben', 'g-ben-1', 'ab', '', '', 5.0)")
     if engine == "sqlite":
         run(f"PRAGMA user_version = {version}")
     elif version:
@@ -168,6 +170,11 @@ def test_every_earlier_schema_version_opens_with_its_games(engine: str, records_
     assert store.add(replace(a_record(2), server_game="t9/0/6")) is None
     if version >= 3:
         assert store.add(replace(a_record(3), server_game="t9/0/5")) is None
+    # schema 5's guest names: a name bound before is kept, and a skeleton is bound once
+    assert (store.guest_find("ben") is not None) == (version >= 5)
+    assert store.guest_bind(("ann", "Ann", "g-ann-1", "cd", "", "", 6.0), 10) == "bound"
+    assert store.guest_bind(("ann", "ANN", "g-ann-2", "ef", "", "", 7.0), 10) == "taken"
+    assert store.guest_find("ann") == ("ann", "Ann", "g-ann-1", "cd", "", "", 6.0)
     store.close()
     again = open_records(records_target)  # opening a current database changes nothing
     assert again.version == SCHEMA_VERSION and again.count() == 2 + (version >= 1)

@@ -22,14 +22,14 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mypy-cache")  # shared: the second run reuses the SDK's analysis
 
 
-def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+def mypy(cache: Path, *targets: str, strict: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MYPYPATH": str(ROOT / "core")}
     return subprocess.run(
         [
             sys.executable,
             "-m",
             "mypy",
-            "--strict",
+            *(["--strict"] if strict else []),
             "--follow-imports=silent",
             "--no-error-summary",
             "--cache-dir",
@@ -93,3 +93,12 @@ def test_the_three_things_a_screen_is_given_are_game_tables(cache: Path, tmp_pat
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, result.stdout + result.stderr
     assert f"{check.name}:16:" in errors[0] and '(got "SeatsOnly", expected "GameTable")' in errors[0], errors
+
+
+def test_the_game_screen_and_its_shared_table_part_pass_mypy(tmp_path: Path):
+    """GameScreen reads its match as a GameTable, and a shared table's part (SharedTableControls) its
+    RemoteTable: mypy finds nothing (it found 34 errors when the screen was typed against Match and
+    reached the shared table's members through it)."""
+    ui = ROOT / "core" / "gamenight" / "ui"
+    result = mypy(tmp_path / "cache", str(ui / "game_screen.py"), str(ui / "shared_table.py"), strict=False)
+    assert result.returncode == 0, result.stdout + result.stderr

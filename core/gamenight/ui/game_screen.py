@@ -43,10 +43,17 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, GameTable, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import pad_cells, safe_text, shown_path  # (both SDK names, re-exported)
+from gamenight.text import pad_cells, shown_path  # (both SDK names, re-exported)
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.coach import Coach, CoachPanel
-from gamenight.ui.shared_table import CHAT_LOG_LINES, SHARED_TABLE_KEYS, ChatLog, SharedTableControls
+from gamenight.ui.shared_table import (
+    CHAT_LOG_LINES,
+    SHARED_TABLE_KEYS,
+    ChatLog,
+    SharedTableControls,
+    refused_move_text,
+    show_chat_line,
+)
 from gamenight.ui.status_line import SPINNER as _SPINNER
 from gamenight.ui.status_line import StatusLine
 from gamenight.widgets.key_bar import KeyBar
@@ -547,25 +554,11 @@ class GameScreen(Screen):
     def refused_move_text(self, error: Any) -> str:
         """Why the service refused this seat's move (an ``Error`` with the rules' reason as data), in
         the room's language and the game's own words, as :meth:`illegal_text` says it in a local game."""
-        from gamenight.tables.errors import refusal_text
-
-        reason = error.reason
-        if reason is None:
-            return refusal_text(error.code, error.message)
-        refused = IllegalAction(
-            safe_text(error.message, limit=200), code=reason.code, params=reason.params, template=reason.template
-        )
-        try:
-            return self.illegal_text(refused)
-        except (KeyError, IndexError, ValueError, TypeError, AttributeError):  # a template its values do not fill
-            return refusal_text(error.code, error.message)
+        return refused_move_text(self, error)
 
     def chat_line(self, name: str, text: str) -> None:
         """A line of the table's chat: on the status line (cut to its width) and in the chat log."""
-        self.chat_lines.append((name, text))
-        self.query_one(StatusLine).show(f"{name}: {text}", chat=True)
-        with contextlib.suppress(NoMatches):
-            self.query_one(ChatLog).add(name, text)
+        show_chat_line(self, name, text)
 
     def tables_changed(self) -> None:
         """The connection to the table service came or went (the app calls this)."""

@@ -26,7 +26,7 @@ from textual.widgets import RichLog, Static
 
 from gamenight.dialogs import TextPrompt
 from gamenight.i18n import _
-from gamenight.sdk import CHANCE, Action
+from gamenight.sdk import CHANCE, Action, IllegalAction
 from gamenight.text import safe_text
 from gamenight.ui.status_line import SPINNER, StatusLine
 
@@ -34,7 +34,14 @@ if TYPE_CHECKING:
     from gamenight.tables.client import RemoteTable
     from gamenight.ui.game_screen import GameScreen
 
-__all__ = ["CHAT_LOG_LINES", "SHARED_TABLE_KEYS", "ChatLog", "SharedTableControls"]
+__all__ = [
+    "CHAT_LOG_LINES",
+    "SHARED_TABLE_KEYS",
+    "ChatLog",
+    "SharedTableControls",
+    "refused_move_text",
+    "show_chat_line",
+]
 
 CHAT_LOG_LINES = 50
 """Chat lines a shared table's chat log keeps (the oldest go)."""
@@ -88,6 +95,33 @@ class ChatLog(RichLog):
         if width != self._wrapped_at and self._size_known:
             self._wrapped_at = width
             self._rewrite()
+
+
+def show_chat_line(screen: GameScreen, name: str, text: str) -> None:
+    """A line of the table's chat (``GameScreen.chat_line``): on the status line (cut to its width) and
+    in the chat log."""
+    screen.chat_lines.append((name, text))
+    screen.query_one(StatusLine).show(f"{name}: {text}", chat=True)
+    with contextlib.suppress(NoMatches):
+        screen.query_one(ChatLog).add(name, text)
+
+
+def refused_move_text(screen: GameScreen, error: Any) -> str:
+    """Why the service refused this seat's move (``GameScreen.refused_move_text``): an ``Error`` with
+    the rules' reason as data, said in the room's language and the game's own words, as
+    ``GameScreen.illegal_text`` says it in a local game."""
+    from gamenight.tables.errors import refusal_text
+
+    reason = error.reason
+    if reason is None:
+        return refusal_text(error.code, error.message)
+    refused = IllegalAction(
+        safe_text(error.message, limit=200), code=reason.code, params=reason.params, template=reason.template
+    )
+    try:
+        return screen.illegal_text(refused)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):  # a template its values do not fill
+        return refusal_text(error.code, error.message)
 
 
 class SharedTableControls:

@@ -87,3 +87,28 @@ def test_the_whole_tree_passes_mypy(cache: Path):
     sources = sum(len(list((ROOT / folder).rglob("*.py"))) for folder in config["files"])
     checked = re.search(r"no issues found in (\d+) source files", result.stdout)
     assert checked is not None and int(checked[1]) == sources, result.stdout
+
+
+def test_the_three_things_a_screen_is_given_are_game_tables(cache: Path, tmp_path: Path):
+    """A local match, a shared table and a replay all satisfy ``gamenight.sdk.GameTable`` (what a game's
+    screen is declared to take); a class lacking one of its members does not (the check bites)."""
+    check = tmp_path / "tables.py"
+    check.write_text(
+        "from gamenight.match import Match, SeatConfig\n"
+        "from gamenight.replay import ReplayTable\n"
+        "from gamenight.sdk import GameTable\n"
+        "from gamenight.tables.client import RemoteTable\n\n"
+        "def tables(match: Match, remote: RemoteTable, replay: ReplayTable) -> list[GameTable]:\n"
+        "    first: GameTable = match\n"
+        "    second: GameTable = remote\n"
+        "    third: GameTable = replay\n"
+        "    return [first, second, third]\n\n"
+        "class SeatsOnly:\n"
+        "    seats: list[SeatConfig] = []\n\n"
+        "def half(table: SeatsOnly) -> GameTable:\n"
+        "    return table  # not a GameTable\n"
+    )
+    result = mypy(cache, str(check))
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1, result.stdout + result.stderr
+    assert f"{check.name}:16:" in errors[0] and '(got "SeatsOnly", expected "GameTable")' in errors[0], errors

@@ -154,8 +154,8 @@ def render() -> str:
         "`from gamenight.sdk import GameScreen`: the base class of every game's table screen (the guide:",
         '[docs/plugins.md](../plugins.md), "The screen"). Members inherited from Textual\'s `Screen` are',
         "Textual's (`query_one`, `app`, `notify`, …). Attributes set in `__init__`: `match` (what the",
-        "screen is given: a local match, a shared table or a replay), `t` (your game's translator),",
-        "`recent` (the latest moves' sentences, newest last), `remote` (True at a shared table).",
+        "screen is given, a `GameTable`: a local match, a shared table or a replay), `t` (your game's",
+        "translator), `recent` (the latest moves' sentences, newest last), `remote` (True at a shared table).",
         "",
     ]
     for title, intro, names in GROUPS:

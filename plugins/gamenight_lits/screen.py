@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Match, PublicEvent, pad_cells, repaint, translator
+from gamenight.sdk import Action, GameScreen, GameTable, PublicEvent, pad_cells, repaint, translator
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -45,7 +45,7 @@ class LitsScreen(GameScreen):
         Binding("o", "pie('keep')", "Keep ○", show=False),
     ]
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: GameTable) -> None:
         super().__init__(match)
         self.shape = "L"
         self.orientation = 0

@@ -9,9 +9,9 @@ match sheet, and turns keys and clicks into ``self.submit(...)``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
-from gamenight.sdk import Action, GameScreen, Interlude, PublicEvent, translator
+from gamenight.sdk import Action, GameScreen, GameTable, Interlude, PublicEvent, translator
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -56,8 +56,8 @@ class MateScreen(GameScreen):
         Binding("c", "continue", _("Continue"), tooltip=_("Go on to the next play")),
     ]
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, match: GameTable) -> None:
+        super().__init__(match)
         self.cursor = 0
         self.hint = ""
         self.pause: Interlude | None = None
@@ -90,7 +90,7 @@ class MateScreen(GameScreen):
     @property
     def rules(self) -> MateRules:
         """The game's rules."""
-        return self.match.rules
+        return cast("MateRules", self.match.rules)  # a screen is given its own game's
 
     def shown_state(self) -> MateState:
         """The state on the table: a finished play stays in view until its pause is confirmed."""

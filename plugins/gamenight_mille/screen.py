@@ -18,9 +18,9 @@ from gamenight.sdk import (
     CHANCE,
     Action,
     GameScreen,
+    GameTable,
     IllegalAction,
     Interlude,
-    Match,
     PublicEvent,
     ResultDialog,
     ResultTable,
@@ -78,7 +78,7 @@ class MilleScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: GameTable) -> None:
         super().__init__(match)
         self.full_window = False
         """``W``: the full score window (with the bonus rows) instead of the small one."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import Action, GameScreen, Match, PublicEvent, translator
+from gamenight.sdk import Action, GameScreen, GameTable, PublicEvent, translator
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -37,7 +37,7 @@ class SevenScreen(GameScreen):
         Binding("d", "draw", _("Draw"), tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: GameTable) -> None:
         super().__init__(match)
         self._hand_signature: tuple[tuple[str | None, str, bool], ...] = ()
         """What the hand menu shows, so that it is rebuilt only when that changes."""

@@ -13,7 +13,18 @@ from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
-from gamenight.sdk import CHANCE, Action, GameScreen, PublicEvent, ScoreCell, ScoreRow, ScoreTable, repaint, translator
+from gamenight.sdk import (
+    CHANCE,
+    Action,
+    GameScreen,
+    GameTable,
+    PublicEvent,
+    ScoreCell,
+    ScoreRow,
+    ScoreTable,
+    repaint,
+    translator,
+)
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -87,8 +98,8 @@ class YatzyScreen(GameScreen):
         ),
     ]
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, match: GameTable) -> None:
+        super().__init__(match)
         self.held = [False] * 5
         """Which dice the person to move holds for the next roll (also shows a bot's holds)."""
         self.cursor: int | None = None
@@ -236,7 +247,7 @@ class YatzyScreen(GameScreen):
     def _events_text(self) -> str:
         if not self.match.over:
             return "\n".join(self.events)
-        totals = list(self.match.rules.current_scores(self.state))
+        totals = list(self.match.rules.current_scores(self.state) or ())  # (Yatzy's always has them)
         return "\n".join(
             _("{rank}. {name} — {points}", rank=rank, name=self.match.seats[seat].name, points=int(totals[seat]))
             for rank, seat in ranking(totals)

@@ -53,7 +53,7 @@ import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the SDK never imports Textual
     from textual.screen import Screen
@@ -83,6 +83,7 @@ __all__ = [
     "BotSpec",
     "GameInfo",
     "GameScreen",
+    "GameTable",
     "IllegalAction",
     "Interlude",
     "KeyBar",
@@ -126,7 +127,7 @@ __all__ = [
     "wrap",
 ]
 
-API_VERSION = "1.2"
+API_VERSION = "1.3"
 """The version of this SDK, ``MAJOR.MINOR`` (what each version added: CHANGELOG.md).
 
 A plugin names the version it was written for in its plugin module::
@@ -134,8 +135,8 @@ A plugin names the version it was written for in its plugin module::
     GAMENIGHT_API = "1.1"
 
 A room loads it when the major versions are equal and the room's minor
-version is at least the plugin's (1.2 runs plugins for 1.0 and 1.2, not
-for 1.3 or 2.0); otherwise the plugin is listed as broken, with the reason,
+version is at least the plugin's (1.3 runs plugins for 1.0 to 1.3, not
+for 1.4 or 2.0); otherwise the plugin is listed as broken, with the reason,
 like any plugin that fails to load -- even when the plugin's module could
 not be imported at all because it uses a name this SDK does not have yet.
 A plugin that names no version is loaded as before.  Minor versions only
@@ -782,12 +783,114 @@ def theme_variables_problem(game_id: str, variables: object) -> str | None:
     return None
 
 
+@runtime_checkable
+class GameTable(Protocol):
+    """What a game's screen is given (``GameScreen.match``): the game at its table.  Since SDK 1.3.
+
+    Three kinds satisfy it, and a screen draws the same way on each: a local
+    :class:`~gamenight.match.Match` (every seat's game, played in this room),
+    a shared table's stand-in for it (only this room's seat's view, moves sent
+    to the table service) and a replay at one move (read-only, one viewpoint).
+    None has a full state a screen may read: draw from :meth:`view` of your
+    screen's ``view_seat`` (``GameScreen.view``), say what moves did from
+    their public events, and make moves with ``GameScreen.submit``, which
+    refuses what may not be played now and calls :meth:`apply`.
+
+    ``isinstance(x, GameTable)`` only checks that the members are there.
+    """
+
+    @property
+    def game(self) -> GameInfo:
+        """The game being played."""
+        ...
+
+    @property
+    def rules(self) -> Rules[Any, Any]:
+        """The game's rules object (``game.rules``): for its pure helpers on a view, never on a state."""
+        ...
+
+    @property
+    def seats(self) -> Sequence[SeatConfig]:
+        """Who sits where, in seat order: each seat's ``name`` and whether a person plays it (``is_human``)."""
+        ...
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The game's options (every one at its value)."""
+        ...
+
+    @property
+    def totals(self) -> Sequence[float]:
+        """Each seat's running total over the games played at this table."""
+        ...
+
+    @property
+    def wins(self) -> Sequence[float]:
+        """Games won per seat over the games played at this table (a shared win counts its share)."""
+        ...
+
+    @property
+    def display(self) -> dict[str, bool | int | str]:
+        """How the table is shown (a hand's order…): the screen's to change; kept with a saved game."""
+        ...
+
+    @property
+    def over(self) -> bool:
+        """True when the game has ended."""
+        ...
+
+    def to_move(self) -> int:
+        """The seat to move, :data:`CHANCE` or :data:`TERMINAL`."""
+        ...
+
+    def view(self, seat: int) -> Any:
+        """What ``seat`` may see now.  A shared table and a replay hold one viewpoint's only (asking for
+        another seat's raises ``PermissionError``): ask for your screen's ``view_seat``."""
+        ...
+
+    def legal_actions(self) -> Sequence[Action]:
+        """The legal actions of the seat to move (at a shared table: only when it is this room's seat; in a
+        replay: none)."""
+        ...
+
+    def human_to_move(self) -> bool:
+        """True when a person at this screen must act now (not a bot, chance or the end)."""
+        ...
+
+    def bot_to_move(self) -> bool:
+        """True when a bot must act now."""
+        ...
+
+    def pending_interlude(self) -> Interlude | None:
+        """The end-of-hand pause the players have not confirmed yet, if any."""
+        ...
+
+    def acknowledge(self, interlude: Interlude) -> None:
+        """This seat saw ``interlude`` (the pause ends when every person did)."""
+        ...
+
+    def last_events(self) -> list[PublicEvent]:
+        """The public events of the latest move (``[]`` before any, or when not heard)."""
+        ...
+
+    def outcome(self) -> Outcome:
+        """The finished game's result (ask only when :attr:`over`)."""
+        ...
+
+    def apply(self, action: Action) -> None:
+        """Make ``action`` for the seat to move.  A screen calls ``GameScreen.submit`` instead, which
+        checks the turn first; a refused move raises :class:`IllegalAction` (a shared table's refusal
+        comes back from the service)."""
+        ...
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """Everything the room needs to list, set up, play and explain a game.
 
-    ``screen`` is ``factory(match) -> textual Screen``; import your Textual
-    module inside it so that headless use never imports Textual.
+    ``screen`` is ``factory(match) -> textual Screen``, ``match`` a :class:`GameTable`
+    (a local match, a shared table or a replay); import your Textual module inside
+    it so that headless use never imports Textual (:func:`lazy_screen` does).
     ``help`` is ``{language: markdown}`` (at least ``"en"``).
     ``translations`` is ``{language: {english message id: text}}`` for the
     strings of this game; :func:`gamenight.i18n.translator` reads it.
@@ -804,7 +907,7 @@ class GameInfo:
     default_seats: int
     bots: tuple[BotSpec, ...] = ()
     options: tuple[Option, ...] = ()
-    screen: Callable[[Match], Screen[Any]] | None = None
+    screen: Callable[[GameTable], Screen[Any]] | None = None
     help: Mapping[str, str] = field(default_factory=dict)
     translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     seat_names: tuple[str, ...] = ()
@@ -895,7 +998,7 @@ def read_translations(folder: Path) -> Mapping[str, Mapping[str, str]]:
     return _LocaleFolder(Path(folder) / "locale")
 
 
-def lazy_screen(target: str) -> Callable[[Match], Screen[Any]]:
+def lazy_screen(target: str) -> Callable[[GameTable], Screen[Any]]:
     """A ``GameInfo.screen`` factory for ``"package.module:ScreenClass"``, imported on first use.
 
     The rules, the arena and ``gamenight plugins`` then never import Textual
@@ -903,7 +1006,7 @@ def lazy_screen(target: str) -> Callable[[Match], Screen[Any]]:
     """
     module_name, _, class_name = target.partition(":")
 
-    def factory(match: Match) -> Screen[Any]:
+    def factory(match: GameTable) -> Screen[Any]:
         return cast("Screen[Any]", getattr(importlib.import_module(module_name), class_name)(match))
 
     factory.__qualname__ = f"lazy_screen({target!r})"

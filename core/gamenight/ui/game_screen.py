@@ -10,6 +10,12 @@ running totals and "play again", saving, the help screen -- is done here.
 Which seat's view to draw is :attr:`GameScreen.view_seat`: the only person at
 the table, or in hot-seat play the person to move (with a hand-over prompt
 in games with hidden information), or seat 0 when only bots play.
+
+A screen is given a :class:`~gamenight.sdk.GameTable`: a local match, a shared
+table or a replay.  At a shared table the table service drives the game, and
+what the screen does differently -- its snapshots, chat, waiting, leaving -- is
+done by :class:`~gamenight.ui.shared_table.SharedTableControls`: a method here
+that differs there hands that part to ``self._shared`` (None elsewhere).
 """
 
 from __future__ import annotations
@@ -19,34 +25,43 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, runtime_checkable
 
-from rich.cells import cell_len
-from rich.text import Text
 from textual import work
 from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.visual import VisualType
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.match import Match
-from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import pad_cells, safe_text, shown_path  # (both SDK names, re-exported)
+from gamenight.sdk import CHANCE, TERMINAL, Action, GameTable, IllegalAction, Interlude, PublicEvent, fill_seat_names
+from gamenight.text import pad_cells, shown_path  # (both SDK names, re-exported)
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.coach import Coach, CoachPanel
+from gamenight.ui.shared_table import (
+    CHAT_LOG_LINES,
+    SHARED_TABLE_KEYS,
+    ChatLog,
+    SharedTableControls,
+    refused_move_text,
+    show_chat_line,
+)
+from gamenight.ui.status_line import SPINNER as _SPINNER
+from gamenight.ui.status_line import StatusLine
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from gamenight.save_store import SaveStore
     from gamenight.sdk import GameInfo
+    from gamenight.tables.client import RemoteTable
 
 __all__ = ["GameScreen", "Room", "StatusLine", "pad_cells"]
 
@@ -71,106 +86,6 @@ class Room(Protocol):
     def open_help(self, game: GameInfo, extra: str = "") -> None:
         """Show ``game``'s rules and keys, with ``extra`` Markdown at the end."""
         ...
-
-
-_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-class StatusLine(Horizontal):
-    """The bottom line: the last message (errors in red) and the thinking indicator."""
-
-    DEFAULT_CSS = """
-    StatusLine { height: 1; background: $panel; }
-    StatusLine #message { width: 1fr; padding: 0 1; }
-    StatusLine #message.error { color: $text-error; text-style: bold; }
-    StatusLine #message.chat { text-wrap: nowrap; text-overflow: ellipsis; }
-    StatusLine #thinking { width: auto; padding: 0 1; color: $text-accent; }
-    """
-
-    def __init__(self, *children: Any, **options: Any) -> None:
-        super().__init__(*children, **options)
-        self._indicator = ""
-        """The thinking indicator's text as last shown."""
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="message", markup=False)
-        yield Static("", id="thinking")
-
-    def show(self, text: str, error: bool = False, chat: bool = False) -> None:
-        """Show ``text`` (made safe: it may quote a plugin or a file); errors are highlighted.
-
-        A ``chat`` line is not wrapped but cut with "…" at the line's end: wrapped, a line of one
-        long word (or of wide characters) went below the one line shown, leaving only "name:".
-        The whole line is in the table's chat log.
-        """
-        message = self.query_one("#message", Static)
-        message.update(safe_text(text), layout=False)  # one line, as wide as the indicator leaves: no reflow
-        message.set_class(error, "error")
-        message.set_class(chat, "chat")
-
-    def thinking(self, text: str) -> None:
-        """Show (or with ``""`` hide) the thinking indicator.
-
-        The same text again draws nothing, and a new text as wide as the old one
-        repaints only the indicator: a spinner's turn must not lay out the whole
-        screen (it did, 8 times a second, in every room waiting at a shared table).
-        """
-        if text == self._indicator:
-            return
-        width_changed = cell_len(text) != cell_len(self._indicator)
-        self._indicator = text
-        self.query_one("#thinking", Static).update(text, layout=width_changed)
-
-
-CHAT_LOG_LINES = 50
-"""Chat lines a shared table's chat log keeps (the oldest go)."""
-
-
-class ChatLog(RichLog):
-    """A shared table's chat, the last :data:`CHAT_LOG_LINES` lines, wrapped (long words and Japanese
-    too: the room's line breaking), above the status line while shown.
-
-    It takes its rows from the table's while shown rather than covering them on a layer of its
-    own: over other widgets, Textual cut a wide character that straddled their edges into blanks.
-    """
-
-    DEFAULT_CSS = """
-    ChatLog {
-        height: 8; display: none;
-        background: $panel; border-top: solid $primary; border-title-align: left; padding: 0 1;
-        scrollbar-size-vertical: 1;
-        scrollbar-gutter: stable;
-    }
-    ChatLog.-shown { display: block; }
-    """
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(min_width=1, wrap=True, markup=False, highlight=False, **options)
-        self.border_title = _("Chat log · Ctrl+O hides it")
-        self.entries: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)
-        """The chat lines shown (a wrapped one takes several rows of the log)."""
-        self._wrapped_at = 0
-
-    def add(self, name: str, text: str) -> None:
-        """One chat line: the speaker's name in bold, the text after it (both already made safe)."""
-        full = len(self.entries) == self.entries.maxlen
-        self.entries.append((name, text))
-        if full:  # the oldest line goes, however many rows it took
-            self._rewrite()
-        else:
-            self.write(Text.assemble((name, "bold"), ": ", text))
-
-    def _rewrite(self) -> None:
-        self.clear()
-        for name, text in self.entries:
-            self.write(Text.assemble((name, "bold"), ": ", text))
-
-    def on_resize(self) -> None:
-        """Wrap every line again for a new width (a log written before it was shown is wrapped then)."""
-        width = self.scrollable_content_region.width
-        if width != self._wrapped_at and self._size_known:
-            self._wrapped_at = width
-            self._rewrite()
 
 
 _ROOM_ACTIONS = frozenset({"help", "hint", "save", "leave", "chat", "chat_log", "start_now"})
@@ -206,6 +121,13 @@ class GameScreen(Screen):
     GameScreen { layers: default coach; }
     """
 
+    remote = False
+    """True at a shared table (``match`` is a :class:`~gamenight.tables.client.RemoteTable`):
+    the table service moves the bots and chance; this screen shows its snapshots and sends moves."""
+    _shared: SharedTableControls | None = None
+    """At a shared table, the part of the screen that does what only a shared table does; None in a
+    game played here and in a replay.  Every difference between the two is a call to it."""
+
     class BotMoved(Message):
         """Posted by the bot worker with its choice (thread-safe)."""
 
@@ -221,22 +143,15 @@ class GameScreen(Screen):
         app = self.app
         return app if isinstance(app, Room) else None
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: GameTable) -> None:
         super().__init__()
-        self.match = match
-        self.remote = bool(getattr(match, "remote", False))
-        """True at a shared table (``match`` is a :class:`~gamenight.tables.client.RemoteTable`):
-        the table service moves the bots and chance; this screen shows its snapshots and sends moves."""
-        self._log_seen = 0
-        self._interlude_shown = ""
-        self._waiting_note = ""
-        """The "Waiting for others" line a shared table's pause put on the status line (cleared after it)."""
-        self._end_shown = False
+        self.match: GameTable = match
+        """What the screen is given: a local match, a shared table or a replay (:class:`~gamenight.sdk.GameTable`)."""
+        if getattr(match, "remote", False):  # a shared table's stand-in for a match says so
+            self.remote = True
+            self._shared = SharedTableControls(self, cast("RemoteTable", match))
         self._end_dialog: ResultDialog | None = None
         """The end dialog while it is open (a watcher's goes when the players start the next game)."""
-        self._left = False
-        self._deadline = 0.0
-        """When the move timer runs out (monotonic), from the latest snapshot; 0: no timer running."""
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
         translate_bindings(self, self.t)
@@ -244,7 +159,6 @@ class GameScreen(Screen):
         """Sentences describing the latest actions, newest last."""
         self.chat_lines: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)
         """A shared table's chat as ``(name, text)``, newest last (what its chat log shows)."""
-        self._focus_before_log: Any = None
         self.save_path: Path | None = None
         self._bot_token = 0
         self._thinking_since = 0.0
@@ -283,20 +197,8 @@ class GameScreen(Screen):
         title = self.t(self.match.game.title)
         if seat >= 0 and not self.table_waiting:  # a waiting table's first player is not to move yet
             title = _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
-        if self.remote:
-            away = [self.match.seats[s].name for s in self.match.away]
-            if away:
-                title += " · " + _("away: {names}", names=", ".join(away))
-            stand_ins = [info.name for info in self.match.client.snapshot.table.seats if info.taken and info.bot]
-            if stand_ins:  # a person's seat the table's bot plays (they left, or stayed away too long)
-                title += " · " + _("bot plays for: {names}", names=", ".join(stand_ins))
-            if self.match.watching:
-                title += " · " + _("watching")
-            elif self.match.code:
-                title += " · " + _("code {code}", code=self.match.code)
-            if self.match.client.snapshot.table.status == "waiting":
-                free = sum(info.person and not info.taken for info in self.match.client.snapshot.table.seats)
-                title += " · " + _("waiting for {count} more", count=free)
+        if self._shared is not None:
+            title += self._shared.title_notes()
         return title
 
     def highlighted_action(self) -> Action | None:
@@ -327,7 +229,7 @@ class GameScreen(Screen):
         apart; override this for short words of your own ("Bid K").  Since SDK 1.2.
         """
         try:
-            text = self.match.rules.describe_action(self.match.state, action, self.match.to_move())
+            text = self.match.rules.describe_action(self._local_match.state, action, self.match.to_move())
         except Exception:  # a game's own sentence failing: the action itself is still a word
             return action
         return self.fill_names(text)
@@ -336,30 +238,7 @@ class GameScreen(Screen):
         """What a shared table waiting for people says ("" when it is not waiting): the seats, who sits
         where, how the others join, and the keys that start or leave it.  A screen with nothing to
         draw before the first deal (Mille Bornes) shows it instead of a blank table."""
-        if not self.table_waiting:
-            return ""
-        table = self.match.client.snapshot.table
-        free = sum(info.person and not info.taken for info in table.seats)
-        lines = [_("This table starts when {count} more person(s) sit down.", count=free), ""]
-        for index, info in enumerate(table.seats):
-            if index == self.match.seat:
-                state = _("you")
-            elif info.person:
-                state = _("seated") if info.taken else _("free, for a person")
-            else:
-                state = _("a bot")
-            lines.append(f"  {index + 1}. {safe_text(info.name, limit=32)} — {state}")
-        lines.append("")
-        if self.match.code:
-            lines.append(
-                _("The others join from the lobby: t (Tables), then c and the code {code}.", code=self.match.code)
-            )
-        else:
-            lines.append(_("The others join from the lobby: t (Tables), then this table and Return."))
-        if self.match.can_start:
-            lines.append(_("Ctrl+B starts now, with bots in the free seats."))
-        lines.append(_("Esc leaves the table."))
-        return "\n".join(lines)
+        return self._shared.waiting_text() if self._shared is not None else ""
 
     def palette_title(self, binding: Binding) -> str:
         """The command-palette title of one of the table's keys (the key is added after it).
@@ -385,11 +264,15 @@ class GameScreen(Screen):
         return self.humans[0] if self.humans else 0
 
     @property
+    def _local_match(self) -> Match:
+        """``match`` as the game this room plays itself, on the paths only such a game takes (chance,
+        bots, saving, recording); a replay's table stands in for one there and refuses every move."""
+        return cast("Match", self.match)
+
+    @property
     def table_waiting(self) -> bool:
         """True while this shared table waits for people to sit down: no move yet."""
-        if not getattr(self, "remote", False) or self.match.client.snapshot is None:
-            return False
-        return self.match.client.snapshot.table.status == "waiting"
+        return self._shared is not None and self._shared.waiting
 
     @property
     def in_replay(self) -> bool:
@@ -401,13 +284,13 @@ class GameScreen(Screen):
     @property
     def watching(self) -> bool:
         """True for a watcher of a shared table: no seat, no hand, only what is public."""
-        return getattr(self, "remote", False) and self.match.watching
+        return self._shared is not None and self._shared.watching
 
     @property
     def humans(self) -> list[int]:
         """The seats played by people (at a shared table: this room's own seat)."""
-        if getattr(self, "remote", False):
-            return [self.match.seat] if self.match.seat >= 0 else []
+        if self._shared is not None:
+            return self._shared.humans()
         return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
 
     def describe(self, state: Any, action: Action, seat: int) -> str:
@@ -500,7 +383,7 @@ class GameScreen(Screen):
         yield CoachPanel()
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
-            if self.remote:
+            if self._shared is not None:
                 yield ChatLog(id="chat-log")
             yield StatusLine()
             yield KeyBar()
@@ -514,30 +397,18 @@ class GameScreen(Screen):
 
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
-        if self.remote and self._left:
-            return  # on its way out (its widgets may be gone already): nothing more to draw
+        if self._shared is not None:
+            self._shared.redraw()
+            return
+        self._draw_title()
+        self.refresh_view()
+        self.coach.refresh()
+
+    def _draw_title(self) -> None:
         title_bar = self.query_one("#title-bar", Static)
         title = self.title_text()
         if title_bar.content != title:  # one line, docked: a new title needs no layout
             title_bar.update(title, layout=False)
-        if not self.remote:
-            self.refresh_view()
-            self.coach.refresh()
-            return
-        try:
-            self.refresh_view()
-        except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws
-            return
-        except AttributeError as error:  # a screen that reads match.state: a shared table has none
-            if "full state" not in str(error):
-                raise
-            self.app.notify(
-                _("{game} cannot be played at a shared table yet.", game=self.t(self.match.game.title)),
-                severity="error",
-                timeout=12,
-                markup=False,
-            )
-            self.leave_table()
 
     def message(self, text: str, error: bool = False) -> None:
         """Show a message on the status line; errors ring the bell."""
@@ -565,14 +436,10 @@ class GameScreen(Screen):
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
         past_coach, self._past_coach = self._past_coach, None
-        if not self.remote and past_coach != action and self.coach.holds(action):
+        if self._shared is not None:
+            return self._shared.submit(action)  # sent to the table service
+        if past_coach != action and self.coach.holds(action):
             return False  # the coach asks first ("Are you sure?"), or waits for its advice to know
-        if self.remote:
-            # A move the snapshot's legal list lacks goes to the service all the same: only the rules,
-            # with the whole state, can say why it is refused ("opponent cannot go"), and the answer
-            # is said in this room's language (table_message).  Nothing changes meanwhile.
-            self.match.apply(action)  # the service's next snapshot shows it (or an error says why not)
-            return action in self.match.legal_actions()
         try:
             self._apply(action)
         except IllegalAction as error:
@@ -595,13 +462,13 @@ class GameScreen(Screen):
 
     def mark_coached(self) -> None:
         """The coach showed advice in this game: it is marked ``coached`` (in its save and its record)."""
-        if not self.remote and hasattr(self.match, "coached"):
+        if isinstance(self.match, Match):  # (a shared table's game is the service's; a replay is past)
             self.match.coached = True
 
     def _apply(self, action: Action) -> None:
         seat = self.match.to_move()
         old_style = self._describes_from_state()
-        text = self.describe(self.match.state, action, seat) if old_style else ""
+        text = self.describe(self._local_match.state, action, seat) if old_style else ""
         self.match.apply(action)
         text = self._after_move(seat, action, text if old_style else None)
         if seat != CHANCE and text:
@@ -626,14 +493,15 @@ class GameScreen(Screen):
         """Drive the game until a person must act, a pause or the end."""
         if self.paused or not self.is_attached:
             return
-        if self.remote:
-            self._advance_remote()
+        if self._shared is not None:
+            self._shared.advance()  # the table service's latest snapshot
             return
+        match = self._local_match
         drew_chance = False
-        while self.match.to_move() == CHANCE and self.match.pending_interlude() is None:
+        while match.to_move() == CHANCE and match.pending_interlude() is None:
             old_style = self._describes_from_state()
-            before = self.match.state if old_style else None
-            action = self.match.apply_chance()
+            before = match.state if old_style else None
+            action = match.apply_chance()
             self._after_move(CHANCE, action, self.describe(before, action, CHANCE) if old_style else None)
             drew_chance = True
         if drew_chance:
@@ -676,159 +544,52 @@ class GameScreen(Screen):
             ready,
         )
 
-    # -- a shared table ------------------------------------------------------
-
-    def _advance_remote(self) -> None:
-        """Show the latest snapshot: the table, a pause that waits for this seat, or the end."""
-        self.redraw()
-        interlude = self.match.pending_interlude()
-        snapshot = self.match.client.snapshot
-        if interlude is not None:
-            waiting = snapshot.interlude.waiting if snapshot.interlude else []
-            if self.match.seat in waiting and self._interlude_shown != interlude.key:
-                self._interlude_shown = interlude.key
-                self.show_interlude(interlude)
-            elif self.match.seat not in waiting and waiting:
-                names = ", ".join(self.match.seats[s].name for s in waiting)
-                self._waiting_note = _("Waiting for others: {names}", names=names)
-                self.message(self._waiting_note)
-            return
-        self._interlude_shown = ""
-        if self._waiting_note:  # the pause is over: its note goes (unless a newer line replaced it)
-            with contextlib.suppress(NoMatches):
-                if str(self.query_one(StatusLine).query_one("#message", Static).render()) == self._waiting_note:
-                    self.message("")
-            self._waiting_note = ""
-        if self.match.over:
-            if not self._end_shown:
-                self._end_shown = True
-                self.show_end()
-            elif snapshot.again and self.match.seat in snapshot.again:
-                self.message(_("Waiting for the others to play again…"))
-            return
-        if self._end_shown:  # a new game began ("play again" at the table)
-            self._end_shown = False
-            self.message("")  # the last game's last move is no news in the next one
-            dialog, self._end_dialog = self._end_dialog, None
-            if dialog is not None and dialog.is_attached and dialog in self.app.screen_stack:
-                dialog.dismiss("watch")  # a watcher's end dialog: the next game is on the table now
-            self.recent.clear()
-            self.on_new_game()
-            self.redraw()
+    # -- a shared table: the service's messages and the keys only it offers ----------------
 
     def table_message(self, message: Any) -> None:
         """A message from the table service (the app hands every one to the screens)."""
-        if not self.remote or not self.is_attached or not self.is_mounted or self._left:
-            return  # not composed yet: on_mount draws the latest snapshot
-        if self not in self.app.screen_stack:
-            return  # popped, its widgets going (a crash on a missing #title-bar was seen under load)
-        from gamenight.tables import protocol as p
-        from gamenight.tables.errors import refusal_text
-
-        match message:
-            case p.Snapshot():
-                self._deadline = time.monotonic() + message.deadline if message.deadline else 0.0
-                log = self.match.client.log
-                if message.log_start == 0 and self._log_seen > len(log):
-                    self._log_seen = 0
-                for turn, (seat, sentence) in enumerate(log[self._log_seen :], start=self._log_seen + 1):
-                    # The move's public events, said in this room's language (the service's sentence
-                    # is only the fallback: a move from before this room came, or a game without events).
-                    events = self.match.events_of(turn, sentence)
-                    text = (self.describe_events(events) if events else "") or sentence
-                    self.recent.append(text)
-                    self.on_events(seat, events)
-                    self.on_action(seat, "", text)
-                    if seat != CHANCE and text:
-                        self.message(text)
-                self._log_seen = len(log)
-                self.refresh_bindings()  # the host's start key comes and goes with the table's status
-                self.advance()
-            case p.ChatLine():
-                name = safe_text(message.name, limit=32)
-                if message.watching:
-                    name = _("{name} (watching)", name=name)
-                self.chat_line(name, safe_text(message.text, limit=200))
-            case p.Error() if message.code == "table-closed":  # a watched table everyone left
-                self.app.notify(refusal_text(message.code, message.message), markup=False)
-                self.leave_table()
-            case p.Error() if message.code == "illegal":
-                self.message(self.refused_move_text(message), error=True)
-            case p.Error():
-                self.message(refusal_text(message.code, message.message), error=True)
+        if self._shared is not None:
+            self._shared.on_message(message)
 
     def refused_move_text(self, error: Any) -> str:
         """Why the service refused this seat's move (an ``Error`` with the rules' reason as data), in
         the room's language and the game's own words, as :meth:`illegal_text` says it in a local game."""
-        from gamenight.tables.errors import refusal_text
-
-        reason = error.reason
-        if reason is None:
-            return refusal_text(error.code, error.message)
-        refused = IllegalAction(
-            safe_text(error.message, limit=200), code=reason.code, params=reason.params, template=reason.template
-        )
-        try:
-            return self.illegal_text(refused)
-        except (KeyError, IndexError, ValueError, TypeError, AttributeError):  # a template its values do not fill
-            return refusal_text(error.code, error.message)
+        return refused_move_text(self, error)
 
     def chat_line(self, name: str, text: str) -> None:
         """A line of the table's chat: on the status line (cut to its width) and in the chat log."""
-        self.chat_lines.append((name, text))
-        self.query_one(StatusLine).show(f"{name}: {text}", chat=True)
-        with contextlib.suppress(NoMatches):
-            self.query_one(ChatLog).add(name, text)
-
-    def action_chat_log(self) -> None:
-        """Show the table's chat log above the status line (focused, to scroll it), or hide it."""
-        log = self.query_one(ChatLog)
-        shown = not log.has_class("-shown")
-        if shown:
-            self._focus_before_log = self.focused
-        log.set_class(shown, "-shown")
-        if shown:
-            log.focus()
-            log.scroll_end(animate=False)
-        else:
-            self.set_focus(self._focus_before_log)
+        show_chat_line(self, name, text)
 
     def tables_changed(self) -> None:
         """The connection to the table service came or went (the app calls this)."""
-        if self.remote and self.match.client.closed.is_set():
-            self.message(_("The connection to the shared tables was lost."), error=True)
-
-    def action_start_now(self) -> None:
-        """The host starts the waiting table: the table's bot plays the seats nobody took."""
-        if self.remote and self.match.can_start:
-            self.match.start()
+        if self._shared is not None:
+            self._shared.connection_changed()
 
     def action_chat(self) -> None:
         """Say one line to the table (plain text, at most 200 characters)."""
-        if not self.remote:
-            return
+        if self._shared is not None:
+            self._shared.ask_chat()
 
-        def said(text: str | None) -> None:
-            line = " ".join(safe_text(text or "", limit=200).split())
-            if line:
-                self.match.chat(line[:200])
+    def action_chat_log(self) -> None:
+        """Show the table's chat log above the status line (focused, to scroll it), or hide it."""
+        if self._shared is not None:
+            self._shared.toggle_chat_log()
 
-        self.app.push_screen(TextPrompt(_("Say to the table:"), ""), said)
+    def action_start_now(self) -> None:
+        """The host starts the waiting table: the table's bot plays the seats nobody took."""
+        if self._shared is not None:
+            self._shared.start_now()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("chat", "chat_log"):
-            return getattr(self, "remote", False)
-        if action == "start_now":
-            return getattr(self, "remote", False) and self.match.can_start
-        if action == "save" and getattr(self, "remote", False):
-            # the table service keeps a shared game; the room gets it at the end.  At a solo table
-            # Ctrl+S stays, to say where the game is kept (no local file could foretell its dice).
-            return bool(getattr(self.match, "solo", False)) and not self.match.over
-        if action not in _ROOM_ACTIONS and (self.watching or self.table_waiting or self.match.over):
-            return False  # no move to make (watching, not started, or over): not in the bar
-        if action not in _ROOM_ACTIONS and getattr(self, "remote", False) and not self.match.human_to_move():
-            return None  # another seat's turn at a shared table: the move keys are dimmed, and do nothing
-        return True
+        if self._shared is not None and (action in SHARED_TABLE_KEYS or action == "save"):
+            return self._shared.offers(action)
+        if action in SHARED_TABLE_KEYS:
+            return False  # a shared table's keys
+        if action in _ROOM_ACTIONS:
+            return True
+        if self._shared is not None:
+            return self._shared.offers_moves()
+        return not (self.watching or self.table_waiting or self.match.over)  # no move to make: not in the bar
 
     # -- bots ----------------------------------------------------------------
 
@@ -848,7 +609,7 @@ class GameScreen(Screen):
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            action = self.match.bot_choice(should_stop=lambda: worker.is_cancelled)
+            action = self._local_match.bot_choice(should_stop=lambda: worker.is_cancelled)
         except Exception as error:
             self.post_message(self.BotMoved(token, None, f"{type(error).__name__}: {error}"))
             return
@@ -876,24 +637,16 @@ class GameScreen(Screen):
 
     def _tick(self) -> None:
         status = self.query_one(StatusLine)
-        if self.remote:
-            seat = self.match.to_move()
-            left = max(0, int(self._deadline - time.monotonic() + 0.999)) if self._deadline else None
-            clock = "" if left is None else " " + _("{seconds} s left", seconds=left)
-            if seat >= 0 and seat != self.match.seat and self.match.pending_interlude() is None:
-                # One turn a second (with the clock): another person may think for minutes, and each
-                # turn is a frame sent over SSH to everyone waiting -- a bot's spinner turns faster.
-                spin = _SPINNER[int(time.monotonic()) % len(_SPINNER)]
-                status.thinking(f"{spin} {_('Waiting for {name}…', name=self.seat_name(seat))}{clock}")
-            else:
-                status.thinking(clock.strip())
-        elif self._thinking_since and self.match.bot_to_move():
+        if self._shared is not None:
+            status.thinking(self._shared.indicator())  # "Waiting for …", the move timer (and no coach)
+            return
+        if self._thinking_since and self.match.bot_to_move():
             self._spin = (self._spin + 1) % len(_SPINNER)
             name = self.seat_name(self.match.to_move())
             status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
         else:
             status.thinking("")
-        if not self.remote and self.coach.active:  # (a shared table has no coach: nothing to look up)
+        if self.coach.active:
             self.coach.tick()
 
     @property
@@ -917,9 +670,8 @@ class GameScreen(Screen):
                 self.action_save(then_leave=True)
                 return
             self.match.acknowledge(interlude)
-            if self.remote:
-                return  # the service goes on once every person has acknowledged
-            self.advance()
+            if self._shared is None:  # (a shared table goes on once every person has acknowledged)
+                self.advance()
 
         self.app.push_screen(
             ResultDialog(
@@ -933,13 +685,15 @@ class GameScreen(Screen):
 
     def show_end(self) -> None:
         """Record the result and show the end dialog (play again / leave)."""
-        # a finished game resumed from a save was counted before
-        first_time = not self.remote and not self.match.recorded
-        outcome = self.match.record_result()
-        if not self.remote:  # a shared table's game is the service's to keep
+        if self._shared is None:
+            match = self._local_match
+            first_time = not match.recorded  # a finished game resumed from a save was counted before
+            outcome = match.record_result()
             if first_time:
                 self.keep_record()
             self.clear_autosave()
+        else:  # a shared table's game is the service's to keep
+            outcome = self.match.outcome()
         # The screen stays dimmed behind the dialog exactly as it is now (Textual repaints no covered
         # screen): the last "Waiting for …" (or a move timer) must go before the dialog comes.
         with contextlib.suppress(NoMatches):
@@ -962,17 +716,15 @@ class GameScreen(Screen):
                 self.redraw()  # a watcher stays at the table: the final position, then the next game
             elif choice == "again":
                 self.play_again()
-            elif self.remote:
-                self.leave_table()
             else:
-                self.app.pop_screen()
+                self._close_finished()
 
         if self.watching:  # a watcher cannot ask for another game: only the players can
             choices = [("watch", _("Keep watching"), "k"), ("leave", _("Leave"), "l")]
         else:
             choices = [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")]
         # review is after the game: a local match has its whole log (a key, not a fourth button)
-        keys = [] if self.remote else [("review", _("Review"), "e")]
+        keys = [] if self._shared is not None else [("review", _("Review"), "e")]
 
         def show_dialog() -> None:
             self.paused = True
@@ -1002,7 +754,7 @@ class GameScreen(Screen):
                 then()
             return
         self.app.push_screen(
-            ReviewScreen(self.match, getattr(self.app, "registry", None)),
+            ReviewScreen(self._local_match, getattr(self.app, "registry", None)),
             (lambda _result: then()) if then is not None else None,
         )
 
@@ -1010,7 +762,7 @@ class GameScreen(Screen):
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""
         keep = getattr(self.room, "record_finished_game", None)
         if callable(keep):
-            keep(self.match)
+            keep(self._local_match)
 
     def end_title(self) -> str:
         """The end dialog's title; a game whose games are deals or hands says so."""
@@ -1018,13 +770,10 @@ class GameScreen(Screen):
 
     def play_again(self) -> None:
         """Start a new game with the same seats; running totals carry over."""
-        if self.remote:
-            if self.match.watching:
-                return
-            self.match.again()  # the service starts it once every person at the table asked
-            self.message(_("Waiting for the others to play again…"))
+        if self._shared is not None:
+            self._shared.play_again()  # the service starts it once every person at the table asked
             return
-        self.match.start_game()
+        self._local_match.start_game()
         self.message("")  # the last game's last move is no news in the next one ("Ann played A♣" again)
         self.recent.clear()
         self.save_path = None
@@ -1047,9 +796,9 @@ class GameScreen(Screen):
         False (with a message) when it could not be written.
         """
         saves = self._saves()
-        if saves is not None and not self.match.over and not self.remote and not self.nothing_played:
+        if saves is not None and self._shared is None and not self.match.over and not self.nothing_played:
             try:
-                saves.autosave(self.match)
+                saves.autosave(self._local_match)
             except OSError as error:
                 self.message(_("Autosave failed: {reason}", reason=error.strerror), error=True)
                 return False
@@ -1063,17 +812,10 @@ class GameScreen(Screen):
 
     def action_save(self, then_leave: bool = False) -> None:
         """Save to the file the game came from, or ask for a name."""
+        if self._shared is not None:
+            self._shared.save(then_leave)  # the table service keeps the game: it says where
+            return
         saves = self._saves()
-        if self.remote and getattr(self.match, "solo", False):
-            self.message(_("This game is kept on the server: Resume (r) in the lobby brings you back to it."))
-            if then_leave:
-                self.leave_table()
-            return
-        if self.remote:
-            self.message(_("The server keeps a shared game; it reaches your saves when it ends."))
-            if then_leave:
-                self.leave_table()
-            return
         if saves is None:
             self.message(_("Saving is not available here."), error=True)
             return
@@ -1084,9 +826,9 @@ class GameScreen(Screen):
                 return
             try:
                 if self.save_path is not None:
-                    path = saves.save_to(self.match, self.save_path)
+                    path = saves.save_to(self._local_match, self.save_path)
                 else:
-                    path = saves.save(self.match, name)
+                    path = saves.save(self._local_match, name)
             except OSError as error:
                 self.message(_("Could not save: {reason}", reason=error.strerror or error), error=True)
                 return
@@ -1098,7 +840,7 @@ class GameScreen(Screen):
         if self.save_path is not None:
             write(str(self.save_path))
         else:
-            self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self.match)), write)
+            self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self._local_match)), write)
 
     def action_help(self) -> None:
         """Show the game's rules (the room's help screen: the table does not import the room's screens)."""
@@ -1115,10 +857,7 @@ class GameScreen(Screen):
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""
         if self.match.over:
-            if self.remote:
-                self.leave_table()
-                return
-            self.app.pop_screen()
+            self._close_finished()
             return
 
         def answer(leave: bool | None) -> None:
@@ -1126,6 +865,13 @@ class GameScreen(Screen):
                 self.leave_table()
 
         self.app.push_screen(YesNoDialog(self.leave_question()), answer)
+
+    def _close_finished(self) -> None:
+        """Leave a finished game: a shared table is left (its seat freed), a game played here closed."""
+        if self._shared is not None:
+            self.leave_table()
+        else:
+            self.app.pop_screen()
 
     @property
     def can_autosave(self) -> bool:
@@ -1136,16 +882,13 @@ class GameScreen(Screen):
     def nothing_played(self) -> bool:
         """True before the first move of the first game at this table: there is nothing to keep (the
         deal, or any other draw of the table's, is no one's move)."""
-        return not self.match.history and all(entry.seat == CHANCE for entry in self.match.log)
+        match = self._local_match
+        return not match.history and all(entry.seat == CHANCE for entry in match.log)
 
     def leave_note(self) -> str:
         """What becomes of the game if the person leaves now -- the truth, for every leave prompt."""
-        if self.remote:
-            if self.match.watching:
-                return _("You can watch again from Tables.")
-            if getattr(self.match, "solo", False):
-                return _("The game waits for you on the server: Resume (r) in the lobby brings you back.")
-            return _("The table's bot takes your seat; you can take it back from Tables while the game lasts.")
+        if self._shared is not None:
+            return self._shared.leave_note()
         if self.nothing_played:
             return _("Nothing has been played yet, so nothing is kept.")
         if self.can_autosave:
@@ -1160,10 +903,8 @@ class GameScreen(Screen):
         """Write the autosave (so what :meth:`leave_question` promised holds), stop the bots and go
         back to the lobby (from a shared table: to the Tables list); if the autosave fails, stay (the
         reason is on the status line)."""
-        if self.remote:
-            self._left = True
-            self.match.leave()
-            self.app.pop_screen()
+        if self._shared is not None:
+            self._shared.leave()
             return
         if not self.nothing_played and not self.autosave():
             return  # the reason is on the status line; the game stays open
@@ -1175,9 +916,8 @@ class GameScreen(Screen):
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "bot")
         self.coach.cancel()
-        if self.remote and not self._left and self.app._running:
-            self._left = True  # closed some other way than leave_table (a game's own "quit"): leave the table
-            self.match.leave()
+        if self._shared is not None:
+            self._shared.unmounted()
 
 
 def repaint(widget: Static, content: VisualType) -> None:

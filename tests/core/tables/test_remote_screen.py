@@ -8,7 +8,7 @@ import threading
 import time
 
 import gamenight.plugins
-import gamenight.ui.game_screen
+import gamenight.ui.shared_table
 from gamenight.app import GameNightApp
 from gamenight.tables import protocol as p
 from gamenight.tables.client import TableClient
@@ -56,7 +56,7 @@ def seconds_left(text: str) -> int:
 
 async def test_chat_is_one_clean_line_both_ways_and_the_timer_counts_down(nim_service, tmp_path, monkeypatch):
     clock = FrozenClock()
-    monkeypatch.setattr(gamenight.ui.game_screen, "time", clock)
+    monkeypatch.setattr(gamenight.ui.shared_table, "time", clock)  # the move timer's clock
     ann, ben = await join_bens_table(nim_service, tmp_path, timer=30)
     async with ann.run_test(size=(80, 24)) as a:
         await open_tables(a, ann)

@@ -6,7 +6,7 @@ the key bar's renders and the screen's layouts.
 
 from __future__ import annotations
 
-import gamenight.ui.game_screen as game_screen
+import gamenight.ui.shared_table as shared_table
 from gamenight.tables import protocol as p
 from gamenight.ui.game_screen import StatusLine
 from gamenight.widgets.key_bar import KeyBar
@@ -42,7 +42,7 @@ async def test_waiting_for_a_person_turns_the_spinner_once_a_second_without_a_la
         screen = table_screen(ann)
         indicator = screen.query_one("#thinking", Static)
         clock = Clock(1000.0)
-        monkeypatch.setattr(game_screen, "time", clock)
+        monkeypatch.setattr(shared_table, "time", clock)  # the waiting indicator's clock
         updates: list[tuple[str, bool]] = []
         update = indicator.update
 

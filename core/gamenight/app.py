@@ -910,11 +910,14 @@ class GameNightApp(App):
 
     def _autosave_everything(self) -> bool:
         """Autosave every game in progress on the screen stack; True if any was kept."""
+        from gamenight.match import Match
         from gamenight.ui.game_screen import GameScreen
 
         kept = False
         for screen in self.screen_stack:
-            if isinstance(screen, GameScreen) and not screen.match.over:
+            # Only a local game is the room's to keep: a shared table is kept by the table service,
+            # and a replay is a file already.
+            if isinstance(screen, GameScreen) and isinstance(screen.match, Match) and not screen.match.over:
                 try:
                     self.saves.autosave(screen.match)
                     kept = True

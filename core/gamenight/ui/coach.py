@@ -22,7 +22,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -37,6 +37,7 @@ from gamenight.text import fit_cells, pad_cells, safe_text
 from gamenight.ui.coach_text import checked_advice, cost_text, costly, said, value_text, warning_text
 
 if TYPE_CHECKING:
+    from gamenight.match import Match
     from gamenight.ui.game_screen import GameScreen
 
 __all__ = ["CACHED_POSITIONS", "SHOWN_CHOICES", "Coach", "CoachPanel"]
@@ -193,7 +194,7 @@ class Coach:
         return None
 
     def position(self) -> tuple[int, int, int]:
-        match = self.screen.match
+        match = cast("Match", self.screen.match)  # the coach serves local games only (see refusal())
         return (match.games_played, len(match.log), match.to_move())
 
     # -- the panel ------------------------------------------------------------------------
@@ -366,7 +367,7 @@ class Coach:
         self.computing = key
         self.progress = None
         self.computed += 1
-        match = self.screen.match
+        match = cast("Match", self.screen.match)
         state, seat, options = match.state, key[2], dict(match.options)
         spec = self.spec
         app = self.screen.app

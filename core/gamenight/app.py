@@ -227,6 +227,9 @@ class GameNightApp(App):
         self._notices_shown: list[tuple[_Notice, float]] = []
         """Notices on screen now, with when (monotonic) each was shown."""
         """The registered games' own CSS variables with their defaults (``lits-shape-l``)."""
+        from gamenight.compat.textual_internals import keep_wide_characters_whole
+
+        keep_wide_characters_whole()  # Japanese on a layer over other widgets (the coach panel) drawn whole
         super().__init__()
         self.ansi_theme_dark = ANSI_ON_DARK
         if saves_dir is None:

@@ -971,8 +971,9 @@ class GameScreen(Screen):
             choices = [("watch", _("Keep watching"), "k"), ("leave", _("Leave"), "l")]
         else:
             choices = [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")]
-        # review is after the game: a local match has its whole log (a key, not a fourth button)
-        keys = [] if self.remote else [("review", _("Review"), "e")]
+        # review is after the game (a key, not a fourth button): a local match has its whole log; a shared
+        # table's player reviews their own decisions in the game's save the service sends them
+        keys = [] if self.watching else [("review", _("Review"), "e")]
 
         def show_dialog() -> None:
             self.paused = True
@@ -996,15 +997,30 @@ class GameScreen(Screen):
         from gamenight.ui.review_screen import ReviewScreen, no_coach_message
 
         message = no_coach_message(self.match.game)
+        source: Any = self.match
+        if message is None and self.remote:
+            source, message = self._shared_game()
         if message is not None:
             self.notify(message, severity="warning", markup=False)
             if then is not None:
                 then()
             return
         self.app.push_screen(
-            ReviewScreen(self.match, getattr(self.app, "registry", None)),
+            ReviewScreen(source, getattr(self.app, "registry", None), [self.match.seat] if self.remote else None),
             (lambda _result: then()) if then is not None else None,
         )
+
+    def _shared_game(self) -> tuple[Match | None, str | None]:
+        """A shared table's finished game as the service's save sent it (kept among the saves), or why not."""
+        from gamenight.saves import SaveError, load_match
+
+        path = getattr(self.app, "shared_saves", {}).get(self.match.client.snapshot.table.table)
+        if path is None:
+            return None, _("The game's save has not come from the server yet: try again in a moment.")
+        try:
+            return load_match(getattr(self.app, "registry", None), path), None
+        except (SaveError, OSError) as error:
+            return None, _("The shared game could not be saved: {reason}", reason=safe_text(error, limit=200))
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""

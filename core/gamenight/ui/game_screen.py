@@ -1020,7 +1020,7 @@ class GameScreen(Screen):
         try:
             return load_match(getattr(self.app, "registry", None), path), None
         except (SaveError, OSError) as error:
-            return None, _("The shared game could not be saved: {reason}", reason=safe_text(error, limit=200))
+            return None, _("This game could not be reviewed: {reason}", reason=safe_text(error, limit=200))
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""

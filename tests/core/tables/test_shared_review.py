@@ -72,6 +72,13 @@ async def test_each_player_reviews_their_own_decisions_from_the_shared_end_dialo
                 await until(pilot, lambda app=app: isinstance(app.screen, ResultDialog), what="the end dialog")
                 assert "Review" in str(app.screen.query_one("KeyBar").render())
                 await until(pilot, lambda app=app: app.shared_saves, what="the game's save")
+                if seat == 0:  # before the save has come: said, and the dialog is back
+                    kept, app.shared_saves = app.shared_saves, {}
+                    await pilot.press("e")
+                    await until(pilot, lambda app=app: isinstance(app.screen, ResultDialog), what="the dialog")
+                    said = [notice.message for notice in app._notifications]
+                    assert any("has not come from the server yet" in message for message in said), said
+                    app.shared_saves = kept
                 await pilot.press("e")
                 await until(pilot, lambda app=app: isinstance(app.screen, ReviewScreen), what="the review")
                 review = app.screen

@@ -134,6 +134,9 @@ class CoachPanel(Vertical):
 
     def status(self, text: str) -> None:
         status = self.query_one("#coach-status", Static)
+        if status.display and text and cell_len(text) == cell_len(str(status.content)):
+            status.update(text, layout=False)  # the spinner's next step: the same size, no new layout
+            return
         status.display = bool(text)
         status.update(text)
 

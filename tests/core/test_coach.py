@@ -274,10 +274,12 @@ async def test_advice_for_a_position_the_game_has_left_is_cancelled_and_never_sh
         await pilot.pause()
         assert screen.coach.computing is None and not screen.query_one(CoachPanel).display
         await pilot.press("enter")  # Ben has the keyboard
+        await pilot.pause(0.1)
+        assert NimAdvisor.calls == 1  # Ann asked, not Ben: nothing is readied for his turn
         await pilot.press("question_mark")
         await until(pilot, lambda: NimAdvisor.calls == 2)
         NimAdvisor.gate.set()
-        await until(pilot, lambda: "best" in panel_text(app))
+        await until(pilot, lambda: "best" in panel_text(app) and screen.coach.cache)
         assert list(screen.coach.cache) == [(0, 1, 1)]  # only Ben's position: Ann's was cancelled
         assert "seat 2 takes" in panel_text(app)
 

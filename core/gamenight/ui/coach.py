@@ -176,9 +176,9 @@ class Coach:
         """One advisor call at a time: a cancelled one may still be finishing when the next starts."""
         self.first: tuple[tuple[int, int, int], list[Advice]] | None = None
         """A search advisor's first answer for the position being computed (shown while it refines)."""
-        self.asked = False
-        """The player asked for a hint in this game: from then on each of their turns' advice is
-        computed as the turn starts (in the background), ready for the next ``?``."""
+        self.asked: set[int] = set()
+        """The seats whose player asked for a hint in this game: from then on each of their turns'
+        advice is computed as the turn starts (in the background), ready for their next ``?``."""
 
     # -- when the coach may speak -------------------------------------------------------
 
@@ -239,7 +239,7 @@ class Coach:
         if reason is not None:
             self.screen.message(reason, error=True)
             return
-        self.asked = True
+        self.asked.add(self.position()[2])
         self.panel.set_class(True, "-shown")
         self.refresh()
 
@@ -255,7 +255,7 @@ class Coach:
         if self.settings.mode == "always" and reason is None and not panel.shown:
             panel.set_class(True, "-shown")
         if not panel.shown:
-            if reason is None and (self.settings.mode == "warn" or self.asked):
+            if reason is None and (self.settings.mode == "warn" or self.position()[2] in self.asked):
                 self.want(self.position())  # ready for the warning before the move, or the next ``?``
             return
         if reason is not None:

@@ -91,3 +91,48 @@ async def test_each_player_reviews_their_own_decisions_from_the_shared_end_dialo
                 await until(pilot, lambda app=app: isinstance(app.screen, ResultDialog), what="the dialog again")
     finally:
         await service.close()
+
+
+async def test_a_hosted_solo_games_end_dialog_reviews_the_players_decisions(tmp_path):
+    """A hosted room's game against a bot runs at the service as a solo table: over, it is reviewed
+    as a shared one (the bot's moves are not decisions of a person: nothing of it is reviewed)."""
+    from gamenight.ui.game_screen import GameScreen
+
+    service = TableService(REGISTRY, tmp_path / "data", bot_time_budget=0.2, seed=3, message_rate=FAST)
+    await service.start()
+    try:
+        room = await room_for(service, "ann", tmp_path, REGISTRY)
+
+        def at_table() -> bool:
+            return isinstance(room.screen, GameScreen) and room.screen.remote
+
+        async with room.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: room.tables is not None and room.tables.name and room.registry_loaded)
+            await until(pilot, lambda: type(room.screen).__name__ == "LobbyScreen")
+            await pilot.press("enter")  # Nim's setup (the only game): me, then a bot
+            await until(pilot, lambda: type(room.screen).__name__ == "SetupScreen")
+            await pilot.press("ctrl+r")
+            await until(pilot, at_table, what="the solo table")
+            (table,) = service.tables.values()
+            assert table.solo
+            for _ in range(100):
+                if table.match.over:
+                    break
+                screen = table_screen(room)
+                if room.screen is screen and screen.match.human_to_move():
+                    turn = room.tables.snapshot.turn
+                    await pilot.press("1")
+                    await until(pilot, lambda turn=turn: room.tables.snapshot.turn != turn, what="a move")
+                await pilot.pause(0.02)
+            assert table.match.over
+            mine = sum(entry.seat == 0 for entry in table.match.log)
+            await until(pilot, lambda: isinstance(room.screen, ResultDialog), what="the end dialog")
+            await until(pilot, lambda: room.shared_saves, what="the game's save")
+            await pilot.press("e")
+            await until(pilot, lambda: isinstance(room.screen, ReviewScreen), what="the review")
+            review = room.screen
+            await until(pilot, lambda: review.result is not None, what="the review's result")
+            assert len(review.result.decisions) == mine > 0
+            assert {decision.seat for decision in review.result.decisions} == {0}
+    finally:
+        await service.close()

@@ -228,7 +228,12 @@ class GameNightApp(App):
         """Notices kept back while a dialog is open: shown when it closes (see :meth:`notify`)."""
         self._notices_shown: list[tuple[_Notice, float]] = []
         """Notices on screen now, with when (monotonic) each was shown."""
+        self.shared_saves: dict[str, Path] = {}
+        """Each shared table's latest finished game, as kept among the saves (its end dialog reviews it)."""
         """The registered games' own CSS variables with their defaults (``lits-shape-l``)."""
+        from gamenight.compat.textual_internals import keep_wide_characters_whole
+
+        keep_wide_characters_whole()  # Japanese on a layer over other widgets (the coach panel) drawn whole
         super().__init__()
         self.ansi_theme_dark = ANSI_ON_DARK
         if saves_dir is None:
@@ -742,6 +747,7 @@ class GameNightApp(App):
             )
             return
         self.notify(_("The game was saved to {path}", path=shown_path(path, NOTICE_PATH_CELLS)), markup=False)
+        self.shared_saves[message.table] = path
         self._record_shared(path)
 
     def _record_shared(self, path: Path) -> None:

@@ -261,6 +261,7 @@ def review(
     game_index: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     time_budget: float = 1.0,
+    seats: Sequence[int] | None = None,
 ) -> Review:
     """Review one game: every decision of every person seat against the game's coach.
 
@@ -268,7 +269,9 @@ def review(
     game in progress, else the last one, as ``gamenight replay`` chooses), a
     :class:`~gamenight.replay.Replay` or a :class:`~gamenight.match.Match` (its current game).
     ``progress(done, total)`` is told after each decision.  A searching advisor gets
-    ``time_budget`` seconds a decision.  Raises :class:`ReviewError` (one translated line)
+    ``time_budget`` seconds a decision.  ``seats``: only these person seats (a shared table's
+    player reviews their own decisions, never what the coach would have told another seat from
+    that seat's hidden hand).  Raises :class:`ReviewError` (one translated line)
     for a file that cannot be replayed, a game without a coach, or a coach that fails.
     """
     replay = _replay_of(registry, match_or_save, game_index)
@@ -283,7 +286,7 @@ def review(
         )
     rules = game.rules
     options = dict(replay.options)
-    people = [seat for seat, config in enumerate(replay.seats) if config.is_human]
+    people = [seat for seat, config in enumerate(replay.seats) if config.is_human and (seats is None or seat in seats)]
     asked = [(number, entry) for number, entry in enumerate(replay.entries) if entry.seat in people]
     try:
         if spec.prepare is not None:
@@ -304,11 +307,11 @@ def review(
                 reason=safe_text(f"{type(error).__name__}: {error}", 300),
             )
         ) from None
-    seats = []
+    per_seat = []
     for seat in people:
         own = [decision for decision in decisions if decision.seat == seat]
         counted = [decision for decision in own if decision.mattered]
-        seats.append(
+        per_seat.append(
             SeatReview(
                 seat=seat,
                 name=replay.seats[seat].name,
@@ -319,7 +322,7 @@ def review(
                 accuracy=accuracy(spec.unit.kind, own),
             )
         )
-    return Review(game.id, replay.game_number, spec.unit, spec.exact, decisions, seats)
+    return Review(game.id, replay.game_number, spec.unit, spec.exact, decisions, per_seat)
 
 
 def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, time_budget: float) -> Decision:

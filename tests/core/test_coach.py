@@ -274,10 +274,12 @@ async def test_advice_for_a_position_the_game_has_left_is_cancelled_and_never_sh
         await pilot.pause()
         assert screen.coach.computing is None and not screen.query_one(CoachPanel).display
         await pilot.press("enter")  # Ben has the keyboard
+        await pilot.pause(0.1)
+        assert NimAdvisor.calls == 1  # Ann asked, not Ben: nothing is readied for his turn
         await pilot.press("question_mark")
         await until(pilot, lambda: NimAdvisor.calls == 2)
         NimAdvisor.gate.set()
-        await until(pilot, lambda: "best" in panel_text(app))
+        await until(pilot, lambda: "best" in panel_text(app) and screen.coach.cache)
         assert list(screen.coach.cache) == [(0, 1, 1)]  # only Ben's position: Ann's was cancelled
         assert "seat 2 takes" in panel_text(app)
 
@@ -380,6 +382,88 @@ async def test_a_search_advisors_sample_count_is_said_with_its_unit(tmp_path):
         unit, first, second, *_rest = panel_text(app).splitlines()
         assert unit == "chance to win · from 400 samples"
         assert first.endswith("40%  best") and second.endswith("30%  \u221210%"), (first, second)
+
+
+class Refined:
+    """A search advisor: a small budget ranks "1" first; the full budget, held until released, "2"."""
+
+    budgets: list[float] = []
+    release = threading.Event()
+
+    def advise(self, view, legal, ctx):
+        type(self).budgets.append(ctx.time_budget)
+        full = ctx.time_budget > 1
+        if full:
+            while not self.release.wait(0.01):
+                if ctx.should_stop():
+                    break
+        best = "2" if full else "1"
+        ranked = [Advice(action, 0.6 if action == best else 0.2, samples=400 if full else 8) for action in legal]
+        return sorted(ranked, key=lambda entry: -entry.value)
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_a_search_advisors_first_ranking_is_shown_at_once_then_refined_in_place(tmp_path, language):
+    set_language(language)
+    Refined.budgets, Refined.release = [], threading.Event()
+    unit = AdviceUnit("chance", "chance to win")
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: Refined(), unit))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    refining = "精度を上げています" if language == "ja" else "refining"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: refining in panel_text(app))
+        unit_line, *lines = panel_text(app).splitlines()
+        first = [line for line in lines if line.startswith("1 ")]
+        assert "takes 1" in first[0] and " 8 " in f"{unit_line} ", (unit_line, first)  # "· from 8 samples"
+        assert match.coached  # figures were shown: the game is coached
+        assert app.screen.coach.cache == {}  # a first answer is never kept as the position's advice
+        Refined.release.set()
+        await until(pilot, lambda: refining not in panel_text(app) and " 400 " in f"{panel_text(app)} ")
+        first = [line for line in panel_text(app).splitlines() if line.startswith("1 ")]
+        assert "takes 2" in first[0], panel_text(app)
+        assert Refined.budgets == [0.1, 2.0]  # one small budget, then the full one, for the one position
+
+
+def exact_nim():
+    NimAdvisor.calls, NimAdvisor.gate = 0, None
+    return nim_with(AdvisorSpec(lambda rules, seat, options: NimAdvisor(), OUTCOME, exact=True))
+
+
+async def test_an_exact_advisor_answers_once_with_no_first_ranking(tmp_path):
+    nim = exact_nim()
+    match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(nim, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "best" in panel_text(app))
+        assert NimAdvisor.calls == 1 and "refining" not in panel_text(app)
+
+
+async def test_once_asked_the_coach_readies_each_turns_advice_as_it_starts(tmp_path):
+    nim = exact_nim()
+    match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 20}, seed=1)
+    app = make_room(nim, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        coach = app.screen.coach
+        await pilot.press("1")  # never asked: the coach computes nothing
+        await wait_for_bots(pilot)
+        assert NimAdvisor.calls == 0 and not match.coached
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "best" in panel_text(app))
+        await pilot.press("question_mark")  # hidden
+        await pilot.press("1")
+        await wait_for_bots(pilot)
+        turn = coach.position()
+        assert turn[1] == 4 and turn[2] == 0  # Ann's turn again
+        await until(pilot, lambda: turn in coach.cache)  # computed as the turn started, no key pressed
+        assert NimAdvisor.calls == 2
+        await pilot.press("question_mark")  # shown at once, from the cache
+        assert "best" in panel_text(app) and NimAdvisor.calls == 2
 
 
 async def test_an_advisors_preparation_shows_its_progress_in_the_panel(tmp_path):

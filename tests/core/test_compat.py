@@ -21,7 +21,13 @@ from pathlib import Path
 import pytest
 from gamenight.compat import TESTED_WITH
 from gamenight.compat.asyncssh_internals import on_refused_global_request
-from gamenight.compat.textual_internals import PARSE_RULES_PARAMETERS, tolerate_undecodable_input
+from gamenight.compat.textual_internals import (
+    _RENDER_CHOPS_DIGEST,
+    PARSE_RULES_PARAMETERS,
+    RENDER_CHOPS_PARAMETERS,
+    render_chops_digest,
+    tolerate_undecodable_input,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,6 +112,92 @@ def test_the_css_cache_leaves_a_parse_rules_of_another_shape_alone(monkeypatch):
     monkeypatch.setattr(Stylesheet, "_parse_rules", other)
     assert textual_internals.share_parsed_css() is False
     assert Stylesheet._parse_rules is other
+
+
+# -- Textual: wide characters kept whole over other widgets ---------------------------------------
+
+
+def test_upstream_compositor_renders_chops_as_the_patch_was_written_for():
+    from textual._compositor import ChopsUpdate, Compositor
+
+    assert render_chops_digest() == _RENDER_CHOPS_DIGEST, "Compositor._render_chops changed: check the patch"
+    original = getattr(Compositor._render_chops, "gamenight_original", Compositor._render_chops)
+    assert tuple(inspect.signature(original).parameters) == RENDER_CHOPS_PARAMETERS
+    partial = getattr(Compositor.render_partial_update, "gamenight_original", Compositor.render_partial_update)
+    assert "self._render_chops(crop, is_rendered_line)" in inspect.getsource(partial)
+    assert "chop_ends" in inspect.signature(ChopsUpdate).parameters
+
+
+WIDE_OVER_EDGES = """
+import asyncio, sys
+from textual.app import App
+from textual.containers import Horizontal
+from textual.widgets import Static
+from gamenight.compat.textual_internals import keep_wide_characters_whole
+
+PATCHED = sys.argv[1] == "patched"
+if PATCHED:
+    assert keep_wide_characters_whole() and keep_wide_characters_whole()  # twice: one layer
+TEXT = "最善手順でのこのプレイの得点"
+
+class Over(App):
+    CSS = \"""
+    Screen { layers: default over; }
+    #left { width: 61; height: 3; } #right { width: 1fr; height: 3; }
+    #over { layer: over; dock: right; width: 40; height: 3; }
+    \"""
+    def compose(self):
+        with Horizontal():
+            yield Static("a" * 61, id="left")
+            yield Static("b" * 19, id="right")
+        yield Static(TEXT, id="over")
+
+def ends_fit(update):
+    for y, line in enumerate(update.chops):  # every piece ends where the update says (what a terminal is sent)
+        for end, (x, strip) in zip(update.chop_ends[y], line.items()):
+            if strip is not None:
+                assert x + strip.cell_length == end, (y, x, end, strip.text)
+
+async def main():
+    app = Over()
+    async with app.run_test(size=(80, 8)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        assert 61 in compositor.cuts[0], compositor.cuts[0]  # #right's edge under the over widget's text
+        whole = TEXT in compositor.render_strips()[0].text
+        assert whole == PATCHED, compositor.render_strips()[0].text
+        app.query_one("#right", Static).update("c" * 19)  # beneath the text: a partial update
+        compositor._dirty_regions.add(app.query_one("#right").region)
+        update = compositor.render_update()
+        assert type(update).__name__ == "ChopsUpdate"
+        ends_fit(update)
+        assert whole == (TEXT in "".join(s.text for s in update.chops[0].values() if s is not None))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("patched", [False, True])
+def test_a_wide_character_over_another_widgets_edge_is_drawn_whole_only_with_the_patch(tmp_path, patched):
+    """In a process of its own (the patch changes Textual's Compositor class for the whole process).
+    The text lies on a layer over two widgets whose edge (column 61) falls inside a character."""
+    script = tmp_path / "wide.py"
+    script.write_text(WIDE_OVER_EDGES, encoding="utf-8")
+    arguments = [sys.executable, str(script), "patched" if patched else "plain"]
+    result = subprocess.run(arguments, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_the_wide_character_patch_leaves_a_render_chops_of_another_shape_alone(monkeypatch):
+    from gamenight.compat import textual_internals
+    from textual._compositor import Compositor
+
+    def other(self, crop):  # what a future Textual might have
+        return []
+
+    monkeypatch.setattr(Compositor, "_render_chops", other)
+    assert textual_internals.keep_wide_characters_whole() is False
+    assert Compositor._render_chops is other
 
 
 # -- Textual: the tolerant input decoder ---------------------------------------------------------

@@ -1,6 +1,6 @@
 """The one place where gamenight reaches into private internals of Textual and asyncssh.
 
-Three patches, each a function that checks what it relies on and leaves the library alone
+Four patches, each a function that checks what it relies on and leaves the library alone
 (returning ``False``) when that is not there, so that a new release of Textual or asyncssh
 costs a speed-up or a count, never a room that cannot start:
 
@@ -10,6 +10,10 @@ costs a speed-up or a count, never a room that cannot start:
 * :func:`gamenight.compat.textual_internals.tolerate_undecodable_input` -- the Linux driver's
   module-level ``getincrementaldecoder`` decodes stdin with ``errors="replace"``, so one invalid
   byte no longer stops the room's input thread;
+* :func:`gamenight.compat.textual_internals.keep_wide_characters_whole` -- ``Compositor._render_chops``
+  (and ``render_partial_update``'s line ends) no longer cuts a widget's line inside a wide character
+  where that widget lies over the edge of another (a Japanese coach panel over a table); it stands
+  down unless ``_render_chops``'s source is the one it was written for;
 * :func:`gamenight.compat.asyncssh_internals.on_refused_global_request` -- wraps
   ``SSHConnection._report_global_response`` and reads ``_global_request_queue`` to count the
   global requests (port forwardings) the server refused, but not a client's keepalives.

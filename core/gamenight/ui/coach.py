@@ -9,7 +9,12 @@ line then says what that choice costs, as the cursor moves.
 The advisor runs in a worker thread from the seat's view only (``rules.view(state, seat)``,
 as a bot), with a spinner and the advisor's preparation progress in the panel.  Advice is
 cached per position (the game, the log's length, the seat) and a computation for a
-position the game has left is cancelled.  Fairness: no coach at a shared table nor in a
+position the game has left is cancelled.  A search advisor (``AdvisorSpec.exact`` false) is
+asked twice: at :data:`FIRST_BUDGET`, shown at once marked "refining…", then at
+:data:`ADVICE_BUDGET`, shown in its place.  Once the player has asked for a hint in a game
+(or with the ``warn`` mode), each of their turns' advice is computed as the turn starts, in
+the background, so that the next ``?`` finds it cached; nothing is marked ``coached`` until
+the panel or a warning shows it.  Fairness: no coach at a shared table nor in a
 game hosted on a server (their games count for everyone), none in a replay; a local game
 in which the coach showed advice -- the panel's figures or a warning -- is marked
 ``coached`` (kept in its save and its record, where it counts for no rating nor high score).
@@ -51,6 +56,10 @@ CACHED_POSITIONS = 32
 """Positions whose advice is kept (the newest): going back to one costs nothing."""
 ADVICE_BUDGET = 2.0
 """Seconds an advisor is asked to answer within (``BotContext.time_budget``)."""
+FIRST_BUDGET = 0.1
+"""The budget of a search advisor's first answer (``AdvisorSpec.exact`` false): a first ranking
+shown at once, marked "refining…", then the full budget's in its place (bench/RESULTS.md: the
+hint's latency)."""
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -126,6 +135,9 @@ class CoachPanel(Vertical):
 
     def status(self, text: str) -> None:
         status = self.query_one("#coach-status", Static)
+        if status.display and text and cell_len(text) == cell_len(str(status.content)):
+            status.update(text, layout=False)  # the spinner's next step: the same size, no new layout
+            return
         status.display = bool(text)
         status.update(text)
 
@@ -163,6 +175,11 @@ class Coach:
         self._spin = 0
         self._advising = threading.Lock()
         """One advisor call at a time: a cancelled one may still be finishing when the next starts."""
+        self.first: tuple[tuple[int, int, int], list[Advice]] | None = None
+        """A search advisor's first answer for the position being computed (shown while it refines)."""
+        self.asked: set[int] = set()
+        """The seats whose player asked for a hint in this game: from then on each of their turns'
+        advice is computed as the turn starts (in the background), ready for their next ``?``."""
 
     # -- when the coach may speak -------------------------------------------------------
 
@@ -223,6 +240,7 @@ class Coach:
         if reason is not None:
             self.screen.message(reason, error=True)
             return
+        self.asked.add(self.position()[2])
         self.panel.set_class(True, "-shown")
         self.refresh()
 
@@ -238,8 +256,8 @@ class Coach:
         if self.settings.mode == "always" and reason is None and not panel.shown:
             panel.set_class(True, "-shown")
         if not panel.shown:
-            if reason is None and self.settings.mode == "warn":
-                self.want(self.position())  # ready for the warning before the move is made
+            if reason is None and (self.settings.mode == "warn" or self.position()[2] in self.asked):
+                self.want(self.position())  # ready for the warning before the move, or the next ``?``
             return
         if reason is not None:
             panel.set_class(False, "-shown")
@@ -250,21 +268,32 @@ class Coach:
         panel.unit(said(self.spec.unit.label, {}, self.screen.t))
         advice = self.cache.get(key)
         if advice is None:
+            self.want(key)
+            if self.first is not None and self.first[0] == key:  # a first answer in: shown while it refines
+                self.draw(key, self.first[1], refining=True)
+                return
             panel.choices([])
             panel.cost("")
             self._shown_key = None
-            self.want(key)
             self.tick()
             return
         self.draw(key, advice)
 
-    def draw(self, key: tuple[int, int, int], advice: list[Advice]) -> None:
+    def advice(self, key: tuple[int, int, int]) -> list[Advice]:
+        """Position ``key``'s advice: the full answer when in, else a first answer while it refines."""
+        advice = self.cache.get(key)
+        if advice is None and self.first is not None and self.first[0] == key:
+            return self.first[1]
+        return advice or []
+
+    def draw(self, key: tuple[int, int, int], advice: list[Advice], refining: bool = False) -> None:
+        """Fill the panel with ``advice`` (``refining``: a first answer, the full one on its way)."""
         panel = self.panel
         unit = self.spec.unit
         t = self.screen.t
         top, width = self.screen.coach_panel_box()
         rows = panel.place(top, width)
-        panel.status("" if advice else _("The coach has no advice here."))
+        panel.status(self._refining_text() if refining else "" if advice else _("The coach has no advice here."))
         best = advice[0] if advice else None
         unit_line = said(unit.label, {}, t)
         if best is not None and best.samples > 0:  # a search advisor's estimate: say what it rests on
@@ -310,7 +339,7 @@ class Coach:
         if action == self._highlighted and not force:
             return
         self._highlighted = action
-        advice = self.cache.get(self._shown_key) or []
+        advice = self.advice(self._shown_key)
         if not advice:
             self.panel.cost("")
             return
@@ -336,7 +365,7 @@ class Coach:
     def said(self, key: tuple[int, int, int]) -> dict[Action, str]:
         """The actions of position ``key``'s advice in words (described once per position)."""
         if key not in self.words:
-            self.words[key] = describe_all(self.screen.describe_choice, self.cache.get(key) or [])
+            self.words[key] = describe_all(self.screen.describe_choice, self.advice(key))
             while len(self.words) > CACHED_POSITIONS:
                 self.words.popitem(last=False)
         return self.words[key]
@@ -352,10 +381,17 @@ class Coach:
         if not self.panel.shown:
             return
         self._spin = (self._spin + 1) % len(_SPINNER)
+        if self._shown_key is not None and self._shown_key == self.computing:  # a first answer shown
+            self.panel.status(self._refining_text())
+            self.show_highlighted()
+            return
         text = f"{_SPINNER[self._spin]} {_('The coach is thinking…')}"
         if self.progress is not None:
             text += f" {round(100 * self.progress)}%"
         self.panel.status(text)
+
+    def _refining_text(self) -> str:
+        return f"{_SPINNER[self._spin]} {_('A first ranking: refining…')}"
 
     # -- asking the advisor ---------------------------------------------------------------
 
@@ -366,6 +402,7 @@ class Coach:
         self.screen.workers.cancel_group(self.screen, "coach")
         self.computing = key
         self.progress = None
+        self.first = None
         self.computed += 1
         match = cast("Match", self.screen.match)
         state, seat, options = match.state, key[2], dict(match.options)
@@ -395,6 +432,18 @@ class Coach:
                     advisors[seat] = spec.factory(rules, seat, options)
                 view = rules.view(state, seat)  # the seat's view only, as a bot gets
                 legal = rules.legal_actions(state)
+                if not spec.exact and FIRST_BUDGET < ADVICE_BUDGET and len(legal) > 1:
+                    quick = BotContext(
+                        seat=seat, rng=random.Random(f"{match.seed}:coach:first:{key[0]}:{key[1]}:{seat}"),
+                        options=options, should_stop=stopped, time_budget=FIRST_BUDGET,
+                    )  # fmt: skip
+                    with lock:
+                        if worker.is_cancelled:
+                            return
+                        first = checked_advice(advisors[seat].advise(view, legal, quick), legal)
+                    if worker.is_cancelled:
+                        return
+                    app.call_from_thread(self._first, key, first)
                 context = BotContext(
                     seat=seat, rng=rng, options=options, should_stop=stopped, time_budget=ADVICE_BUDGET
                 )
@@ -411,6 +460,15 @@ class Coach:
 
         self.screen.run_worker(compute, thread=True, group="coach", exclusive=True, exit_on_error=False)
 
+    def _first(self, key: tuple[int, int, int], advice: list[Advice]) -> None:
+        """A search advisor's first answer: shown (marked "refining…") while the full one is computed."""
+        if key != self.computing or not advice:
+            return
+        self.first = (key, advice)
+        self.words.pop(key, None)
+        if self.screen.is_attached and key == self.position() and self.panel.shown:
+            self.draw(key, advice, refining=True)
+
     def _progress(self, key: tuple[int, int, int], fraction: float) -> None:
         if key == self.computing:
             self.progress = min(1.0, max(0.0, float(fraction)))
@@ -419,6 +477,7 @@ class Coach:
         if key != self.computing:
             return
         self.computing = None
+        self.first = None
         pending, self.pending = self.pending, None
         self.screen.message(_("The coach failed: {error}", error=safe_text(error, 200)), error=True)
         if self.panel.shown:
@@ -431,6 +490,8 @@ class Coach:
             return
         self.computing = None
         self.progress = None
+        self.first = None
+        self.words.pop(key, None)  # said again from the full answer (its ties may differ)
         self.cache[key] = advice
         while len(self.cache) > CACHED_POSITIONS:
             self.cache.popitem(last=False)
@@ -441,9 +502,10 @@ class Coach:
         self._done_pending(key)
 
     def cancel(self) -> None:
-        """Stop asking (the screen closes)."""
+        """Stop asking (the screen closes, or the game left the position being computed)."""
         self.screen.workers.cancel_group(self.screen, "coach")
         self.computing = None
+        self.first = None
         self.pending = None
 
     # -- the warning before a costly move ---------------------------------------------------

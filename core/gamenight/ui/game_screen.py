@@ -43,7 +43,7 @@ from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextProm
 from gamenight.i18n import _, translator
 from gamenight.match import Match
 from gamenight.sdk import CHANCE, TERMINAL, Action, GameTable, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import pad_cells, shown_path  # (both SDK names, re-exported)
+from gamenight.text import pad_cells, safe_text, shown_path  # (pad_cells, shown_path: SDK names, re-exported)
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.coach import Coach, CoachPanel
 from gamenight.ui.shared_table import (
@@ -723,8 +723,9 @@ class GameScreen(Screen):
             choices = [("watch", _("Keep watching"), "k"), ("leave", _("Leave"), "l")]
         else:
             choices = [("again", _("Play again"), "a"), ("leave", _("Leave"), "l")]
-        # review is after the game: a local match has its whole log (a key, not a fourth button)
-        keys = [] if self._shared is not None else [("review", _("Review"), "e")]
+        # review is after the game (a key, not a fourth button): a local match has its whole log; a shared
+        # table's player reviews their own decisions in the game's save the service sends them
+        keys = [] if self.watching else [("review", _("Review"), "e")]
 
         def show_dialog() -> None:
             self.paused = True
@@ -748,15 +749,35 @@ class GameScreen(Screen):
         from gamenight.ui.review_screen import ReviewScreen, no_coach_message
 
         message = no_coach_message(self.match.game)
+        source: Match | None = self._local_match
+        own_seats: list[int] | None = None  # a shared table's player reviews only their own decisions
+        if message is None and self._shared is not None:
+            source, message = self._shared_game()
+            own_seats = [self._shared.table.seat]
         if message is not None:
             self.notify(message, severity="warning", markup=False)
             if then is not None:
                 then()
             return
+        assert source is not None  # no message: the game is here
         self.app.push_screen(
-            ReviewScreen(self._local_match, getattr(self.app, "registry", None)),
+            ReviewScreen(source, getattr(self.app, "registry", None), own_seats),
             (lambda _result: then()) if then is not None else None,
         )
+
+    def _shared_game(self) -> tuple[Match | None, str | None]:
+        """A shared table's finished game as the service's save sent it (kept among the saves), or why not."""
+        from gamenight.saves import SaveError, load_match
+
+        assert self._shared is not None
+        snapshot = self._shared.table.client.snapshot
+        path = getattr(self.app, "shared_saves", {}).get(snapshot.table.table) if snapshot is not None else None
+        if path is None:
+            return None, _("The game's save has not come from the server yet: try again in a moment.")
+        try:
+            return load_match(getattr(self.app, "registry", None), path), None
+        except (SaveError, OSError) as error:
+            return None, _("This game could not be reviewed: {reason}", reason=safe_text(error, limit=200))
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""

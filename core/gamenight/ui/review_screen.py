@@ -9,6 +9,7 @@ jump to the next and the previous costliest decision (costliest first), Esc clos
 The review runs in a worker thread with a progress bar (a search coach takes seconds a
 decision); closing the screen cancels it (the review stops at its next decision).  Opened
 from the end dialog of a local game, the records screen's past games and the replay viewer;
+from a shared (or hosted solo) table's end dialog, for the player's own decisions only;
 review is after the game, so it never marks a game coached.
 """
 
@@ -61,9 +62,11 @@ class ReviewScreen(Screen[None]):
     ReviewScreen #review-detail { height: 3; padding: 0 1; }
     """
 
-    def __init__(self, source: Match | Replay, registry: Any = None) -> None:
-        """``source``: the match just finished (its current game) or a replay."""
+    def __init__(self, source: Match | Replay, registry: Any = None, seats: list[int] | None = None) -> None:
+        """``source``: the match just finished (its current game) or a replay; ``seats``: only these
+        person seats' decisions (a shared table's player: their own), else every person seat's."""
         super().__init__()
+        self.seats = seats
         translate_bindings(self, _)
         if isinstance(source, Match):  # a copy: the worker must not read a match the room may change
             self._source: Replay | tuple[Any, ...] = (
@@ -123,7 +126,7 @@ class ReviewScreen(Screen[None]):
         try:
             if isinstance(source, tuple):
                 source = Replay(*source)
-            result = review(self.registry, source, progress=progress)
+            result = review(self.registry, source, progress=progress, seats=self.seats)
         except ReviewError as error:
             if not worker.is_cancelled:
                 app.call_from_thread(self._failed, str(error))

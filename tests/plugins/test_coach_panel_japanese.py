@@ -84,3 +84,20 @@ async def test_the_panels_japanese_is_whole_on_the_screen_at_80x24(japanese, tmp
         choices = str(panel.query_one("#coach-choices").render())
         assert any(cell_len(line) != len(line) for line in choices.splitlines()), choices  # Japanese words
         assert missing_from_screen(app) == []
+
+
+async def test_mates_choices_say_win_lose_or_draw_within_the_panels_width(japanese, tmp_path):
+    """Mate's value is an outcome ("win in 9 (mate on move 9, +63)"): the panel's value column cuts it
+    to its first cells, so the verdict must come first.  In Japanese it came last ("9 ムーブで勝ち…" cut
+    to "9 ムーブで…"), and a winning and a losing choice read the same."""
+    app = make_room(REGISTRY, tmp_path, start_match=new_match(REGISTRY.game("mate")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        panel = app.screen.query_one(CoachPanel)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: bool(str(panel.query_one("#coach-choices").render()).strip()))
+        await pilot.pause()
+        rows = [line for line in str(panel.query_one("#coach-choices").render()).splitlines() if line.strip()]
+        assert len(rows) >= 2, rows
+        for row in rows:
+            assert any(verdict in row for verdict in ("勝ち", "負け", "引き分け")), rows

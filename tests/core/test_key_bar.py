@@ -94,3 +94,27 @@ async def test_disabled_entries_are_dim_and_refuse_clicks_hidden_ones_are_not_sh
         await pilot.click(KeyBar, offset=(text.index("Add"), 0))
         await pilot.pause()
         assert app.screen.added == 1 and app.bells == 1
+
+
+async def test_the_new_table_game_picker_shows_its_own_keys():
+    """The picker of a new shared table's game is a dialog over the Tables screen: its key bar shows
+    its own keys, not "⏎ Join  w Watch  n New table …" of the screen beneath it."""
+    from gamenight.plugins import load_registry
+    from gamenight.screens.tables_screen import GamePicker
+    from textual.app import App
+
+    registry = load_registry()
+    chosen: list[str | None] = []
+
+    class Room(App):
+        def on_mount(self) -> None:
+            self.push_screen(GamePicker([registry.game("yatzy"), registry.game("lits")]), chosen.append)
+
+    app = Room()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bar = str(app.screen.query_one(KeyBar).render())
+        assert "⏎ Choose" in bar and "esc Back" in bar, bar
+        await pilot.press("down", "enter")
+        await pilot.pause()
+    assert chosen == ["lits"]

@@ -121,3 +121,22 @@ async def test_escape_on_the_choice_of_game_ends_the_room(nim_registry, tmp_path
         await pilot.press("escape")
         await pilot.pause()
         assert app.return_code == 0
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_choice_of_game_shows_its_own_keys_and_return_chooses(nim_registry, tmp_path, language):
+    """The chooser is a dialog over the lobby: its key bar shows its own keys (choose, back), not the
+    lobby's (it showed "r Resume  s Settings …", keys that did nothing there)."""
+    set_language(language)
+    path, _lengths = a_save_of_three_games(nim_registry, tmp_path)
+    app = make_room(nim_registry, tmp_path, start_replay=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, ReplayGameChooser)
+        await pilot.pause()
+        bar = screen_text(app)[-1]
+        choose, back = ("選ぶ", "戻る") if language == "ja" else ("Choose", "Back")
+        assert f"⏎ {choose}" in bar and f"esc {back}" in bar, bar
+        assert ("設定" if language == "ja" else "Settings") not in bar, bar
+        await pilot.press("enter")  # the highlighted (latest) game
+        await until_screen(pilot, ReplayBehaviour)
+        assert app.screen.replay.game_number == 2

@@ -28,6 +28,7 @@ from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import fit_cells, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.game_screen import GameScreen
+from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from gamenight.match import Match
@@ -369,7 +370,10 @@ def replay_screen(replay: Replay) -> GameScreen:
 class ReplayGameChooser(ModalScreen[int | None]):
     """Which game of a save holding several to replay (Return chooses, Escape goes back)."""
 
-    BINDINGS = [Binding("escape", "cancel", _("Back"))]
+    BINDINGS = [
+        Binding("enter", "choose", _("Choose"), priority=True),  # shown in its own key bar (the list's is hidden)
+        Binding("escape", "cancel", _("Back")),
+    ]
 
     DEFAULT_CSS = """
     ReplayGameChooser { align: center middle; }
@@ -404,11 +408,15 @@ class ReplayGameChooser(ModalScreen[int | None]):
         chooser = OptionList(*options, id="replay-games")
         chooser.border_title = _("This save holds {count} games: which one?", count=len(self.games))
         yield chooser
+        yield KeyBar()  # the chooser's keys, not those of the screen under it
 
     def on_mount(self) -> None:
         chooser = self.query_one(OptionList)
         chooser.highlighted = len(self.games) - 1  # the latest, as without a choice
         chooser.focus()
+
+    def action_choose(self) -> None:
+        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

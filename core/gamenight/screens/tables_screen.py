@@ -85,7 +85,10 @@ def table_line(info: p.TableInfo, title: str) -> Text:
 class GamePicker(ModalScreen[str | None]):
     """Which game the new shared table is for."""
 
-    BINDINGS = [Binding("escape", "cancel", _("Back"))]
+    BINDINGS = [
+        Binding("enter", "choose", _("Choose"), priority=True),  # shown in its own key bar (the list's is hidden)
+        Binding("escape", "cancel", _("Back")),
+    ]
 
     DEFAULT_CSS = """
     GamePicker { align: center middle; }
@@ -102,11 +105,15 @@ class GamePicker(ModalScreen[str | None]):
         picker = OptionList(*options, id="picker")
         picker.border_title = _("New table: which game?")
         yield picker
+        yield KeyBar()  # the chooser's keys, not those of the screen under it
 
     def on_mount(self) -> None:
         picker = self.query_one(OptionList)
         picker.highlighted = 0 if self.games else None
         picker.focus()
+
+    def action_choose(self) -> None:
+        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -34,7 +34,11 @@ class Persistence:
 
     def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
         """The save document of the match and the table's own, as plain data (cheap: no TOML yet)."""
-        table_doc = {
+        return match_to_document(table.match), self._table_document(table)
+
+    def _table_document(self, table: Table) -> dict[str, Any]:
+        """The table's own document: its seats and settings (what its match's save does not hold)."""
+        return {
             "format": 1,
             "id": table.id,
             "game": table.game.id,
@@ -58,7 +62,6 @@ class Persistence:
                 for s in range(len(table.names))
             ],
         }
-        return match_to_document(table.match), table_doc
 
     def _save_now(self, table: Table) -> None:
         if self.data_dir is None:
@@ -107,7 +110,15 @@ class Persistence:
         table_id = str(document["id"])
         if not table_id.isalnum() or len(table_id) > 16:
             raise ValueError("bad table id")
-        match = load_match(self.registry, self._paths(table_id)[0])
+        table = self._table_from(document, load_match(self.registry, self._paths(table_id)[0]))
+        table.descriptions = describe(table.match)
+        return table
+
+    def _table_from(self, document: dict[str, Any], match: Match) -> Table:
+        """The table of the table document ``document`` around its ``match`` (every field checked)."""
+        table_id = str(document["id"])
+        if not table_id.isascii() or not table_id.isalnum() or len(table_id) > 16:
+            raise ValueError("bad table id")
         match.bot_time_budget = self.bot_time_budget
         match.acknowledged = str(document.get("acknowledged", ""))
         seats = document["seats"]
@@ -131,7 +142,6 @@ class Persistence:
             timer=float(document["timer"]),
             host=str(document["host"]),
             started=bool(document["started"]),
-            descriptions=_describe(match),
             solo=bool(document.get("solo", False)),
             bot_delay=min(p.MAX_BOT_DELAY, max(0.0, float(document.get("bot_delay", 0.0)))),
             opened=float(document.get("opened", 0.0)),
@@ -154,7 +164,7 @@ def _write_both(
             written[0] = text
 
 
-def _describe(match: Match) -> list[tuple[int, str]]:
+def describe(match: Match) -> list[tuple[int, str]]:
     """The public description of every move of the current game, replayed from its log."""
     names = [seat.name for seat in match.seats]
     replay = Match(

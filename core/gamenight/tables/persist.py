@@ -64,7 +64,7 @@ class Persistence:
         }
 
     def _save_now(self, table: Table) -> None:
-        if self.data_dir is None:
+        if self.data_dir is None or self.store is not None:  # with the tables in Redis, no table files
             return
         save_path, table_path = self._paths(table.id)
         _write_both(save_path, *self._documents(table), table_path, None)

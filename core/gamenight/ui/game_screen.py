@@ -749,7 +749,7 @@ class GameScreen(Screen):
                 if message.watching:
                     name = _("{name} (watching)", name=name)
                 self.chat_line(name, safe_text(message.text, limit=200))
-            case p.Error() if message.code == "table-closed":  # a watched table everyone left
+            case p.Error() if message.code in ("table-closed", "table-moved"):  # closed, or now run elsewhere
                 self.app.notify(refusal_text(message.code, message.message), markup=False)
                 self.leave_table()
             case p.Error() if message.code == "illegal":

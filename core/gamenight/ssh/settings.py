@@ -68,6 +68,13 @@ class Settings:
     records_url: str | None = None
     """``--records-url``: the PostgreSQL database of the server-wide records and hall of fame
     (``postgresql://USER@HOST:PORT/DB``); ``None``: ``DATA_DIR/records.sqlite3``."""
+    tables_url: str | None = None
+    """``--tables-url``: the Redis that holds the shared tables (``redis://HOST:6379/0``), shared by every
+    host of one game room; ``None``: the tables live in this process and under the data dir."""
+
+
+TABLES_URL_SCHEMES = ("redis://", "rediss://", "unix://")
+"""What ``--tables-url`` may name: Redis over TCP, over TLS, or on a Unix socket."""
 
 
 class UsageError(Exception):
@@ -235,6 +242,15 @@ def parser() -> argparse.ArgumentParser:
             "records.sqlite3; it must be reachable at start"
         ),
     )
+    parser.add_argument(
+        "--tables-url",
+        metavar="URL",
+        default=None,
+        help=_(
+            "keep the shared tables in this Redis (redis://HOST:6379/0, rediss:// for TLS, unix:///PATH): "
+            "every server started with the same one runs one game room, each table on one of them at a time"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -267,6 +283,11 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
             parser.error(_("--records-url must be a postgresql:// URL"))
         if args.tables == "off":
             parser.error(_("--records-url keeps the shared tables' records: it needs --tables on"))
+    if args.tables_url is not None:
+        if not args.tables_url.lower().startswith(TABLES_URL_SCHEMES) or len(args.tables_url) > 2048:
+            parser.error(_("--tables-url must be a redis://, rediss:// or unix:// URL"))
+        if args.tables == "off":
+            parser.error(_("--tables-url keeps the shared tables: it needs --tables on"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     return Settings(
         host=args.host,
@@ -292,5 +313,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         ksm=args.ksm == "on",
         away_timeout=args.away_timeout,
         records_url=args.records_url,
+        tables_url=args.tables_url,
         command=shlex.split(args.command) if args.command else None,
     )

@@ -9,9 +9,12 @@ and the waits poll with a bound; no figure is a time.  Sweeps run when a test ca
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 
 import pytest
+from gamenight.ssh.settings import parser, settings_from_args
 from gamenight.tables import authority
 from gamenight.tables import protocol as p
 from gamenight.tables.service import TableService
@@ -278,3 +281,25 @@ async def test_redis_restarted_mid_game_the_table_comes_back(durable_redis_serve
     finally:
         await asyncio.wait_for(b.close(), 10)
 
+
+def test_the_option_reaches_the_settings_and_is_checked(capsys) -> None:
+    options = parser()
+    url = "redis://redis.example:6379/0"
+    assert settings_from_args(options, options.parse_args(["--guest", "--tables-url", url])).tables_url == url
+    assert settings_from_args(options, options.parse_args(["--guest"])).tables_url is None
+    for wrong in (["--tables-url", "postgresql://db/x"], ["--tables-url", url, "--tables", "off"]):
+        with pytest.raises(SystemExit) as ended:
+            settings_from_args(options, options.parse_args(["--guest", *wrong]))
+        assert ended.value.code == 2
+    assert "--tables-url must be a redis://" in capsys.readouterr().err
+
+
+def test_an_unreachable_redis_at_start_is_one_line_and_exit_status_2(tmp_path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "gamenight", "serve-ssh", "--guest", "--port", "0", "--data-dir", str(tmp_path / "d"),
+         "--tables-url", f"unix://{tmp_path}/no-redis.sock"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is not reachable" in lines[0] and "Traceback" not in result.stderr

@@ -305,6 +305,8 @@ class Authority:
             return None
         self._taking.add(table_id)
         try:
+            if not await self.store.unheld([table_id]):  # held: one cheap look, not the whole state read
+                return None
             stored = await self.store.load(table_id)
             if stored.holder is not None or stored.state is None:
                 return None
@@ -383,6 +385,11 @@ class Authority:
             except CannotRun as error:
                 self._refuse(connection, "table-version", str(error), fatal=False)
                 return connection.flush()
+            except Exception as error:  # never a traceback, and the room gets its answer
+                log.warning("table %s not taken: %s", message.table, safe_text(f"{type(error).__name__}: {error}"))
+                table = None
+            if connection.closed:
+                return
             if table is None:
                 self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             elif isinstance(message, p.Join):

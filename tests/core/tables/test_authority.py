@@ -217,6 +217,27 @@ async def test_a_dead_hosts_table_is_taken_over_and_its_bot_plays_on(hosts):
     assert await stored_actions(b, table_id) == ["2", "1", "1", "1"]
 
 
+async def test_a_table_another_host_runs_is_not_taken_nor_read(hosts):
+    a = await hosts("host-a")
+    b = await hosts("host-b")
+    _, _, table_id = await nim_table(a, bot=True)
+    await until(lambda: a.tables[table_id].epoch, "host A holds the table's lease")
+    loads = []
+    load = b.store.load
+
+    async def counted(table: str):
+        loads.append(table)
+        return await load(table)
+
+    b.store.load = counted
+    cat = await connect(b, "key:cat", "cat")
+    for _ in range(3):  # however often a room asks, the held table's state is not read
+        await cat.send(p.Join(table_id))
+    await cat.wait_for(lambda c: len([e for e in c.errors if e.code == "no-table"]) == 3)
+    assert loads == [] and table_id not in b.tables
+    assert await b._sweep() == [] and loads == []
+
+
 async def test_a_table_from_another_version_is_not_taken(hosts, monkeypatch):
     a = await hosts("host-a", ttl=SHORT)
     b = await hosts("host-b")

@@ -51,12 +51,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gamenight.tables")
 
-LEASE_TTL = 10.0
-"""Seconds a table's lease lives unless renewed: the longest a dead host keeps its tables from the others."""
-RENEW_INTERVAL = 3.0
+LEASE_TTL = 6.0
+"""Seconds a table's lease lives unless renewed: the longest a dead host keeps its tables from the others
+(with :data:`SWEEP_INTERVAL`, a dead host's table moves on elsewhere within 8 s: the target is 10)."""
+RENEW_INTERVAL = 2.0
 """Seconds between two renewals of a lease (three chances within :data:`LEASE_TTL`)."""
-SWEEP_INTERVAL = 5.0
-"""Seconds between two looks at the store's list of tables for a table no host runs."""
+SWEEP_INTERVAL = 2.0
+"""Seconds between two looks at the store's list of tables for a table no host runs (one ``HGETALL`` and
+one pipelined ``EXISTS`` per table not run here)."""
 SAVE_EVERY = 64
 """Moves between two stored states at most (the log a host taking the table over replays)."""
 STORE_RETRY = 0.5

@@ -10,6 +10,8 @@ kill: every move any screen showed is in Redis, and none is lost.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import tomllib
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from gamenight.saves import match_from_document
 from tests.core.ssh import test_shared_tables as shared
 from tests.core.ssh.conftest import needs_ssh, wait_until
 from tests.core.ssh.processes import process_group
-from tests.core.ssh.test_shared_tables import People, Table, open_and_join, title_bar
+from tests.core.ssh.test_shared_tables import People, Table, open_and_join, start_move, title_bar
 
 
 def stored_match(url: str) -> Match | None:
@@ -115,3 +117,45 @@ def test_the_host_running_a_table_dies_and_the_other_host_goes_on_with_it(
     now = stored_match(redis_url)
     assert now is not None and [entry.action for entry in now.log][: len(moves)] == moves
     assert len(now.log) > len(moves) or "end of hand" in played
+
+
+@needs_ssh
+def test_a_paused_host_that_lost_its_table_writes_nothing_and_lets_go(
+    start_server, terminals, tmp_path: Path, redis_url: str, monkeypatch
+) -> None:
+    monkeypatch.setattr(shared, "saved_match", lambda _data_dir: stored_match(redis_url))
+    people = People(tmp_path, terminals, ("ann", "ben"))
+    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "b")
+    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "a")
+    ann, ben = people.connect("ann"), people.connect("ben")
+    open_and_join(ann, ben)
+    wait_until(lambda: runner(redis_url) == f"{host_a.process.pid}", 20, "host A to hold the table")
+    table = Table(tmp_path, [ann, ben])
+    for _ in range(4):
+        table.move()
+    before = table.check("every screen shows what Redis holds, before the pause")
+    moves = [entry.action for entry in before.log]
+    mover = table.seats[before.to_move()]
+    final, _action = start_move(mover, before)  # all but the last key of the next move
+
+    os.kill(host_a.process.pid, signal.SIGSTOP)  # split brain: A is paused past its lease...
+    try:
+        wait_until(lambda: runner(redis_url) == f"{host_b.process.pid}", 30, "host B to take the table")
+        mover.send(final)  # ... and a move reaches it, to be taken when it wakes up
+    finally:
+        os.kill(host_a.process.pid, signal.SIGCONT)
+    for terminal in (ann, ben):  # A lets go: its rooms are told, and leave the table
+        terminal.wait_for("moved to another server", 30)
+    wait_until(lambda: host_a.find(lambda e: e["event"] == "tables" and "let go" in e.get("detail", "")), 20, "A's log")
+    after = stored_match(redis_url)
+    assert after is not None and [entry.action for entry in after.log] == moves, "the stale host wrote a move"
+
+    for terminal in (ann, ben):
+        terminal.kill()
+    people.server = host_b  # through host B, both land back at their seats and play on
+    ann, ben = people.client("ann"), people.client("ben")
+    table.seats = [ann, ben]
+    table.check("both back at their seats on host B", 40)
+    table.move()
+    now = stored_match(redis_url)
+    assert now is not None and [entry.action for entry in now.log][: len(moves)] == moves

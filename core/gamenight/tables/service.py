@@ -113,6 +113,8 @@ class Connection:
     held: list[bytes] | None = None
     """Frames waiting for its table's moves to be written to Redis (with ``--tables-url``): a move is
     shown to no one before it is durable.  Frames after those wait behind them (order is kept)."""
+    held_bytes: int = 0
+    """Bytes of :attr:`held`: past :data:`SEND_BUFFER_CAP` the client is cut off (memory stays bounded)."""
 
     def send(self, message: msgspec.Struct) -> None:
         """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
@@ -123,15 +125,20 @@ class Connection:
         """Queue an encoded frame (one encoded once for many connections)."""
         if self.closed:
             return
-        if self.held is not None:
-            self.held.append(frame)
-            return
-        table = self.table
-        if table is not None and table.logged < table.applied:
-            self.held = [frame]
+        if self.held is None:
+            table = self.table
+            if table is None or table.logged >= table.applied:
+                return self.send_now(frame)
+            self.held, self.held_bytes = [], 0
             table.holding.append(self)
-            return
-        self.send_now(frame)
+        self.held.append(frame)
+        self.held_bytes += len(frame)
+        if self.held_bytes > SEND_BUFFER_CAP:  # Redis away for long: bounded, as a client that does not read
+            log.warning(
+                "%s cut off: %d bytes waiting for its table's moves to be written", self.identity, SEND_BUFFER_CAP
+            )
+            self.closed, self.held = True, None
+            self.writer.transport.abort()
 
     def send_now(self, frame: bytes) -> None:
         """Queue a frame ahead of any held ones (what the service says about the table store itself)."""

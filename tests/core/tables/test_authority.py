@@ -17,7 +17,7 @@ import pytest
 from gamenight.ssh.settings import parser, settings_from_args
 from gamenight.tables import authority
 from gamenight.tables import protocol as p
-from gamenight.tables.service import TableService
+from gamenight.tables.service import SEND_BUFFER_CAP, TableService
 
 from .conftest import FAST, NIM_REGISTRY, connect
 
@@ -141,6 +141,33 @@ async def test_a_move_reaches_no_one_before_it_is_in_redis(hosts):
     await ben.wait_for(lambda c: c.snapshot.turn == 1)
     assert [event.turn for event in ben.events] == [1]
     assert await stored_actions(a, table_id) == ["1"]
+
+
+async def test_frames_waiting_for_a_write_are_bounded(hosts):
+    a = await hosts("host-a")
+    ann, ben, table_id = await nim_table(a)
+    table = a.tables[table_id]
+    entered, go = asyncio.Event(), asyncio.Event()
+    append = a.store.append
+
+    async def stuck_append(*args, **kwargs):  # Redis as good as away: the write never returns
+        entered.set()
+        await go.wait()
+        return await append(*args, **kwargs)
+
+    a.store.append = stuck_append
+    await ann.send(p.Move("1", 0))
+    await asyncio.wait_for(entered.wait(), 10)
+    theirs = next(c for c in table.connections if c.identity == "key:ben")
+    frame = b"x" * 65536
+    while theirs.held_bytes + len(frame) <= SEND_BUFFER_CAP:  # up to the cap, frames wait
+        theirs.send_frame(frame)
+    assert not theirs.closed and len(theirs.held) > 1
+    theirs.send_frame(frame)  # one more: the client is cut off, its frames dropped
+    assert theirs.closed and theirs.held is None
+    await asyncio.wait_for(ben.closed.wait(), 10)
+    go.set()
+    await ann.wait_for(lambda c: c.snapshot.turn == 1)  # the table goes on for the others
 
 
 async def test_every_move_is_stored_and_a_new_game_starts_a_new_log(hosts):

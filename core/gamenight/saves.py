@@ -316,7 +316,12 @@ def _plain(text: str) -> bool:
 
 def load_match(registry, path: Path) -> Match:
     """Load a save, checking every field and replaying every game; raises :class:`SaveError` with the reason."""
-    document = read_document(path)
+    return match_from_document(registry, read_document(path), path)
+
+
+def match_from_document(registry, document: dict[str, Any], path: Path | str) -> Match:
+    """A save's parsed document (read from ``path``, as errors name it) as a match, checked and replayed
+    like :func:`load_match` (the table service's stored tables are such documents too)."""
     version = _field(document, "format", int)
     if version > FORMAT_VERSION:
         raise SaveError(

@@ -125,7 +125,11 @@ async def serve(
         service_log.addHandler(handler)
         service_log.propagate = False  # only JSON lines on stderr
         tables = TableService(
-            load_registry(), settings.data_dir, away_timeout=settings.away_timeout, records_url=settings.records_url
+            load_registry(),
+            settings.data_dir,
+            away_timeout=settings.away_timeout,
+            records_url=settings.records_url,
+            tables_url=settings.tables_url,
         )
     hub.tables = tables if settings.tables else None
     try:
@@ -163,6 +167,7 @@ async def serve(
         ksm_host=ksm_state(),
         tables=hub.tables is not None,
         records=_records_shown(settings) if hub.tables is not None else None,
+        tables_store=_tables_shown(settings) if hub.tables is not None else None,
         max_sessions=settings.max_sessions,
         max_new_per_minute=settings.max_new_per_minute,
         idle_timeout=settings.idle_timeout,
@@ -280,6 +285,33 @@ def _records_shown(settings: Settings) -> str:
     return shown_url(settings.records_url) if settings.records_url else str(settings.data_dir / "records.sqlite3")
 
 
+def _tables_shown(settings: Settings) -> str:
+    """Where the shared tables are: ``local`` (this process, the data dir) or the Redis, without its password."""
+    if settings.tables_url is None:
+        return "local"
+    from gamenight.tables.redis_store import _without_password
+
+    return _without_password(settings.tables_url)
+
+
+def check_tables_url(url: str) -> str | None:
+    """Why the Redis at ``url`` cannot hold the tables (one line), or ``None`` when it can."""
+    from gamenight.tables.redis_store import RedisTableStore, StoreError
+
+    async def probe() -> None:
+        store = RedisTableStore.connect(url, timeout=5.0)
+        try:
+            await store.ping()
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(probe())
+    except (StoreError, ValueError) as error:
+        return " ".join(str(error).split())
+    return None
+
+
 def check_records_url(url: str) -> str | None:
     """Why the records database at ``url`` cannot be used (one line), or ``None`` when it can.
 
@@ -305,6 +337,11 @@ def main(argv: list[str]) -> int:
         return 2
     if settings.records_url is not None and settings.tables:
         problem = check_records_url(settings.records_url)
+        if problem is not None:
+            print(_("gamenight serve-ssh: {error}", error=problem), file=sys.stderr)
+            return 2
+    if settings.tables_url is not None and settings.tables:
+        problem = check_tables_url(settings.tables_url)
         if problem is not None:
             print(_("gamenight serve-ssh: {error}", error=problem), file=sys.stderr)
             return 2

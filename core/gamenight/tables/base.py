@@ -1,7 +1,7 @@
 """What the parts of :class:`~gamenight.tables.service.TableService` share, declared once for a type checker.
 
 The service is one object written in parts, one module each (seats, moves, views, driver, limits,
-records_link, persist), composed in :mod:`gamenight.tables.service`.  Each part uses the service's state
+records_link, persist, authority), composed in :mod:`gamenight.tables.service`.  Each part uses the service's state
 (set by ``TableService.__init__``) and calls the other parts' methods; :class:`_ServiceBase`, which every
 part inherits, declares that state and those methods, so mypy checks each part on its own and checks the
 parts' methods against these declarations.  Nothing here exists at run time but the annotations: the
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from gamenight.tables import protocol as p
 
 if TYPE_CHECKING:
+    from gamenight.match import Match
     from gamenight.plugins import Registry
     from gamenight.tables.service import Connection
     from gamenight.tables.table import Table
@@ -51,6 +52,18 @@ class _ServiceBase:
     _closing: bool
     _later: Callable[[float, Callable[[], None]], object]
     refusals: list[tuple[str, str]]
+    # with --tables-url (authority.py)
+    tables_url: str | None
+    store: Any
+    """The :class:`~gamenight.tables.redis_store.RedisTableStore`, or ``None``: no Redis."""
+    _own_store: bool
+    host_id: str
+    lease_ttl: float
+    renew_interval: float
+    sweep_interval: float
+    _taking: set[str]
+    _takes: set[asyncio.Task[None]]
+    _sweeper: asyncio.Task[None] | None
 
     if TYPE_CHECKING:  # the methods one part calls on another: each is defined by exactly one part
 
@@ -72,7 +85,11 @@ class _ServiceBase:
             counted: bool = True,
         ) -> None: ...
 
+        def _flush(self, connection: Connection) -> None: ...
+
         # seats.py
+        def _join(self, connection: Connection, message: p.Join) -> None: ...
+        def _watch(self, connection: Connection, message: p.Watch) -> None: ...
         def _forget(self, table: Table, why: str) -> None: ...
         def _begin(self, table: Table, first: bool = True) -> None: ...
         def _sit(self, connection: Connection, table: Table, seat: int) -> None: ...
@@ -105,3 +122,11 @@ class _ServiceBase:
 
         # persist.py
         async def _save_loop(self, table: Table) -> None: ...
+        def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]: ...
+        def _table_document(self, table: Table) -> dict[str, Any]: ...
+        def _table_from(self, document: dict[str, Any], match: Match) -> Table: ...
+
+        # authority.py
+        def _log_move(self, table: Table, seat: int, action: str) -> None: ...
+        def _queue_state(self, table: Table) -> None: ...
+        async def _keep(self, table: Table) -> None: ...

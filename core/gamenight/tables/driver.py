@@ -20,12 +20,17 @@ class Driver(_ServiceBase):
 
     def _launch(self, table: Table) -> None:
         table.driver = asyncio.create_task(self._drive(table), name=f"table-{table.id}")
-        table.saver = asyncio.create_task(self._save_loop(table), name=f"table-{table.id}-save")
+        # With the tables in Redis, the table's writer there (its lease, then every move before it is shown).
+        keeper = self._keep(table) if self.store is not None else self._save_loop(table)
+        table.saver = asyncio.create_task(keeper, name=f"table-{table.id}-save")
 
     async def _drive(self, table: Table) -> None:
         """Run chance, bots, pauses, the move timer and away seats of one table, forever."""
         match = table.match
         while True:
+            if table.logged < table.applied:  # a move not yet written to Redis: nothing more until it is
+                await table.durable.wait()
+                continue
             table.wake.clear()
             if table.started and not match.over:
                 interlude = match.pending_interlude()
@@ -56,6 +61,8 @@ class Driver(_ServiceBase):
                     self._broadcast(table)
             elif match.over and not match.recorded:
                 match.record_result()
+                if self.store is not None:
+                    self._queue_state(table)
                 self._send_saves(table)
                 self._record_table(table)
                 self._changed(table)

@@ -24,6 +24,14 @@ def refusal_text(code: str, message: str) -> str:
         "not-seated": _("You have no seat at a table."),
         "not-your-turn": _("It is not your turn."),
         "paused": _("The table is paused."),
+        "store-down": _(
+            "The table waits: the server cannot reach its table store. Nothing is lost; play goes on when it is back."
+        ),
+        "table-moved": _("The table moved to another server: join it again from the Tables list."),
+        "table-version": _(
+            "That table runs on another version of gamenight or its game: {reason}",
+            reason=safe_text(message, limit=200),
+        ),
         "stale": _("That move came too late: the table moved on."),
         "illegal": _("That move is not allowed: {reason}", reason=safe_text(message, limit=200)),
         "chat-flood": _("You are chatting too fast."),

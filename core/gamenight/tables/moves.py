@@ -42,6 +42,8 @@ class Moves(_ServiceBase):
             return self._refuse(connection, "not-your-turn", "it is not your turn", fatal=False)
         if match.pending_interlude() is not None:
             return self._refuse(connection, "paused", "the table is paused", fatal=False)
+        if table.store_down:  # said at once (ahead of the frames that wait), and not held against the person
+            return connection.send_now(p.encode(p.Error("store-down", "the table waits: its store cannot be reached")))
         if message.turn != len(match.log):
             return self._refuse(connection, "stale", "that move answers an older position", fatal=False)
         try:
@@ -62,6 +64,8 @@ class Moves(_ServiceBase):
         seat = match.to_move()
         before = match.state
         match.apply(action)
+        if self.store is not None:  # written to Redis before any frame that shows it goes out
+            self._log_move(table, seat, action)
         text = fill_seat_names(match.rules.describe_action(before, action, seat), table.names)
         table.descriptions.append((seat, text))
         try:
@@ -76,6 +80,8 @@ class Moves(_ServiceBase):
         ended = match.over and not match.recorded
         if ended:  # counted before the snapshots go out: every end view shows the totals with this game
             match.record_result()
+            if self.store is not None:
+                self._queue_state(table)
         self._changed(table)
         if ended:
             self._send_saves(table)

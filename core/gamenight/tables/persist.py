@@ -35,7 +35,11 @@ class Persistence(_ServiceBase):
 
     def _documents(self, table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
         """The save document of the match and the table's own, as plain data (cheap: no TOML yet)."""
-        table_doc = {
+        return match_to_document(table.match), self._table_document(table)
+
+    def _table_document(self, table: Table) -> dict[str, Any]:
+        """The table's own document: its seats and settings (what its match's save does not hold)."""
+        return {
             "format": 1,
             "id": table.id,
             "game": table.game.id,
@@ -59,10 +63,9 @@ class Persistence(_ServiceBase):
                 for s in range(len(table.names))
             ],
         }
-        return match_to_document(table.match), table_doc
 
     def _save_now(self, table: Table) -> None:
-        if self.data_dir is None:
+        if self.data_dir is None or self.store is not None:  # with the tables in Redis, no table files
             return
         save_path, table_path = self._paths(table.id)
         _write_both(save_path, *self._documents(table), table_path, None)
@@ -108,7 +111,15 @@ class Persistence(_ServiceBase):
         table_id = str(document["id"])
         if not table_id.isalnum() or len(table_id) > 16:
             raise ValueError("bad table id")
-        match = load_match(self.registry, self._paths(table_id)[0])
+        table = self._table_from(document, load_match(self.registry, self._paths(table_id)[0]))
+        table.descriptions = describe(table.match)
+        return table
+
+    def _table_from(self, document: dict[str, Any], match: Match) -> Table:
+        """The table of the table document ``document`` around its ``match`` (every field checked)."""
+        table_id = str(document["id"])
+        if not table_id.isascii() or not table_id.isalnum() or len(table_id) > 16:
+            raise ValueError("bad table id")
         match.bot_time_budget = self.bot_time_budget
         match.acknowledged = str(document.get("acknowledged", ""))
         seats = document["seats"]
@@ -132,7 +143,6 @@ class Persistence(_ServiceBase):
             timer=float(document["timer"]),
             host=str(document["host"]),
             started=bool(document["started"]),
-            descriptions=_describe(match),
             solo=bool(document.get("solo", False)),
             bot_delay=min(p.MAX_BOT_DELAY, max(0.0, float(document.get("bot_delay", 0.0)))),
             opened=float(document.get("opened", 0.0)),
@@ -155,7 +165,7 @@ def _write_both(
             written[0] = text
 
 
-def _describe(match: Match) -> list[tuple[int, str]]:
+def describe(match: Match) -> list[tuple[int, str]]:
     """The public description of every move of the current game, replayed from its log."""
     names = [seat.name for seat in match.seats]
     replay = Match(

@@ -1,9 +1,10 @@
 """Tables in Redis, the foundation for running them on several machines: a lease per table with a
 fencing token, and the table's moves kept durably, written only by the lease's holder.
 
-Nothing uses this module yet: ``serve-ssh`` and :class:`~gamenight.tables.service.TableService` keep
-their tables in-process and in files (the embedded default, which never imports ``redis``).  What it
-provides is the lowest layer of the several-machine design (docs/hosting.md, "Growing past one machine"):
+Without ``serve-ssh --tables-url`` nothing uses this module: ``serve-ssh`` and
+:class:`~gamenight.tables.service.TableService` keep their tables in-process and in files (the embedded
+default, which never imports ``redis``).  What it provides is the lowest layer of the several-machine
+design (docs/hosting.md, "Growing past one machine"):
 
 * **One authority per table.**  :meth:`RedisTableStore.acquire` takes a table's lease for one host for
   ``ttl`` seconds and returns its *epoch*: a per-table counter, incremented each time a new holder takes
@@ -34,9 +35,11 @@ which scripts need)::
     PREFIX:{ID}:state   TableState
     PREFIX:{ID}:log     stream of LogEntry (field "m"), the moves since the state
 
+    PREFIX:tables       hash: table id -> Listed (which game, which host runs it), for every host's sweep
+
+The table service uses this store with ``serve-ssh --tables-url`` (:mod:`gamenight.tables.authority`).
 Not here yet (the next steps): delivering each seat its own view through Redis (a stream or pub/sub
-channel per seat, and a public one for watchers), relaying a front end's moves to the authority, and
-the table service using this store.
+channel per seat, and a public one for watchers) and relaying a front end's moves to the authority.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ __all__ = [
     "CorruptValue",
     "Lease",
     "LeaseHeld",
+    "Listed",
     "LogEntry",
     "NewerFormat",
     "OutOfOrder",
@@ -75,6 +79,8 @@ MAX_ENTRY_BYTES = 4096
 MAX_STATE_BYTES = 4 * 1024 * 1024
 """Bytes of a table's stored state (a save of a long game is a few tens of KiB)."""
 MAX_LEASE_BYTES = 512
+MAX_LISTED = 5000
+"""Tables the store's list may hold before :meth:`RedisTableStore.listed` refuses it (a room keeps a few hundred)."""
 
 HostId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
@@ -118,6 +124,16 @@ class TableState(msgspec.Struct, forbid_unknown_fields=True):
     turn: Annotated[int, msgspec.Meta(ge=0)] = 0
     """Moves of the current game the document holds: the log's moves come after them."""
     epoch: Epoch = 1
+    v: int = FORMAT
+
+
+class Listed(msgspec.Struct, forbid_unknown_fields=True):
+    """A table in the store's list of tables (``PREFIX:tables``, a hash by table id): which game, and
+    who runs it.  Every host reads the list; its sweep takes the tables whose lease lapsed."""
+
+    game: Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")]
+    host: HostId
+    epoch: Epoch
     v: int = FORMAT
 
 
@@ -307,6 +323,28 @@ return {1}
 """
 )
 
+# KEYS: epoch, lease, state, log, the list of tables.  ARGV: epoch, table id.  A closed table's keys go
+# (its epoch too: a stale authority's fence then finds '0', never its own epoch).
+_DROP = (
+    _FENCE
+    + """
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[1])
+redis.call('HDEL', KEYS[5], ARGV[2])
+return {1}
+"""
+)
+
+# KEYS: epoch, lease, the list of tables.  ARGV: epoch, table id, its entry.
+_LIST = (
+    _FENCE
+    + """
+local kind = redis.call('TYPE', KEYS[3]).ok
+if kind ~= 'hash' and kind ~= 'none' then return {-3, 'tables', kind} end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+return {1}
+"""
+)
+
 # KEYS: epoch, lease, state, log.  ARGV: caps (epoch, lease, state bytes; log entries).
 # Returns {1, epoch, lease, state, entries} or {-3, key number, what} (bounded: nothing oversized is read).
 _LOAD = """
@@ -338,6 +376,8 @@ class RedisTableStore:
         self._append = client.register_script(_APPEND)
         self._save_state = client.register_script(_SAVE_STATE)
         self._load = client.register_script(_LOAD)
+        self._drop = client.register_script(_DROP)
+        self._list = client.register_script(_LIST)
 
     @classmethod
     def connect(cls, url: str, *, prefix: str = "gamenight", timeout: float = 5.0) -> RedisTableStore:
@@ -452,6 +492,72 @@ class RedisTableStore:
                 keys=[keys["epoch"], keys["lease"], keys["state"], keys["log"]], args=[str(epoch), payload]
             )
         self._refused(table_id, epoch, keys, answer)
+
+    async def list_table(self, table_id: str, epoch: int, entry: Listed) -> None:
+        """Put the table in the store's list of tables (fenced like every write)."""
+        keys = self.keys(table_id)
+        payload = encode(msgspec.structs.replace(entry, v=FORMAT, epoch=_checked(epoch, Epoch, "epoch")))
+        async with self._errors():
+            answer = await self._list(
+                keys=[keys["epoch"], keys["lease"], self.list_key], args=[str(epoch), table_id, payload]
+            )
+        self._refused(table_id, epoch, keys, answer)
+
+    async def drop(self, table_id: str, epoch: int) -> None:
+        """Remove a closed table: its lease, state, log, epoch and list entry (fenced: :class:`StaleEpoch`
+        and nothing removed when ``epoch`` no longer holds it)."""
+        keys = self.keys(table_id)
+        async with self._errors():
+            answer = await self._drop(
+                keys=[keys["epoch"], keys["lease"], keys["state"], keys["log"], self.list_key],
+                args=[str(_checked(epoch, Epoch, "epoch")), table_id],
+            )
+        self._refused(table_id, epoch, keys, answer)
+
+    async def listed(self) -> dict[str, Listed]:
+        """Every table in the store's list (bounded: at most :data:`MAX_LISTED`; an entry that is not
+        gamenight's is left out and said in the log, never used)."""
+        async with self._errors():
+            kind = _text(await self.client.type(self.list_key))
+            if kind == "none":
+                return {}
+            if kind != "hash":
+                raise CorruptValue(f"{self.list_key}: holds a {kind}, not gamenight's list of tables")
+            size = int(await self.client.hlen(self.list_key))
+            if size > MAX_LISTED:
+                raise CorruptValue(f"{self.list_key}: {size} tables, more than {MAX_LISTED}")
+            raw = await self.client.hgetall(self.list_key)
+        tables = {}
+        for key, value in raw.items():
+            table_id = _text(key)
+            try:
+                _checked(table_id, TableId, "table id")
+                tables[table_id] = decode(Listed, value, f"{self.list_key} {table_id}", MAX_LEASE_BYTES)
+            except (ValueError, CorruptValue):
+                continue
+        return tables
+
+    async def unheld(self, table_ids: Sequence[str]) -> list[str]:
+        """Those of ``table_ids`` whose lease no host holds now (one round trip)."""
+        leases = [self.keys(table_id)["lease"] for table_id in table_ids]
+        if not leases:
+            return []
+        async with self._errors():
+            async with self.client.pipeline(transaction=False) as pipe:
+                for key in leases:
+                    pipe.exists(key)
+                held = await pipe.execute()
+        return [table_id for table_id, there in zip(table_ids, held, strict=True) if not int(there)]
+
+    async def ping(self) -> None:
+        """Check that Redis answers and takes writes here (:class:`StoreUnavailable` otherwise)."""
+        async with self._errors():
+            await self.client.ping()
+            await self.client.set(f"{self.prefix}:ping", b"1", px=60_000)
+
+    @property
+    def list_key(self) -> str:
+        return f"{self.prefix}:tables"
 
     def _refused(self, table_id: str, epoch: int, keys: dict[str, str], answer: Sequence[Any]) -> None:
         code = int(answer[0])

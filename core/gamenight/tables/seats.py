@@ -110,6 +110,8 @@ class Seats(_ServiceBase):
             table.match.seed = self._seed()
         else:
             table.match.start_game(seed=self._seed())
+        if self.store is not None:  # the new seed (and an empty log) stored before the game's first move
+            self._queue_state(table)
 
     def _find(self, connection: Connection, table_id: str, code: str) -> Table | None:
         table = self.tables.get(table_id) if table_id else self._by_code(code)

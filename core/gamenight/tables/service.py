@@ -46,6 +46,7 @@ import msgspec
 
 from gamenight.sdk import OBSERVER
 from gamenight.tables import protocol as p
+from gamenight.tables.authority import LEASE_TTL, RENEW_INTERVAL, SWEEP_INTERVAL, Authority, default_host_id
 from gamenight.tables.driver import Driver
 from gamenight.tables.limits import Limits
 from gamenight.tables.moves import CHAT_LIMIT, Moves
@@ -109,6 +110,11 @@ class Connection:
     pending: list[bytes] = field(default_factory=list)
     """Frames not written yet: written together by :meth:`flush` (one system call)."""
     flush_soon: bool = False
+    held: list[bytes] | None = None
+    """Frames waiting for its table's moves to be written to Redis (with ``--tables-url``): a move is
+    shown to no one before it is durable.  Frames after those wait behind them (order is kept)."""
+    held_bytes: int = 0
+    """Bytes of :attr:`held`: past :data:`SEND_BUFFER_CAP` the client is cut off (memory stays bounded)."""
 
     def send(self, message: msgspec.Struct) -> None:
         """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
@@ -117,6 +123,25 @@ class Connection:
 
     def send_frame(self, frame: bytes) -> None:
         """Queue an encoded frame (one encoded once for many connections)."""
+        if self.closed:
+            return
+        if self.held is None:
+            table = self.table
+            if table is None or table.logged >= table.applied:
+                return self.send_now(frame)
+            self.held, self.held_bytes = [], 0
+            table.holding.append(self)
+        self.held.append(frame)
+        self.held_bytes += len(frame)
+        if self.held_bytes > SEND_BUFFER_CAP:  # Redis away for long: bounded, as a client that does not read
+            log.warning(
+                "%s cut off: %d bytes waiting for its table's moves to be written", self.identity, SEND_BUFFER_CAP
+            )
+            self.closed, self.held = True, None
+            self.writer.transport.abort()
+
+    def send_now(self, frame: bytes) -> None:
+        """Queue a frame ahead of any held ones (what the service says about the table store itself)."""
         if self.closed:
             return
         self.pending.append(frame)
@@ -148,14 +173,15 @@ class Connection:
             self.writer.close()
 
 
-class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence):
+class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence, Authority):
     """Every shared table of one server, and the connections to them.
 
     This class is the service's front door -- its life cycle, the connections it serves and the one
     place where each message of :mod:`~gamenight.tables.protocol` goes -- and the caps it keeps.  The
     rest is in its parts, one module each: :mod:`~gamenight.tables.seats`, :mod:`~gamenight.tables.moves`,
     :mod:`~gamenight.tables.views`, :mod:`~gamenight.tables.driver`, :mod:`~gamenight.tables.limits`,
-    :mod:`~gamenight.tables.records_link` and :mod:`~gamenight.tables.persist`; they share this object's
+    :mod:`~gamenight.tables.records_link`, :mod:`~gamenight.tables.persist` and (with the tables in Redis)
+    :mod:`~gamenight.tables.authority`; they share this object's
     state (its tables and connections, on one event loop).
     """
 
@@ -172,8 +198,29 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         tables_per_identity: int = TABLES_PER_IDENTITY,
         tables_per_address: int = TABLES_PER_ADDRESS,
         records_url: str | None = None,
+        tables_url: str | None = None,
+        store: Any = None,
+        host_id: str | None = None,
+        lease_ttl: float = LEASE_TTL,
+        renew_interval: float = RENEW_INTERVAL,
+        sweep_interval: float = SWEEP_INTERVAL,
     ) -> None:
         self.registry = registry
+        self.tables_url = tables_url
+        """The Redis that holds the tables (``serve-ssh --tables-url``), shared by every host of one game
+        room; ``None``: the tables live here and under the data dir (and ``redis`` is never imported)."""
+        self.store: Any = store
+        """The :class:`~gamenight.tables.redis_store.RedisTableStore` (made by :meth:`start` from
+        :attr:`tables_url`, or given: a test's, which it does not close); ``None``: no Redis."""
+        self._own_store = store is None
+        self.host_id = host_id or default_host_id()
+        """This host's name on the leases of the tables it runs."""
+        self.lease_ttl = lease_ttl
+        self.renew_interval = renew_interval
+        self.sweep_interval = sweep_interval
+        self._sweeper: asyncio.Task[None] | None = None
+        self._taking: set[str] = set()
+        self._takes: set[asyncio.Task[None]] = set()
         self.records_url = records_url
         """A PostgreSQL database for the server-wide records (``serve-ssh --records-url``), else the data dir's file."""
         self.tables_per_identity = tables_per_identity
@@ -221,12 +268,16 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
     # -- life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the server-wide records and restore the running tables saved under the data dir."""
+        """Open the server-wide records and restore the running tables saved under the data dir (with
+        the tables in Redis: connect to it; the tables no host runs are taken by the sweep)."""
+        if self.tables_url is not None or self.store is not None:
+            await self._open_store()
         if self.data_dir is None:
             return
         if self.keep_records:
             await self._open_records(self.records_url or self.data_dir / RECORDS_FILE)
-        self._restore_all()
+        if self.store is None:
+            self._restore_all()
 
     async def close(self) -> None:
         self._closing = True  # the connections ending now close no table: every one is saved as it is
@@ -248,6 +299,8 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
                 with contextlib.suppress(Exception):
                     await table.writing
             self._save_now(table)
+        if self.store is not None:
+            await self._close_store()
         for connection in list(self.connections):
             connection.close()
         await self._close_records()
@@ -340,9 +393,11 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
             case p.OpenTable():
                 self._open(connection, message)
             case p.Join():
-                self._join(connection, message)
+                if not self._take_for(connection, message):
+                    self._join(connection, message)
             case p.Watch():
-                self._watch(connection, message)
+                if not self._take_for(connection, message):
+                    self._watch(connection, message)
             case p.Leave():
                 self._detach(connection, dropped=False)
             case p.Start():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gamenight.match import Match
 from gamenight.sdk import OBSERVER, GameInfo
@@ -60,6 +60,28 @@ class Table:
     """Seconds each bot move waits at a solo table (the person's own setting, bounded)."""
     opened: float = field(default_factory=time.time)
     """When the table was opened (seconds since the epoch): the oldest kept solo table goes first."""
+    epoch: int = 0
+    """With the tables in Redis: the fencing epoch of this host's lease on the table (0: not taken yet)."""
+    outbox: list[tuple[str, Any]] = field(default_factory=list)
+    """With the tables in Redis: the writes not made yet, in order (``("move", LogEntry)`` or
+    ``("state", TableState)``); a frame that shows a move goes to no one before its write is made."""
+    applied: int = 0
+    """Moves applied here since the table was taken (with the tables in Redis)."""
+    logged: int = 0
+    """Of those, the moves written to Redis: while fewer than :attr:`applied`, frames to the table wait."""
+    holding: list[Connection] = field(default_factory=list)
+    """Connections whose frames wait for the table's moves to be written."""
+    since_state: int = 0
+    """Moves queued since the last state queued (the next move's place in the stored log)."""
+    stored_doc: dict[str, Any] | None = None
+    """The table's own document as last queued for Redis (a change of seats queues a new state)."""
+    durable: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set while every applied move is written (the driver waits for it before the next bot move)."""
+    renewer: asyncio.Task[None] | None = None
+    gone: bool = False
+    """Let go: another host runs the table now (or its lease lapsed); nothing here writes for it again."""
+    store_down: bool = False
+    """Its last write found the store unreachable (its players were told the table waits)."""
     wide_ints: bool = False
     """The game's views hold integers MessagePack cannot carry (LITS's bitboards): sent as decimal text."""
 

@@ -305,7 +305,7 @@ class SharedTableControls:
                 if message.watching:
                     name = _("{name} (watching)", name=name)
                 screen.chat_line(name, safe_text(message.text, limit=200))
-            case p.Error() if message.code == "table-closed":  # a watched table everyone left
+            case p.Error() if message.code in ("table-closed", "table-moved"):  # everyone left, or now run elsewhere
                 screen.app.notify(refusal_text(message.code, message.message), markup=False)
                 screen.leave_table()
             case p.Error() if message.code == "illegal":

@@ -85,3 +85,15 @@ def test_the_slowest_tests_are_handed_out_first_each_file_kept_together():
     for prefix in SLOW_FIRST:  # a renamed or removed file would silently lose its place
         assert (ROOT / prefix).exists(), prefix
 
+
+def test_the_example_plugins_tests_share_one_worker_and_so_one_fresh_venv():
+    """The session's fresh venv (tests/examples/conftest.py) is built once, not once per worker."""
+    import importlib
+
+    modules = sorted((ROOT / "tests" / "examples").glob("test_*.py"))
+    assert modules
+    for path in modules:
+        module = importlib.import_module(f"tests.examples.{path.stem}")
+        marks = getattr(module, "pytestmark", None)
+        marks = marks if isinstance(marks, list) else [marks]
+        assert any(m is not None and m.name == "xdist_group" and m.args == ("examples",) for m in marks), path.name

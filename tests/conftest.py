@@ -36,6 +36,33 @@ def pytest_configure(config) -> None:
         os.environ.pop("LINES", None)
 
 
+SLOW_FIRST = (
+    "tests/core/ssh/",
+    "tests/core/test_browser.py",
+    "tests/core/test_contrast.py",
+    "tests/test_suite_settings.py",
+    "tests/test_architecture.py",
+    "tests/core/records/test_postgres.py",
+    "tests/core/tables/test_room_redraws.py",
+)
+"""Tests handed out first, in this order: each takes many seconds of real time (real SSH clients,
+servers and rooms; a browser; a contrast walk through every screen; a pytest or import-linter run of
+its own; a PostgreSQL cluster).  Collected in file order they came last or mid-run, and one started
+near the end kept the run going on one worker while the others had nothing left to do
+(bench/RESULTS.md, "The test suite's wall time")."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The :data:`SLOW_FIRST` tests first (a stable sort: each file's tests stay together, so a
+    module's fixtures are still built once).  ``--dist loadgroup`` hands out the xdist groups first,
+    largest first, then the other tests in this order."""
+
+    def rank(item) -> int:
+        return next((n for n, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
+
+    items.sort(key=rank)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` whose crashed test is reported once, not run again.
 

@@ -51,3 +51,49 @@ def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
     assert "1 failed, 7 passed" in summary, done.stdout[-2000:]
     assert done.stdout.count("crashed while running") == 1, done.stdout[-2000:]
     assert "test_in_a_group[1]" in done.stdout
+
+
+def test_the_slowest_tests_are_handed_out_first_each_file_kept_together():
+    """``pytest_collection_modifyitems`` puts the real-SSH, browser, contrast and other long tests
+    first (in :data:`~tests.conftest.SLOW_FIRST` order) and keeps every file's tests in their order."""
+    from types import SimpleNamespace
+
+    from tests.conftest import SLOW_FIRST, pytest_collection_modifyitems
+
+    collected = [
+        "tests/core/records/test_store.py::test_a",
+        "tests/core/ssh/test_abuse.py::test_b",
+        "tests/core/test_app.py::test_c",
+        "tests/core/test_contrast.py::test_d[gamenight]@tour-en",
+        "tests/core/ssh/test_abuse.py::test_e",
+        "tests/plugins/yatzy/test_rules.py::test_f",
+        "tests/test_suite_settings.py::test_g",
+        "tests/core/ssh/test_e2e.py::test_h",
+    ]
+    items = [SimpleNamespace(nodeid=nodeid) for nodeid in collected]
+    pytest_collection_modifyitems(None, items)
+    assert [item.nodeid for item in items] == [
+        "tests/core/ssh/test_abuse.py::test_b",
+        "tests/core/ssh/test_abuse.py::test_e",
+        "tests/core/ssh/test_e2e.py::test_h",
+        "tests/core/test_contrast.py::test_d[gamenight]@tour-en",
+        "tests/test_suite_settings.py::test_g",
+        "tests/core/records/test_store.py::test_a",
+        "tests/core/test_app.py::test_c",
+        "tests/plugins/yatzy/test_rules.py::test_f",
+    ]
+    for prefix in SLOW_FIRST:  # a renamed or removed file would silently lose its place
+        assert (ROOT / prefix).exists(), prefix
+
+
+def test_the_example_plugins_tests_share_one_worker_and_so_one_fresh_venv():
+    """The session's fresh venv (tests/examples/conftest.py) is built once, not once per worker."""
+    import importlib
+
+    modules = sorted((ROOT / "tests" / "examples").glob("test_*.py"))
+    assert modules
+    for path in modules:
+        module = importlib.import_module(f"tests.examples.{path.stem}")
+        marks = getattr(module, "pytestmark", None)
+        marks = marks if isinstance(marks, list) else [marks]
+        assert any(m is not None and m.name == "xdist_group" and m.args == ("examples",) for m in marks), path.name

@@ -14,6 +14,10 @@ import pytest
 
 from tests.examples.freshenv import EXAMPLE, FreshEnv, can_build_offline, fetch_build_tools
 
+ONE_WORKER = pytest.mark.xdist_group("examples")
+"""Every test module of this folder is marked with it (``pytestmark``): the session's venv is built
+by the worker that needs it, so spread over four workers it was built (pip-installing three packages,
+about 4.5 CPU-s) and the room driven (about 2 CPU-s) up to four times; in one group, once."""
 BROKEN_ON_IMPORT = "broken on purpose: raises on import"
 BROKEN_IN_HOOK = "broken on purpose: raises in register_games"
 

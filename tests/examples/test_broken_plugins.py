@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tests.examples.conftest import BROKEN_IN_HOOK, BROKEN_ON_IMPORT
+from tests.examples.conftest import BROKEN_IN_HOOK, BROKEN_ON_IMPORT, ONE_WORKER
+
+pytestmark = ONE_WORKER
 
 
 def test_gamenight_plugins_reports_both_errors_and_the_others_load_cleanly(plugin_records):

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.examples.conftest import ONE_WORKER
 from tests.examples.freshenv import EXAMPLE
+
+pytestmark = ONE_WORKER
 
 
 def test_pip_installed_the_package_into_the_fresh_venv_only(plugin_env):

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.examples.conftest import ONE_WORKER
+
 TOUR = Path(__file__).resolve().parents[1] / "core" / "tour.py"
+pytestmark = ONE_WORKER
 
 
 @pytest.mark.parametrize("language", ["en", "ja"])

@@ -118,15 +118,29 @@ def names(hand) -> tuple[str, ...]:
     return tuple("" if card < 0 else CARD_NAMES[card] for card in hand)
 
 
+_LOADED: dict[Path, tuple[tuple[int, int, int], Match]] = {}
+
+
 def saved_match(data_dir: Path) -> Match | None:
-    """The shared table's match as the service last saved it (None before the first save)."""
+    """The shared table's match as the service last saved it (None before the first save); loaded
+    again only when the file changed.  A load replays the whole game: the tests poll this ten times a
+    second while the screens catch up, and loading every time cost the Mille test about 2 CPU-s
+    (3.5 ms a load late in a hand) and took the CPU from the threads that read the terminals.  The
+    match is shared between calls until the save changes: callers only read it."""
     saves = sorted((data_dir / "tables").glob("*.save.toml"))
     if not saves:
         return None
     try:
-        return load_match(REGISTRY, saves[0])
+        stat = saves[0].stat()
+        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # (each atomic write is a new file)
+        cached = _LOADED.get(saves[0])
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        match = load_match(REGISTRY, saves[0])
     except (SaveError, OSError):
         return None  # not written yet
+    _LOADED[saves[0]] = (stamp, match)
+    return match
 
 
 def covered(match: Match) -> bool:

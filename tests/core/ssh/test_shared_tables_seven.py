@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 
 from gamenight.match import Match
-from gamenight.saves import SaveError, load_match
 from gamenight.sdk import CHANCE
 from gamenight_seven.cards import card_label
 
 from tests.core.ssh.conftest import Terminal, needs_ssh, wait_until
-from tests.core.ssh.test_shared_tables import REGISTRY, TABLES, People, game_position, title_bar
+from tests.core.ssh.test_shared_tables import TABLES, People, game_position, title_bar
+from tests.core.ssh.test_shared_tables import saved_match as saved
 
 HOME = "\x1b[H"
 DOWN = "\x1b[B"
@@ -38,29 +38,6 @@ CARD = re.compile(r"(10|[A2-9JQK])([♠♥♣♦])")
 CARD_OF_LABEL = {card_label(card): card for card in range(52)}
 MAX_MOVES = 400
 BOT = "Random"
-
-
-_LOADED: dict[Path, tuple[tuple[int, int, int], Match]] = {}
-
-
-def saved(data_dir: Path) -> Match | None:
-    """The table's match as the service last saved it; loaded again only when the file changed
-    (a load replays the whole deal: polled unchanged it kept this process's threads, which read
-    the four terminals, from the CPU and the rooms' output backed up)."""
-    saves = sorted((data_dir / "tables").glob("*.save.toml"))
-    if not saves:
-        return None
-    try:
-        stat = saves[0].stat()
-        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # (each atomic write is a new file)
-        cached = _LOADED.get(saves[0])
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        match = load_match(REGISTRY, saves[0])
-    except (SaveError, OSError):
-        return None
-    _LOADED[saves[0]] = (stamp, match)
-    return match
 
 
 def cards_on(terminal: Terminal) -> set[int]:

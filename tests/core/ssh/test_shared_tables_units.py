@@ -90,3 +90,32 @@ def test_control_strings_a_client_types_are_dropped_whole_keys_are_kept() -> Non
     assert strings.feed("\x1b]alt+]\rh") == "\rh"  # Alt+] then typing: Return still arrives
     assert strings.feed("\x1b]" + "x" * (LONGEST + 1) + "i") == "i"  # never held without end
     assert strings.feed("j") == "j"
+
+
+def test_the_real_ssh_tests_load_a_tables_save_again_only_when_it_changed(tmp_path, monkeypatch) -> None:
+    """``saved_match`` (polled ten times a second by the real-SSH table tests) replays the save only
+    when the file was written again, and then shows the new position."""
+    import os
+
+    from gamenight.saves import save_match
+
+    from tests.core.ssh import test_shared_tables as harness
+
+    loads = []
+    real_load = harness.load_match
+    monkeypatch.setattr(harness, "load_match", lambda *args: loads.append(args) or real_load(*args))
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    match = Match(REGISTRY.game("mille"), [SeatConfig("ann"), SeatConfig("ben")], {}, seed=16)
+    assert harness.saved_match(tmp_path) is None  # nothing saved yet
+    match.run_chance()
+    path = folder / "t1.save.toml"
+    save_match(match, tmp_path / "new.toml")
+    os.replace(tmp_path / "new.toml", path)  # as the service writes: a new file each time
+    first = [harness.saved_match(tmp_path) for _ in range(5)]
+    assert len(loads) == 1 and all(m is first[0] for m in first)
+    match.apply(match.legal_actions()[0])
+    save_match(match, tmp_path / "new.toml")
+    os.replace(tmp_path / "new.toml", path)
+    again = harness.saved_match(tmp_path)
+    assert len(loads) == 2 and len(again.log) == len(first[0].log) + 1

@@ -44,8 +44,19 @@ def check_views(service, apps: dict[str, GameNightApp]) -> None:
             assert screen.view == table.match.rules.view(state, snap.seat), name
 
 
+def choose(legal: list[str], rng) -> str:
+    """A random card to play (``use:``) when there is one, else any legal move (a draw, a discard).
+
+    Uniformly random moves took about 185 moves to end a hand (median of 30 seeded hands), mostly
+    discards; playing a card when one can ends it in about 97, so the three rooms draw half as many
+    moves.  Every move is still checked in every room (:func:`check_views`); draws, plays, discards
+    and the declined "Extension?" all still come up (this seed: 51, 34, 17 and 1)."""
+    uses = [action for action in legal if action.startswith("use:")]
+    return rng.choice(uses or legal)
+
+
 async def play(service, pilots: dict[str, object], apps: dict[str, GameNightApp], rng, moves: int) -> str:
-    """Play random legal moves by the seated rooms; stop after ``moves`` or at the end of the hand."""
+    """Play legal moves (:func:`choose`) by the seated rooms; stop after ``moves`` or at the end of the hand."""
     table = next(iter(service.tables.values()))
     for _ in range(moves):
         check_views(service, apps)
@@ -57,7 +68,7 @@ async def play(service, pilots: dict[str, object], apps: dict[str, GameNightApp]
                 await pilots[name].press("n")
             elif screen is not None and app.screen is screen and screen.match.human_to_move():
                 turn = app.tables.snapshot.turn
-                assert screen.submit(rng.choice(screen.match.legal_actions()))
+                assert screen.submit(choose(list(screen.match.legal_actions()), rng))
                 await until(pilots[name], lambda app=app, turn=turn: app.tables.snapshot.turn != turn, what="move")
                 break
         else:

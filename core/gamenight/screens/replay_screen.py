@@ -28,6 +28,7 @@ from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import fit_cells, safe_text
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.game_screen import GameScreen
+from gamenight.widgets.choice_list import ChoiceList
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -370,10 +371,7 @@ def replay_screen(replay: Replay) -> GameScreen:
 class ReplayGameChooser(ModalScreen[int | None]):
     """Which game of a save holding several to replay (Return chooses, Escape goes back)."""
 
-    BINDINGS = [
-        Binding("enter", "choose", _("Choose"), priority=True),  # shown in its own key bar (the list's is hidden)
-        Binding("escape", "cancel", _("Back")),
-    ]
+    BINDINGS = [Binding("escape", "cancel", _("Back"))]
 
     DEFAULT_CSS = """
     ReplayGameChooser { align: center middle; }
@@ -405,7 +403,7 @@ class ReplayGameChooser(ModalScreen[int | None]):
                 else:
                     text = _("Game {number}: {scores} ({moves} moves)", number=number + 1, scores=shown, moves=moves)
             options.append(Option(Text(safe_text(text, 56)), id=str(number)))
-        chooser = OptionList(*options, id="replay-games")
+        chooser = ChoiceList(*options, id="replay-games")
         chooser.border_title = _("This save holds {count} games: which one?", count=len(self.games))
         yield chooser
         yield KeyBar()  # the chooser's keys, not those of the screen under it
@@ -414,9 +412,6 @@ class ReplayGameChooser(ModalScreen[int | None]):
         chooser = self.query_one(OptionList)
         chooser.highlighted = len(self.games) - 1  # the latest, as without a choice
         chooser.focus()
-
-    def action_choose(self) -> None:
-        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -18,6 +18,7 @@ from gamenight.tables import protocol as p
 from gamenight.tables.errors import refusal_text
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
+from gamenight.widgets.choice_list import ChoiceList
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -85,10 +86,7 @@ def table_line(info: p.TableInfo, title: str) -> Text:
 class GamePicker(ModalScreen[str | None]):
     """Which game the new shared table is for."""
 
-    BINDINGS = [
-        Binding("enter", "choose", _("Choose"), priority=True),  # shown in its own key bar (the list's is hidden)
-        Binding("escape", "cancel", _("Back")),
-    ]
+    BINDINGS = [Binding("escape", "cancel", _("Back"))]
 
     DEFAULT_CSS = """
     GamePicker { align: center middle; }
@@ -102,7 +100,7 @@ class GamePicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = [Option(safe_text(translator(game.id)(game.title), limit=40), id=game.id) for game in self.games]
-        picker = OptionList(*options, id="picker")
+        picker = ChoiceList(*options, id="picker")
         picker.border_title = _("New table: which game?")
         yield picker
         yield KeyBar()  # the chooser's keys, not those of the screen under it
@@ -111,9 +109,6 @@ class GamePicker(ModalScreen[str | None]):
         picker = self.query_one(OptionList)
         picker.highlighted = 0 if self.games else None
         picker.focus()
-
-    def action_choose(self) -> None:
-        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -31,7 +31,7 @@ from gamenight.i18n import _
 from gamenight.sdk import CHANCE, Action, IllegalAction
 from gamenight.text import safe_text
 from gamenight.ui.status_line import SPINNER, StatusLine
-from gamenight.ui.table_controls import TableControls
+from gamenight.ui.table_controls import SHARED_TABLE_KEYS, TableControls
 
 if TYPE_CHECKING:
     from gamenight.match import Match
@@ -50,9 +50,6 @@ __all__ = [
 
 CHAT_LOG_LINES = 50
 """Chat lines a shared table's chat log keeps (the oldest go)."""
-
-SHARED_TABLE_KEYS = frozenset({"chat", "chat_log", "start_now"})
-"""The actions of :class:`GameScreen`'s keys that only a shared table offers."""
 
 
 class ChatLog(RichLog):

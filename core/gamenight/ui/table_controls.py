@@ -31,10 +31,11 @@ if TYPE_CHECKING:
     from gamenight.sdk import Outcome
     from gamenight.ui.game_screen import GameScreen
 
-__all__ = ["LOCAL_ONLY_KEYS", "LocalTableControls", "TableControls"]
+__all__ = ["SHARED_TABLE_KEYS", "LocalTableControls", "TableControls"]
 
-LOCAL_ONLY_KEYS = frozenset({"chat", "chat_log", "start_now"})
-"""The room's keys a game played here never offers (a shared table's chat, its log, its start key)."""
+SHARED_TABLE_KEYS = frozenset({"chat", "chat_log", "start_now"})
+"""The actions of :class:`~gamenight.ui.game_screen.GameScreen`'s keys that only a shared table offers
+(the chat, its log, the host's start key): a game played here never does."""
 
 
 class TableControls(ABC):
@@ -212,7 +213,7 @@ class LocalTableControls(TableControls):
             screen.coach.tick()
 
     def offers(self, action: str) -> bool | None:
-        return action not in LOCAL_ONLY_KEYS
+        return action not in SHARED_TABLE_KEYS
 
     def offers_moves(self) -> bool | None:
         screen = self.screen

@@ -12,10 +12,14 @@ the table, or in hot-seat play the person to move (with a hand-over prompt
 in games with hidden information), or seat 0 when only bots play.
 
 A screen is given a :class:`~gamenight.sdk.GameTable`: a local match, a shared
-table or a replay.  At a shared table the table service drives the game, and
-what the screen does differently -- its snapshots, chat, waiting, leaving -- is
-done by :class:`~gamenight.ui.shared_table.SharedTableControls`: a method here
-that differs there hands that part to ``self._shared`` (None elsewhere).
+table or a replay.  At a shared table the table service drives the game; in a
+local match the room does.  Every step that differs between the two -- applying a
+move or sending it, the bots and chance or the service's snapshots, autosave,
+play again, saving, leaving, chat, waiting -- is handed to :attr:`GameScreen.controls`,
+chosen once when the screen is made: a
+:class:`~gamenight.ui.table_controls.LocalTableControls` or a
+:class:`~gamenight.ui.shared_table.SharedTableControls`.  This class does not ask
+which it holds.
 """
 
 from __future__ import annotations
@@ -39,23 +43,16 @@ from textual.visual import VisualType
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, TextPrompt, YesNoDialog
+from gamenight.dialogs import MessageDialog, ResultDialog, ResultTable, YesNoDialog
 from gamenight.i18n import _, translator
 from gamenight.match import Match
-from gamenight.sdk import CHANCE, TERMINAL, Action, GameTable, IllegalAction, Interlude, PublicEvent, fill_seat_names
-from gamenight.text import pad_cells, safe_text, shown_path  # (pad_cells, shown_path: SDK names, re-exported)
+from gamenight.sdk import CHANCE, Action, GameTable, IllegalAction, Interlude, PublicEvent, fill_seat_names
+from gamenight.text import pad_cells, shown_path  # (pad_cells, shown_path: SDK names, re-exported)
 from gamenight.ui.bindings import translate_bindings
 from gamenight.ui.coach import Coach, CoachPanel
-from gamenight.ui.shared_table import (
-    CHAT_LOG_LINES,
-    SHARED_TABLE_KEYS,
-    ChatLog,
-    SharedTableControls,
-    refused_move_text,
-    show_chat_line,
-)
-from gamenight.ui.status_line import SPINNER as _SPINNER
+from gamenight.ui.shared_table import CHAT_LOG_LINES, SharedTableControls, refused_move_text, show_chat_line
 from gamenight.ui.status_line import StatusLine
+from gamenight.ui.table_controls import LocalTableControls, TableControls
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -63,7 +60,7 @@ if TYPE_CHECKING:
     from gamenight.sdk import GameInfo
     from gamenight.tables.client import RemoteTable
 
-__all__ = ["GameScreen", "Room", "StatusLine", "pad_cells"]
+__all__ = ["GameScreen", "Room", "StatusLine", "pad_cells", "shown_path"]
 
 
 @runtime_checkable
@@ -124,9 +121,11 @@ class GameScreen(Screen):
     remote = False
     """True at a shared table (``match`` is a :class:`~gamenight.tables.client.RemoteTable`):
     the table service moves the bots and chance; this screen shows its snapshots and sends moves."""
-    _shared: SharedTableControls | None = None
-    """At a shared table, the part of the screen that does what only a shared table does; None in a
-    game played here and in a replay.  Every difference between the two is a call to it."""
+    controls: TableControls
+    """What this screen does that depends on the kind of table: a
+    :class:`~gamenight.ui.shared_table.SharedTableControls` at a shared table, a
+    :class:`~gamenight.ui.table_controls.LocalTableControls` in a game played here and in a replay.
+    Chosen once, in ``__init__``; every difference between the two is a call to it."""
 
     class BotMoved(Message):
         """Posted by the bot worker with its choice (thread-safe)."""
@@ -147,9 +146,11 @@ class GameScreen(Screen):
         super().__init__()
         self.match: GameTable = match
         """What the screen is given: a local match, a shared table or a replay (:class:`~gamenight.sdk.GameTable`)."""
-        if getattr(match, "remote", False):  # a shared table's stand-in for a match says so
+        if getattr(match, "remote", False):  # the one choice of the kind of table: its stand-in for a match says so
             self.remote = True
-            self._shared = SharedTableControls(self, cast("RemoteTable", match))
+            self.controls = SharedTableControls(self, cast("RemoteTable", match))
+        else:
+            self.controls = LocalTableControls(self)
         self._end_dialog: ResultDialog | None = None
         """The end dialog while it is open (a watcher's goes when the players start the next game)."""
         self.t = translator(match.game.id)
@@ -197,9 +198,7 @@ class GameScreen(Screen):
         title = self.t(self.match.game.title)
         if seat >= 0 and not self.table_waiting:  # a waiting table's first player is not to move yet
             title = _("{game} — {name} to move", game=title, name=self.match.seats[seat].name)
-        if self._shared is not None:
-            title += self._shared.title_notes()
-        return title
+        return title + self.controls.title_notes()
 
     def highlighted_action(self) -> Action | None:
         """The action the table's cursor stands on, if the screen has one (``None``: none).
@@ -238,7 +237,7 @@ class GameScreen(Screen):
         """What a shared table waiting for people says ("" when it is not waiting): the seats, who sits
         where, how the others join, and the keys that start or leave it.  A screen with nothing to
         draw before the first deal (Mille Bornes) shows it instead of a blank table."""
-        return self._shared.waiting_text() if self._shared is not None else ""
+        return self.controls.waiting_text()
 
     def palette_title(self, binding: Binding) -> str:
         """The command-palette title of one of the table's keys (the key is added after it).
@@ -272,7 +271,7 @@ class GameScreen(Screen):
     @property
     def table_waiting(self) -> bool:
         """True while this shared table waits for people to sit down: no move yet."""
-        return self._shared is not None and self._shared.waiting
+        return self.controls.waiting
 
     @property
     def in_replay(self) -> bool:
@@ -284,14 +283,12 @@ class GameScreen(Screen):
     @property
     def watching(self) -> bool:
         """True for a watcher of a shared table: no seat, no hand, only what is public."""
-        return self._shared is not None and self._shared.watching
+        return self.controls.watching
 
     @property
     def humans(self) -> list[int]:
         """The seats played by people (at a shared table: this room's own seat)."""
-        if self._shared is not None:
-            return self._shared.humans()
-        return [i for i, seat in enumerate(self.match.seats) if seat.is_human]
+        return self.controls.humans()
 
     def describe(self, state: Any, action: Action, seat: int) -> str:
         """The rules' sentence for an action, with the seats' names filled in.
@@ -383,8 +380,7 @@ class GameScreen(Screen):
         yield CoachPanel()
         yield from self.compose_table()
         with Vertical(id="bottom-bar"):
-            if self._shared is not None:
-                yield ChatLog(id="chat-log")
+            yield from self.controls.bottom_widgets()
             yield StatusLine()
             yield KeyBar()
 
@@ -397,12 +393,7 @@ class GameScreen(Screen):
 
     def redraw(self) -> None:
         """Redraw the title bar and the table (after a change the rules did not make)."""
-        if self._shared is not None:
-            self._shared.redraw()
-            return
-        self._draw_title()
-        self.refresh_view()
-        self.coach.refresh()
+        self.controls.redraw()
 
     def _draw_title(self) -> None:
         title_bar = self.query_one("#title-bar", Static)
@@ -436,17 +427,7 @@ class GameScreen(Screen):
         if len(self.humans) > 1 and seat != self._view_seat and not self.match.game.perfect_information:
             return False
         past_coach, self._past_coach = self._past_coach, None
-        if self._shared is not None:
-            return self._shared.submit(action)  # sent to the table service
-        if past_coach != action and self.coach.holds(action):
-            return False  # the coach asks first ("Are you sure?"), or waits for its advice to know
-        try:
-            self._apply(action)
-        except IllegalAction as error:
-            self.message(self.illegal_text(error), error=True)
-            return False
-        self.advance()
-        return True
+        return self.controls.submit(action, past_coach)  # applied here (the coach may ask first), or sent
 
     def submit_past_coach(self, action: Action) -> bool:
         """Submit ``action`` the coach has let through (the player said Yes, or it costs little)."""
@@ -493,32 +474,7 @@ class GameScreen(Screen):
         """Drive the game until a person must act, a pause or the end."""
         if self.paused or not self.is_attached:
             return
-        if self._shared is not None:
-            self._shared.advance()  # the table service's latest snapshot
-            return
-        match = self._local_match
-        drew_chance = False
-        while match.to_move() == CHANCE and match.pending_interlude() is None:
-            old_style = self._describes_from_state()
-            before = match.state if old_style else None
-            action = match.apply_chance()
-            self._after_move(CHANCE, action, self.describe(before, action, CHANCE) if old_style else None)
-            drew_chance = True
-        if drew_chance:
-            self.autosave()
-        self.redraw()
-        interlude = self.match.pending_interlude()
-        if interlude is not None:
-            self.show_interlude(interlude)
-            return
-        seat = self.match.to_move()
-        if seat == TERMINAL:
-            self.show_end()
-            return
-        if self.match.bot_to_move():
-            self._start_bot()
-        else:
-            self._human_turn(seat)
+        self.controls.advance()  # chance, bots and the turn here; or the table service's latest snapshot
 
     def _human_turn(self, seat: int) -> None:
         if seat == self._view_seat:
@@ -548,8 +504,7 @@ class GameScreen(Screen):
 
     def table_message(self, message: Any) -> None:
         """A message from the table service (the app hands every one to the screens)."""
-        if self._shared is not None:
-            self._shared.on_message(message)
+        self.controls.on_message(message)
 
     def refused_move_text(self, error: Any) -> str:
         """Why the service refused this seat's move (an ``Error`` with the rules' reason as data), in
@@ -562,34 +517,24 @@ class GameScreen(Screen):
 
     def tables_changed(self) -> None:
         """The connection to the table service came or went (the app calls this)."""
-        if self._shared is not None:
-            self._shared.connection_changed()
+        self.controls.connection_changed()
 
     def action_chat(self) -> None:
         """Say one line to the table (plain text, at most 200 characters)."""
-        if self._shared is not None:
-            self._shared.ask_chat()
+        self.controls.ask_chat()
 
     def action_chat_log(self) -> None:
         """Show the table's chat log above the status line (focused, to scroll it), or hide it."""
-        if self._shared is not None:
-            self._shared.toggle_chat_log()
+        self.controls.toggle_chat_log()
 
     def action_start_now(self) -> None:
         """The host starts the waiting table: the table's bot plays the seats nobody took."""
-        if self._shared is not None:
-            self._shared.start_now()
+        self.controls.start_now()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self._shared is not None and (action in SHARED_TABLE_KEYS or action == "save"):
-            return self._shared.offers(action)
-        if action in SHARED_TABLE_KEYS:
-            return False  # a shared table's keys
         if action in _ROOM_ACTIONS:
-            return True
-        if self._shared is not None:
-            return self._shared.offers_moves()
-        return not (self.watching or self.table_waiting or self.match.over)  # no move to make: not in the bar
+            return self.controls.offers(action)  # the chat's keys only at a shared table, ...
+        return self.controls.offers_moves()
 
     # -- bots ----------------------------------------------------------------
 
@@ -636,18 +581,7 @@ class GameScreen(Screen):
         self.advance()
 
     def _tick(self) -> None:
-        status = self.query_one(StatusLine)
-        if self._shared is not None:
-            status.thinking(self._shared.indicator())  # "Waiting for …", the move timer (and no coach)
-            return
-        if self._thinking_since and self.match.bot_to_move():
-            self._spin = (self._spin + 1) % len(_SPINNER)
-            name = self.seat_name(self.match.to_move())
-            status.thinking(f"{_SPINNER[self._spin]} {_('{name} is thinking…', name=name)}")
-        else:
-            status.thinking("")
-        if self.coach.active:
-            self.coach.tick()
+        self.controls.tick(self.query_one(StatusLine))  # a bot's spinner and the coach; or "Waiting for …"
 
     @property
     def bot_thinking(self) -> bool:
@@ -670,8 +604,7 @@ class GameScreen(Screen):
                 self.action_save(then_leave=True)
                 return
             self.match.acknowledge(interlude)
-            if self._shared is None:  # (a shared table goes on once every person has acknowledged)
-                self.advance()
+            self.controls.acknowledged()  # (a shared table goes on once every person has acknowledged)
 
         self.app.push_screen(
             ResultDialog(
@@ -685,15 +618,7 @@ class GameScreen(Screen):
 
     def show_end(self) -> None:
         """Record the result and show the end dialog (play again / leave)."""
-        if self._shared is None:
-            match = self._local_match
-            first_time = not match.recorded  # a finished game resumed from a save was counted before
-            outcome = match.record_result()
-            if first_time:
-                self.keep_record()
-            self.clear_autosave()
-        else:  # a shared table's game is the service's to keep
-            outcome = self.match.outcome()
+        outcome = self.controls.finish()  # recorded here, or the service's to keep
         # The screen stays dimmed behind the dialog exactly as it is now (Textual repaints no covered
         # screen): the last "Waiting for …" (or a move timer) must go before the dialog comes.
         with contextlib.suppress(NoMatches):
@@ -749,11 +674,10 @@ class GameScreen(Screen):
         from gamenight.ui.review_screen import ReviewScreen, no_coach_message
 
         message = no_coach_message(self.match.game)
-        source: Match | None = self._local_match
+        source: Match | None = None
         own_seats: list[int] | None = None  # a shared table's player reviews only their own decisions
-        if message is None and self._shared is not None:
-            source, message = self._shared_game()
-            own_seats = [self._shared.table.seat]
+        if message is None:
+            source, own_seats, message = self.controls.review_source()
         if message is not None:
             self.notify(message, severity="warning", markup=False)
             if then is not None:
@@ -764,20 +688,6 @@ class GameScreen(Screen):
             ReviewScreen(source, getattr(self.app, "registry", None), own_seats),
             (lambda _result: then()) if then is not None else None,
         )
-
-    def _shared_game(self) -> tuple[Match | None, str | None]:
-        """A shared table's finished game as the service's save sent it (kept among the saves), or why not."""
-        from gamenight.saves import SaveError, load_match
-
-        assert self._shared is not None
-        snapshot = self._shared.table.client.snapshot
-        path = getattr(self.app, "shared_saves", {}).get(snapshot.table.table) if snapshot is not None else None
-        if path is None:
-            return None, _("The game's save has not come from the server yet: try again in a moment.")
-        try:
-            return load_match(getattr(self.app, "registry", None), path), None
-        except (SaveError, OSError) as error:
-            return None, _("This game could not be reviewed: {reason}", reason=safe_text(error, limit=200))
 
     def keep_record(self) -> None:
         """Hand the finished game to the room's records, if the room keeps any (it never raises)."""
@@ -791,16 +701,7 @@ class GameScreen(Screen):
 
     def play_again(self) -> None:
         """Start a new game with the same seats; running totals carry over."""
-        if self._shared is not None:
-            self._shared.play_again()  # the service starts it once every person at the table asked
-            return
-        self._local_match.start_game()
-        self.message("")  # the last game's last move is no news in the next one ("Ann played A♣" again)
-        self.recent.clear()
-        self.save_path = None
-        self._view_seat = self._initial_view_seat()
-        self.on_new_game()
-        self.advance()
+        self.controls.play_again()  # (at a shared table the service starts it once every person asked)
 
     def on_new_game(self) -> None:
         """Called when "play again" starts a fresh game (reset widgets here)."""
@@ -816,14 +717,7 @@ class GameScreen(Screen):
 
         False (with a message) when it could not be written.
         """
-        saves = self._saves()
-        if saves is not None and self._shared is None and not self.match.over and not self.nothing_played:
-            try:
-                saves.autosave(self._local_match)
-            except OSError as error:
-                self.message(_("Autosave failed: {reason}", reason=error.strerror), error=True)
-                return False
-        return True
+        return self.controls.autosave()  # (the table service keeps a shared game)
 
     def clear_autosave(self) -> None:
         """Drop the autosave of a finished game."""
@@ -833,35 +727,7 @@ class GameScreen(Screen):
 
     def action_save(self, then_leave: bool = False) -> None:
         """Save to the file the game came from, or ask for a name."""
-        if self._shared is not None:
-            self._shared.save(then_leave)  # the table service keeps the game: it says where
-            return
-        saves = self._saves()
-        if saves is None:
-            self.message(_("Saving is not available here."), error=True)
-            return
-
-        def write(name: str | None) -> None:
-            if not name:
-                self.message(_("Not saved."))
-                return
-            try:
-                if self.save_path is not None:
-                    path = saves.save_to(self._local_match, self.save_path)
-                else:
-                    path = saves.save(self._local_match, name)
-            except OSError as error:
-                self.message(_("Could not save: {reason}", reason=error.strerror or error), error=True)
-                return
-            self.save_path = path
-            self.message(_("Saved to {path}", path=shown_path(path)))
-            if then_leave:
-                self.app.pop_screen()
-
-        if self.save_path is not None:
-            write(str(self.save_path))
-        else:
-            self.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self._local_match)), write)
+        self.controls.save(then_leave)  # (the table service keeps a shared game: it says where)
 
     def action_help(self) -> None:
         """Show the game's rules (the room's help screen: the table does not import the room's screens)."""
@@ -889,10 +755,7 @@ class GameScreen(Screen):
 
     def _close_finished(self) -> None:
         """Leave a finished game: a shared table is left (its seat freed), a game played here closed."""
-        if self._shared is not None:
-            self.leave_table()
-        else:
-            self.app.pop_screen()
+        self.controls.close_finished()
 
     @property
     def can_autosave(self) -> bool:
@@ -908,13 +771,7 @@ class GameScreen(Screen):
 
     def leave_note(self) -> str:
         """What becomes of the game if the person leaves now -- the truth, for every leave prompt."""
-        if self._shared is not None:
-            return self._shared.leave_note()
-        if self.nothing_played:
-            return _("Nothing has been played yet, so nothing is kept.")
-        if self.can_autosave:
-            return _("It stays in the autosave and can be resumed from the lobby.")
-        return _("It cannot be resumed later.")
+        return self.controls.leave_note()
 
     def leave_question(self) -> str:
         """The question asked before leaving a game in progress."""
@@ -924,21 +781,12 @@ class GameScreen(Screen):
         """Write the autosave (so what :meth:`leave_question` promised holds), stop the bots and go
         back to the lobby (from a shared table: to the Tables list); if the autosave fails, stay (the
         reason is on the status line)."""
-        if self._shared is not None:
-            self._shared.leave()
-            return
-        if not self.nothing_played and not self.autosave():
-            return  # the reason is on the status line; the game stays open
-        self.workers.cancel_group(self, "bot")
-        self.coach.cancel()
-        self._bot_token += 1
-        self.app.pop_screen()
+        self.controls.leave()
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "bot")
         self.coach.cancel()
-        if self._shared is not None:
-            self._shared.unmounted()
+        self.controls.unmounted()
 
 
 def repaint(widget: Static, content: VisualType) -> None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
 from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import RichLog, Static
 
 from gamenight.dialogs import TextPrompt
@@ -29,8 +31,11 @@ from gamenight.i18n import _
 from gamenight.sdk import CHANCE, Action, IllegalAction
 from gamenight.text import safe_text
 from gamenight.ui.status_line import SPINNER, StatusLine
+from gamenight.ui.table_controls import SHARED_TABLE_KEYS, TableControls
 
 if TYPE_CHECKING:
+    from gamenight.match import Match
+    from gamenight.sdk import Outcome
     from gamenight.tables.client import RemoteTable
     from gamenight.ui.game_screen import GameScreen
 
@@ -45,9 +50,6 @@ __all__ = [
 
 CHAT_LOG_LINES = 50
 """Chat lines a shared table's chat log keeps (the oldest go)."""
-
-SHARED_TABLE_KEYS = frozenset({"chat", "chat_log", "start_now"})
-"""The actions of :class:`GameScreen`'s keys that only a shared table offers."""
 
 
 class ChatLog(RichLog):
@@ -124,12 +126,13 @@ def refused_move_text(screen: GameScreen, error: Any) -> str:
         return refusal_text(error.code, error.message)
 
 
-class SharedTableControls:
+class SharedTableControls(TableControls):
     """What a game screen does at a shared table, for :class:`~gamenight.ui.game_screen.GameScreen`.
 
-    The screen makes one when it is given a :class:`~gamenight.tables.client.RemoteTable` and hands
-    it each point where a shared table differs from a game played in the room; a game's own
-    screen never sees it.  ``table`` is the screen's ``match``, as the shared table it is.
+    The screen makes one when it is given a :class:`~gamenight.tables.client.RemoteTable` (its
+    ``controls``; a game played here gets a :class:`~gamenight.ui.table_controls.LocalTableControls`)
+    and hands it each point where the kinds of table differ; a game's own screen never sees it.
+    ``table`` is the screen's ``match``, as the shared table it is.
     """
 
     def __init__(self, screen: GameScreen, table: RemoteTable) -> None:
@@ -214,6 +217,10 @@ class SharedTableControls:
         lines.append(_("Esc leaves the table."))
         return "\n".join(lines)
 
+    def bottom_widgets(self) -> Iterator[Widget]:
+        """The chat log, above the status line (hidden until Ctrl+O)."""
+        yield ChatLog(id="chat-log")
+
     def redraw(self) -> None:
         """The title bar and the table from the latest snapshot (nothing once the screen left)."""
         screen = self.screen
@@ -235,6 +242,10 @@ class SharedTableControls:
             )
             screen.leave_table()
 
+    def tick(self, status: StatusLine) -> None:
+        """The screen's timer: "Waiting for …" and the move timer (no bot spins here, no coach)."""
+        status.thinking(self.indicator())
+
     def indicator(self) -> str:
         """The thinking indicator: "Waiting for …" while another seat moves, and the move timer."""
         table = self.table
@@ -250,14 +261,15 @@ class SharedTableControls:
 
     def offers(self, action: str) -> bool | None:
         """Whether a key of the room's own is offered here (``check_action``): the chat and its log,
-        the host's start key while the table waits, and Save only at a solo table."""
+        the host's start key while the table waits, and Save only at a solo table (help, the coach's
+        key, which says why it has nothing here, and leave always)."""
         if action == "start_now":
             return self.table.can_start
         if action == "save":
             # the table service keeps a shared game; the room gets it at the end.  At a solo table
             # Ctrl+S stays, to say where the game is kept (no local file could foretell its dice).
             return self.table.solo and not self.table.over
-        return action in SHARED_TABLE_KEYS
+        return True
 
     def offers_moves(self) -> bool | None:
         """Whether the game's move keys are offered: not to a watcher, nor before the start or after
@@ -320,12 +332,13 @@ class SharedTableControls:
 
     # -- the game, driven by the service ----------------------------------------------------
 
-    def submit(self, action: Action) -> bool:
+    def submit(self, action: Action, past_coach: Action | None = None) -> bool:
         """Send a person's move (``GameScreen.submit``, once it is this seat's turn); True if listed legal.
 
         A move the snapshot's legal list lacks goes to the service all the same: only the rules,
         with the whole state, can say why it is refused ("opponent cannot go"), and the answer is
         said in this room's language (``GameScreen.refused_move_text``).  Nothing changes meanwhile.
+        No coach holds it (``past_coach`` is not used): there is none at a shared table.
         """
         self.table.apply(action)  # the service's next snapshot shows it (or an error says why not)
         return action in self.table.legal_actions()
@@ -370,6 +383,30 @@ class SharedTableControls:
             screen.on_new_game()
             screen.redraw()
 
+    def acknowledged(self) -> None:
+        """This seat acknowledged a pause: the service goes on once every person has."""
+
+    def finish(self) -> Outcome:
+        """The game ended: the service keeps it (and its record); the result is in the snapshot."""
+        return self.table.outcome()
+
+    def review_source(self) -> tuple[Match | None, list[int] | None, str | None]:
+        """The finished game as the service's save sent it (kept among the saves), this seat's
+        decisions only; or why not."""
+        from gamenight.saves import SaveError, load_match
+
+        screen = self.screen
+        snapshot = self.table.client.snapshot
+        path = getattr(screen.app, "shared_saves", {}).get(snapshot.table.table) if snapshot is not None else None
+        own_seats = [self.table.seat]
+        if path is None:
+            return None, own_seats, _("The game's save has not come from the server yet: try again in a moment.")
+        try:
+            return load_match(getattr(screen.app, "registry", None), path), own_seats, None
+        except (SaveError, OSError) as error:
+            reason = _("This game could not be reviewed: {reason}", reason=safe_text(error, limit=200))
+            return None, own_seats, reason
+
     def play_again(self) -> None:
         """Ask for another game (the service starts it once every person at the table asked)."""
         if self.table.watching:
@@ -410,6 +447,10 @@ class SharedTableControls:
 
     # -- saving and leaving -----------------------------------------------------------------
 
+    def autosave(self) -> bool:
+        """Nothing to write: the service keeps a shared game."""
+        return True
+
     def save(self, then_leave: bool) -> None:
         """Ctrl+S (or "Save and leave" at a pause): the service keeps the game; say where."""
         if self.table.solo:
@@ -432,6 +473,10 @@ class SharedTableControls:
         self.left = True
         self.table.leave()
         self.screen.app.pop_screen()
+
+    def close_finished(self) -> None:
+        """Leave a finished game: its seat is freed (``GameScreen.leave_table``)."""
+        self.screen.leave_table()
 
     def unmounted(self) -> None:
         """The screen closed some other way than :meth:`leave` (a game's own "quit"): leave the table."""

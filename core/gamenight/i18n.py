@@ -24,6 +24,7 @@ __all__ = [
     "detect_language",
     "get_language",
     "gettext",
+    "message_id",
     "register_catalogue",
     "set_language",
     "translator",
@@ -105,6 +106,10 @@ def load_catalogue_file(path: Path) -> dict[str, str]:
         return {str(key): str(value) for key, value in tomllib.load(handle).items()}
 
 
+_sources: dict[str, str] = {}
+"""Each plain translation handed out -> its message id (bounded by the catalogues' size)."""
+
+
 def gettext(message: str, domain: str | None = None, **values: object) -> str:
     """Translate ``message`` into the current language and fill its placeholders."""
     text = None
@@ -113,9 +118,21 @@ def gettext(message: str, domain: str | None = None, **values: object) -> str:
             text = _domain_catalogue(domain, _language).get(message)
         if text is None:
             text = _core_catalogue(_language).get(message)
+        if text is not None and not values:
+            _sources[text] = message
     if text is None:
         text = message
     return text.format(**values) if values else text
+
+
+def message_id(text: str) -> str:
+    """The message id of ``text`` if it is a translation handed out earlier, else ``text``.
+
+    A class's key labels are translated once, when its module is imported: in a room (or a test
+    process) that was in Japanese then, they are Japanese.  Translating ``message_id(label)`` gives
+    the label in today's language instead of keeping the old one.
+    """
+    return _sources.get(text, text)
 
 
 def translator(domain: str | None = None) -> Callable[..., str]:

@@ -127,3 +127,42 @@ def test_japanese_rules_flow_to_the_full_width_but_markup_and_latin_breaks_stay(
         joined = join_wide_lines(japanese)
         assert re.sub(r"\n *", "", joined) == re.sub(r"\n *", "", japanese)  # only line breaks (and indents) go
         assert joined.count("\n") < japanese.count("\n")
+
+
+async def test_key_labels_made_in_japanese_at_import_show_in_english_later():
+    """A screen class's key labels are translated when its module is imported; a module first imported
+    while the room (or a test process) was in Japanese kept them Japanese in English screens made later
+    ("esc 戻る  ^r 開始" on the English setup screen, which made snapshot tests fail by their order)."""
+    from gamenight.i18n import _, set_language
+    from gamenight.ui.bindings import translate_bindings
+    from gamenight.widgets.key_bar import KeyBar
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    set_language("ja")
+    try:
+
+        class Made(Screen):  # as if its module were imported now, in Japanese
+            BINDINGS = [Binding("escape", "app.pop_screen", _("Back"), tooltip=_("Back"))]
+
+            def __init__(self) -> None:
+                super().__init__()
+                translate_bindings(self, _)
+
+            def compose(self):
+                yield KeyBar()
+
+    finally:
+        set_language("en")
+    assert Made.BINDINGS[0].description == "戻る"
+
+    class Room(App):
+        def on_mount(self) -> None:
+            self.push_screen(Made())
+
+    app = Room()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bar = str(app.screen.query_one(KeyBar).render())
+    assert "esc Back" in bar and "戻る" not in bar, bar

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from textual.dom import DOMNode
 
+from gamenight.i18n import message_id
+
 __all__ = ["translate_bindings"]
 
 
@@ -25,8 +27,8 @@ def translate_bindings(node: DOMNode, translate: Callable[[str], str]) -> None:
         table[key] = [
             dataclasses.replace(
                 binding,
-                description=translate(binding.description) if binding.description else "",
-                tooltip=translate(binding.tooltip) if binding.tooltip else "",
+                description=translate(message_id(binding.description)) if binding.description else "",
+                tooltip=translate(message_id(binding.tooltip)) if binding.tooltip else "",
             )
             for binding in bindings
         ]

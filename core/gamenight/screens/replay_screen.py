@@ -27,8 +27,8 @@ from gamenight.replay import Replay, SaveGame
 from gamenight.sdk import CHANCE, OBSERVER, Action
 from gamenight.text import fit_cells, safe_text
 from gamenight.ui.bindings import translate_bindings
+from gamenight.ui.choice_list import ChoiceList
 from gamenight.ui.game_screen import GameScreen
-from gamenight.widgets.choice_list import ChoiceList
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from gamenight.tables import protocol as p
 from gamenight.tables.errors import refusal_text
 from gamenight.text import safe_text
 from gamenight.ui.bindings import translate_bindings
-from gamenight.widgets.choice_list import ChoiceList
+from gamenight.ui.choice_list import ChoiceList
 from gamenight.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:

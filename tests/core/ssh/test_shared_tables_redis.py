@@ -84,8 +84,9 @@ def test_the_host_running_a_table_dies_and_the_other_host_goes_on_with_it(
     # The test's view of the table: what Redis holds (no host keeps table files with --tables-url).
     monkeypatch.setattr(shared, "saved_match", lambda _data_dir: stored_match(redis_url))
     people = People(tmp_path, terminals, ("ann", "ben"))
-    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "b")
-    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "a")  # they connect here
+    # one data dir for both hosts, as a game room of several hosts requires (docs/hosting.md)
+    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")
+    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")  # they connect here
     ann, ben = people.connect("ann"), people.connect("ben")
     open_and_join(ann, ben)
     wait_until(lambda: runner(redis_url) == f"{host_a.process.pid}", 20, "host A to hold the table")
@@ -125,8 +126,9 @@ def test_a_paused_host_that_lost_its_table_writes_nothing_and_lets_go(
 ) -> None:
     monkeypatch.setattr(shared, "saved_match", lambda _data_dir: stored_match(redis_url))
     people = People(tmp_path, terminals, ("ann", "ben"))
-    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "b")
-    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "a")
+    # one data dir for both hosts, as a game room of several hosts requires (docs/hosting.md)
+    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")
+    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")
     ann, ben = people.connect("ann"), people.connect("ben")
     open_and_join(ann, ben)
     wait_until(lambda: runner(redis_url) == f"{host_a.process.pid}", 20, "host A to hold the table")

@@ -64,6 +64,10 @@ class _ServiceBase:
     _taking: set[str]
     _takes: set[asyncio.Task[None]]
     _sweeper: asyncio.Task[None] | None
+    lobby_interval: float
+    _lobby_reader: asyncio.Task[None] | None
+    _remote: dict[str, p.TableInfo]
+    """Other hosts' public tables as last read from the store's lobby, by id (shown in this host's list)."""
 
     if TYPE_CHECKING:  # the methods one part calls on another: each is defined by exactly one part
 
@@ -106,6 +110,7 @@ class _ServiceBase:
         def _send_snapshot(self, table: Table, connection: Connection) -> None: ...
         def _watchers_changed(self, table: Table) -> None: ...
         def _list_changed(self) -> None: ...
+        def _info(self, table: Table) -> p.TableInfo: ...
 
         # driver.py
         def _launch(self, table: Table) -> None: ...

@@ -46,7 +46,14 @@ import msgspec
 
 from gamenight.sdk import OBSERVER
 from gamenight.tables import protocol as p
-from gamenight.tables.authority import LEASE_TTL, RENEW_INTERVAL, SWEEP_INTERVAL, Authority, default_host_id
+from gamenight.tables.authority import (
+    LEASE_TTL,
+    LOBBY_INTERVAL,
+    RENEW_INTERVAL,
+    SWEEP_INTERVAL,
+    Authority,
+    default_host_id,
+)
 from gamenight.tables.driver import Driver
 from gamenight.tables.limits import Limits
 from gamenight.tables.moves import CHAT_LIMIT, Moves
@@ -204,6 +211,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         lease_ttl: float = LEASE_TTL,
         renew_interval: float = RENEW_INTERVAL,
         sweep_interval: float = SWEEP_INTERVAL,
+        lobby_interval: float = LOBBY_INTERVAL,
     ) -> None:
         self.registry = registry
         self.tables_url = tables_url
@@ -219,6 +227,9 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         self.renew_interval = renew_interval
         self.sweep_interval = sweep_interval
         self._sweeper: asyncio.Task[None] | None = None
+        self.lobby_interval = lobby_interval
+        self._lobby_reader: asyncio.Task[None] | None = None
+        self._remote: dict[str, p.TableInfo] = {}
         self._taking: set[str] = set()
         self._takes: set[asyncio.Task[None]] = set()
         self.records_url = records_url

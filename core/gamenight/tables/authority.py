@@ -108,10 +108,12 @@ class Authority(_ServiceBase):
                 await asyncio.wait({task}, timeout=1)
         from gamenight.tables.redis_store import StoreError
 
+        await self._close_relays()
         for table in list(self.tables.values()):
-            if table.renewer is not None:
-                table.renewer.cancel()
-                await asyncio.wait({table.renewer}, timeout=1)
+            for task in (table.renewer, table.inbox_reader):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=1)
             if table.gone or not table.epoch:
                 continue
             with contextlib.suppress(StoreError, TimeoutError, ValueError):
@@ -164,6 +166,7 @@ class Authority(_ServiceBase):
             await self._retrying(table, lambda: self._list_in_store(table))  # listed before its first write
             await self._write_out(table)
             table.renewer = asyncio.create_task(self._renew(table), name=f"table-{table.id}-lease")
+            table.inbox_reader = asyncio.create_task(self._read_inbox(table), name=f"table-{table.id}-inbox")
             await self._publish(table)
             while True:
                 await table.dirty.wait()
@@ -172,6 +175,7 @@ class Authority(_ServiceBase):
                     await self._write_out(table)
                     await self._retrying(table, lambda: self.store.drop(table.id, table.epoch))
                     table.renewer.cancel()
+                    table.inbox_reader.cancel()
                     return
                 if table.stored_doc != self._table_document(table):  # seats, a pause answered, the start
                     self._queue_state(table)
@@ -319,7 +323,7 @@ class Authority(_ServiceBase):
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         current = asyncio.current_task()
-        for task in (table.driver, table.saver, table.renewer):
+        for task in (table.driver, table.saver, table.renewer, table.inbox_reader):
             if task is not None and task is not current:
                 task.cancel()
         for connection in table.holding:
@@ -454,6 +458,10 @@ class Authority(_ServiceBase):
                 table = None
             if connection.closed:
                 return
+            if table is None and connection.relayed_from is None and not connection.closed:
+                with contextlib.suppress(Exception):
+                    if not await self.store.unheld([message.table]):  # another host runs it: relay to it
+                        return self._relay_to(connection, message)
             if table is None:
                 self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             elif isinstance(message, p.Join):

@@ -63,6 +63,8 @@ class Table:
     epoch: int = 0
     """With the tables in Redis: the fencing epoch of this host's lease on the table (0: not taken yet)."""
     published: bytes = b""
+    inbox_reader: asyncio.Task[None] | None = None
+    """With the tables in Redis: the reader of the messages other hosts relay to the table."""
     """With the tables in Redis: the table's summary as last written to the store's lobby (b"": none)."""
     outbox: list[tuple[str, Any]] = field(default_factory=list)
     """With the tables in Redis: the writes not made yet, in order (``("move", LogEntry)`` or

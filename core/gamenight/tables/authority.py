@@ -378,10 +378,12 @@ class Authority(_ServiceBase):
             stored = await self.store.load(table_id)
             if stored.holder is not None or stored.state is None:
                 return None
+            inbox_from = await self._inbox_end(table_id)  # before the lease: what comes after it is read
             epoch = await self.store.acquire(table_id, self.host_id, self.lease_ttl)
             stored = await self.store.load(table_id)  # again, under this host's lease: nothing moves it now
             try:
                 table = self._from_stored(stored)
+                table.inbox_from = inbox_from
             except CannotRun as error:
                 log.warning("table %s not taken: %s", table_id, safe_text(error, limit=300))
                 with contextlib.suppress(StoreError):

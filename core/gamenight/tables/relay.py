@@ -303,11 +303,7 @@ class Relay(_ServiceBase):
         from gamenight.tables.redis_store import StoreError
 
         key = inbox_key(self.store.prefix, table.id)
-        last = b"$"
-        with contextlib.suppress(StoreError):
-            async with self.store._errors():
-                newest = await self.store.client.xrevrange(key, count=1)
-            last = newest[0][0] if newest else b"0-0"
+        last = table.inbox_from
         try:
             while not table.gone and self.tables.get(table.id) is table:
                 try:
@@ -326,6 +322,14 @@ class Relay(_ServiceBase):
             for ref, connection in list(self._relayed.items()):
                 if connection.relayed_from and connection.relayed_from[2] == table.id:
                     self._drop_relayed(ref, connection)
+
+    async def _inbox_end(self, table_id: str) -> bytes:
+        """The id of the newest entry of the table's inbox, read before this host takes the table's lease:
+        the messages relayed to the host that held it before are not handled again (those relayed once
+        the lease is this host's all come after it)."""
+        async with self.store._errors():
+            newest = await self.store.client.xrevrange(inbox_key(self.store.prefix, table_id), count=1)
+        return bytes(newest[0][0]) if newest else b"0-0"
 
     def _relayed_entry(self, table: Table, fields: Any) -> None:
         from gamenight.tables.redis_store import CorruptValue, decode

@@ -164,3 +164,16 @@ async def test_a_room_closing_on_b_is_detached_at_once(hosts, monkeypatch):
     assert len(a._relayed) == 1
     await ben.close()
     await until(lambda: 1 in table.away and not a._relayed, "ben's seat away, his relayed connection gone")
+
+
+async def test_a_table_that_moves_tells_its_relayed_rooms_and_ends_their_relay(hosts, monkeypatch):
+    a, b = await hosts("host-a"), await hosts("host-b")
+    ann, table_id = await a_table_on_a(a, monkeypatch)
+    ben = await connect(b, "key:ben", "ben")
+    await ben.send(p.Join(table_id))
+    await ben.wait_for(lambda c: c.snapshot and c.snapshot.table.status == "playing")
+    a._let_go(a.tables[table_id], "the test: another host took the table")
+    for client in (ann, ben):  # the relayed room is told as the local one is, and can join again
+        await client.wait_for(lambda c: any(e.code == "table-moved" for e in c.errors))
+    await until(lambda: not a._relayed, "A's relayed connection ended")
+    await until(lambda: all(c.relay is None for c in b.connections), "B's relay ended")

@@ -41,8 +41,8 @@ which scripts need)::
                         table's authority (fenced), removed when the table ends or stops being public
 
 The table service uses this store with ``serve-ssh --tables-url`` (:mod:`gamenight.tables.authority`).
-Not here yet (the next step): delivering each seat its own view through Redis (a stream per relayed
-connection) and relaying a front end's moves to the authority.
+A room at a table another host runs is relayed through the table's inbox and its connection's outbox
+(streams next to these keys): :mod:`gamenight.tables.relay`.
 """
 
 from __future__ import annotations

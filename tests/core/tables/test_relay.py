@@ -177,3 +177,50 @@ async def test_a_table_that_moves_tells_its_relayed_rooms_and_ends_their_relay(h
         await client.wait_for(lambda c: any(e.code == "table-moved" for e in c.errors))
     await until(lambda: not a._relayed, "A's relayed connection ended")
     await until(lambda: all(c.relay is None for c in b.connections), "B's relay ended")
+
+
+async def test_a_relayed_seven_seat_receives_its_own_hand_only(redis_server, tmp_path):
+    """SEVEN hides every hand but one's own: what host B receives for ben is seat 1's view, for cat the public one."""
+    from gamenight.plugins import load_registry
+    from gamenight.sdk import observer_view
+    from gamenight.tables.service import TableService
+
+    from .conftest import FAST
+
+    registry = load_registry()
+    made = []
+    for name in ("host-a", "host-b"):
+        service = TableService(
+            registry, tmp_path / name, seed=7, message_rate=FAST, tables_url=redis_server.url, host_id=name
+        )
+        await service.start()
+        made.append(service)
+    a, b = made
+    try:
+        ann = await connect(a, "key:ann", "ann")
+        await ann.send(p.OpenTable("seven", [p.SeatSpec("person"), p.SeatSpec("person"), p.SeatSpec("bot", "random")]))
+        table_id = (await ann.wait_for(lambda c: c.snapshot)).table.table
+        ben = await connect(b, "key:ben", "ben")
+        await ben.send(p.Join(table_id))
+        cat = await connect(b, "key:cat", "cat")
+        await ben.wait_for(lambda c: c.snapshot and c.snapshot.table.status == "playing")
+        await cat.send(p.Watch(table_id))
+        await cat.wait_for(lambda c: c.snapshot and c.snapshot.seat == OBSERVER)
+        match = a.tables[table_id].match
+        turn = len(match.log)
+        await ben.wait_for(lambda c: c.snapshot.turn == turn)
+        await cat.wait_for(lambda c: c.snapshot.turn == turn)
+        rules = match.rules
+
+        def plain(value):
+            return msgspec.json.decode(msgspec.json.encode(value))
+
+        assert plain(ben.snapshot.view) == plain(rules.view(match.state, 1))
+        assert plain(ben.snapshot.view) != plain(rules.view(match.state, 0))  # ann's hand is not in it
+        assert plain(cat.snapshot.view) == plain(observer_view(rules, match.state))
+        outboxes = await outbox_frames(a.store, table_id)
+        seats = [{m.seat for m in messages if isinstance(m, p.Snapshot)} for messages in outboxes.values()]
+        assert sorted(seats, key=sorted) == [{OBSERVER}, {1}]
+    finally:
+        for service in made:
+            await asyncio.wait_for(service.close(), 10)

@@ -165,6 +165,8 @@ class Authority(_ServiceBase):
                 self._queue_state(table)
             await self._retrying(table, lambda: self._list_in_store(table))  # listed before its first write
             await self._write_out(table)
+            if table.gone:  # let go meanwhile (a cancel lost in the client): nothing more runs for it
+                return
             table.renewer = asyncio.create_task(self._renew(table), name=f"table-{table.id}-lease")
             table.inbox_reader = asyncio.create_task(self._read_inbox(table), name=f"table-{table.id}-inbox")
             await self._publish(table)
@@ -180,6 +182,8 @@ class Authority(_ServiceBase):
                 if table.stored_doc != self._table_document(table):  # seats, a pause answered, the start
                     self._queue_state(table)
                 await self._write_out(table)
+                if table.gone:
+                    return
                 await self._publish(table)
         except LeaseHeld as error:
             self._let_go(table, str(error))
@@ -197,6 +201,8 @@ class Authority(_ServiceBase):
                     self._release(table)
             elif not (len(table.outbox) > 1 and table.outbox[1][0] == "state"):  # a later state covers it
                 await self._retrying(table, lambda v=value: self.store.save_state(table.id, table.epoch, v), retry)
+            if table.gone:  # let go meanwhile (by its renewer): its queue was emptied, nothing more is written
+                return
             table.outbox.pop(0)
 
     def _release(self, table: Table) -> None:

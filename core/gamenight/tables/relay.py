@@ -174,6 +174,9 @@ class RelayLink:
     conn: str
     last: bytes = b"0-0"
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    announced: bool = False
+    """Its key (``PREFIX:{ID}:front:...``) is set: written before its first message, so the authority
+    never finds a relayed connection without it (and drops it as one whose front end died)."""
 
 
 class Relay(_ServiceBase):
@@ -208,6 +211,10 @@ class Relay(_ServiceBase):
                 await asyncio.wait({previous})
             try:
                 async with self.store._errors():
+                    if not link.announced:
+                        alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
+                        await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
+                        link.announced = True
                     await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
             except StoreError as error:
                 log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
@@ -245,10 +252,10 @@ class Relay(_ServiceBase):
     async def _relay_alive(self, link: RelayLink) -> None:
         key = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
         while True:
+            await asyncio.sleep(ALIVE_INTERVAL)  # (set first with the connection's first message)
             with contextlib.suppress(Exception):
                 async with self.store._errors():
                     await self.store.client.set(key, b"1", px=int(ALIVE_INTERVAL * 3000))
-            await asyncio.sleep(ALIVE_INTERVAL)
 
     async def _relay_out(self, connection: Connection, link: RelayLink, key: str) -> None:
         """Write what the authority sent this relayed connection to its room, as it came."""

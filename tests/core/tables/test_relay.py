@@ -224,3 +224,20 @@ async def test_a_relayed_seven_seat_receives_its_own_hand_only(redis_server, tmp
     finally:
         for service in made:
             await asyncio.wait_for(service.close(), 10)
+
+
+async def test_a_relayed_connection_is_announced_before_its_first_message(hosts, monkeypatch):
+    """The authority never finds a relayed connection without its front end's key (then dropped as dead):
+    the key is written before the connection's first message, not left to the renewing task."""
+    a, b = await hosts("host-a"), await hosts("host-b")
+    _ann, table_id = await a_table_on_a(a, monkeypatch)
+
+    async def never_renews(link):
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(b, "_relay_alive", never_renews)
+    ben = await connect(b, "key:ben", "ben")
+    await ben.send(p.Join(table_id))
+    await ben.wait_for(lambda c: c.snapshot and c.snapshot.table.status == "playing")
+    await a._check_fronts(a.tables[table_id])
+    assert len(a._relayed) == 1 and 1 not in a.tables[table_id].away

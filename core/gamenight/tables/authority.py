@@ -23,6 +23,11 @@ Part of :class:`~gamenight.tables.service.TableService`, used only when it is gi
   stored state, replays the moves logged since with the game's rules, and goes on; the seats wait
   for their players (``--away-timeout``).  A table stored by another gamenight or game version is
   not taken, and the log says which.
+* **One Tables list across hosts.**  The authority of a public table keeps its summary (what the
+  Tables list shows: game, seats' names and kinds, status, watchers -- never a hand) in the store's
+  lobby, fenced like every write and removed when the table ends; while a room here keeps the list
+  open, the lobby is read every :data:`LOBBY_INTERVAL` and the other hosts' tables join this host's list
+  (at most :data:`MAX_REMOTE_LISTED`, each checked as hostile on reading).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import time
 import tomllib
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import tomli_w
 
 from gamenight import __version__
@@ -44,7 +50,7 @@ from gamenight.sdk import OBSERVER
 from gamenight.tables import protocol as p
 from gamenight.tables.base import _ServiceBase
 from gamenight.tables.table import Table
-from gamenight.text import safe_text
+from gamenight.text import MAX_NAME_CHARS, safe_text
 
 if TYPE_CHECKING:
     from gamenight.tables.redis_store import StoredTable, TableState
@@ -62,6 +68,10 @@ SWEEP_INTERVAL = 2.0
 one pipelined ``EXISTS`` per table not run here)."""
 SAVE_EVERY = 64
 """Moves between two stored states at most (the log a host taking the table over replays)."""
+LOBBY_INTERVAL = 1.0
+"""Seconds between two reads of the store's lobby (one ``HGETALL``), only while a room here keeps the list open."""
+MAX_REMOTE_LISTED = 500
+"""Other hosts' tables one list shows at most (the first by table id)."""
 STORE_RETRY = 0.5
 """Seconds between two tries of a write Redis did not take (unreachable)."""
 
@@ -88,18 +98,22 @@ class Authority(_ServiceBase):
             assert self.tables_url is not None  # started only with a store or its URL
             self.store = RedisTableStore.connect(self.tables_url)
         self._sweeper = asyncio.create_task(self._sweep_loop(), name="tables-sweep")
+        self._lobby_reader = asyncio.create_task(self._lobby_loop(), name="tables-lobby")
 
     async def _close_store(self) -> None:
         """Write what is queued (briefly), then give every lease up: another host takes the tables at once."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.wait({self._sweeper}, timeout=1)
+        for task in (self._sweeper, self._lobby_reader):
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task}, timeout=1)
         from gamenight.tables.redis_store import StoreError
 
+        await self._close_relays()
         for table in list(self.tables.values()):
-            if table.renewer is not None:
-                table.renewer.cancel()
-                await asyncio.wait({table.renewer}, timeout=1)
+            for task in (table.renewer, table.inbox_reader):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=1)
             if table.gone or not table.epoch:
                 continue
             with contextlib.suppress(StoreError, TimeoutError, ValueError):
@@ -151,7 +165,11 @@ class Authority(_ServiceBase):
                 self._queue_state(table)
             await self._retrying(table, lambda: self._list_in_store(table))  # listed before its first write
             await self._write_out(table)
+            if table.gone:  # let go meanwhile (a cancel lost in the client): nothing more runs for it
+                return
             table.renewer = asyncio.create_task(self._renew(table), name=f"table-{table.id}-lease")
+            table.inbox_reader = asyncio.create_task(self._read_inbox(table), name=f"table-{table.id}-inbox")
+            await self._publish(table)
             while True:
                 await table.dirty.wait()
                 table.dirty.clear()
@@ -159,10 +177,14 @@ class Authority(_ServiceBase):
                     await self._write_out(table)
                     await self._retrying(table, lambda: self.store.drop(table.id, table.epoch))
                     table.renewer.cancel()
+                    table.inbox_reader.cancel()
                     return
                 if table.stored_doc != self._table_document(table):  # seats, a pause answered, the start
                     self._queue_state(table)
                 await self._write_out(table)
+                if table.gone:
+                    return
+                await self._publish(table)
         except LeaseHeld as error:
             self._let_go(table, str(error))
         except StoreError as error:  # a stale epoch, or a value that is not gamenight's
@@ -179,6 +201,8 @@ class Authority(_ServiceBase):
                     self._release(table)
             elif not (len(table.outbox) > 1 and table.outbox[1][0] == "state"):  # a later state covers it
                 await self._retrying(table, lambda v=value: self.store.save_state(table.id, table.epoch, v), retry)
+            if table.gone:  # let go meanwhile (by its renewer): its queue was emptied, nothing more is written
+                return
             table.outbox.pop(0)
 
     def _release(self, table: Table) -> None:
@@ -227,6 +251,52 @@ class Authority(_ServiceBase):
 
         await self.store.list_table(table.id, table.epoch, Listed(table.game.id, self.host_id, table.epoch))
 
+    # -- the Tables list across hosts -----------------------------------------------------------
+
+    async def _publish(self, table: Table) -> None:
+        """Keep the table's summary in the store's lobby as the list shows it now (out of it once the
+        table is over, private or solo); written only when it changed."""
+        from gamenight.tables.redis_store import Summary
+
+        info = self._info(table)
+        shown = info.public and not info.solo and info.status != "over"
+        encoded = msgspec.msgpack.encode(info) if shown else b""
+        if encoded == table.published:
+            return
+        summary = Summary(self.host_id, table.epoch, info) if shown else None
+        await self._retrying(table, lambda: self.store.publish(table.id, table.epoch, summary))
+        table.published = encoded
+
+    async def _lobby_loop(self) -> None:
+        while True:
+            await self._lobby_pause(self.lobby_interval)
+            if not any(c.listing and c.table is None and not c.closed for c in self.connections):
+                continue  # no one here looks at the list: the lobby is not read
+            try:
+                await self._read_lobby()
+            except Exception as error:  # the list keeps what it had; read again next time
+                log.warning("tables lobby: %s", safe_text(f"{type(error).__name__}: {error}", limit=300))
+
+    async def _lobby_pause(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def _read_lobby(self) -> None:
+        """Read the other hosts' public tables from the store's lobby; the lists here change if they did."""
+        remote: dict[str, p.TableInfo] = {}
+        for table_id, summary in sorted((await self.store.lobby()).items()):
+            if summary.host == self.host_id or table_id in self.tables:
+                continue  # this host's own tables are listed as they are here, not as last written
+            if summary.info.game not in self.registry.games:
+                continue  # a game this host does not have: its rooms could not show it
+            for seat in summary.info.seats:
+                seat.name = safe_text(seat.name, limit=MAX_NAME_CHARS)
+            remote[table_id] = summary.info
+            if len(remote) >= MAX_REMOTE_LISTED:
+                break
+        if remote != self._remote:
+            self._remote = remote
+            self._list_changed()
+
     # -- the lease -------------------------------------------------------------------------------
 
     async def _renew(self, table: Table) -> None:
@@ -259,7 +329,7 @@ class Authority(_ServiceBase):
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         current = asyncio.current_task()
-        for task in (table.driver, table.saver, table.renewer):
+        for task in (table.driver, table.saver, table.renewer, table.inbox_reader):
             if task is not None and task is not current:
                 task.cancel()
         for connection in table.holding:
@@ -314,10 +384,12 @@ class Authority(_ServiceBase):
             stored = await self.store.load(table_id)
             if stored.holder is not None or stored.state is None:
                 return None
+            inbox_from = await self._inbox_end(table_id)  # before the lease: what comes after it is read
             epoch = await self.store.acquire(table_id, self.host_id, self.lease_ttl)
             stored = await self.store.load(table_id)  # again, under this host's lease: nothing moves it now
             try:
                 table = self._from_stored(stored)
+                table.inbox_from = inbox_from
             except CannotRun as error:
                 log.warning("table %s not taken: %s", table_id, safe_text(error, limit=300))
                 with contextlib.suppress(StoreError):
@@ -394,6 +466,10 @@ class Authority(_ServiceBase):
                 table = None
             if connection.closed:
                 return
+            if table is None and connection.relayed_from is None and not connection.closed:
+                with contextlib.suppress(Exception):
+                    if not await self.store.unheld([message.table]):  # another host runs it: relay to it
+                        return self._relay_to(connection, message)
             if table is None:
                 self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             elif isinstance(message, p.Join):

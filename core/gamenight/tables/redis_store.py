@@ -36,10 +36,13 @@ which scripts need)::
     PREFIX:{ID}:log     stream of LogEntry (field "m"), the moves since the state
 
     PREFIX:tables       hash: table id -> Listed (which game, which host runs it), for every host's sweep
+    PREFIX:lobby        hash: table id -> Summary (what every host's Tables list shows of a public table:
+                        game, seats' names and kinds, status, watchers -- never a hand), written by the
+                        table's authority (fenced), removed when the table ends or stops being public
 
 The table service uses this store with ``serve-ssh --tables-url`` (:mod:`gamenight.tables.authority`).
-Not here yet (the next steps): delivering each seat its own view through Redis (a stream or pub/sub
-channel per seat, and a public one for watchers) and relaying a front end's moves to the authority.
+A room at a table another host runs is relayed through the table's inbox and its connection's outbox
+(streams next to these keys): :mod:`gamenight.tables.relay`.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import msgspec
+
+from gamenight.tables.protocol import TableInfo
 
 __all__ = [
     "FORMAT",
@@ -66,6 +71,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoredTable",
+    "Summary",
     "TableState",
 ]
 
@@ -81,6 +87,13 @@ MAX_STATE_BYTES = 4 * 1024 * 1024
 MAX_LEASE_BYTES = 512
 MAX_LISTED = 5000
 """Tables the store's list may hold before :meth:`RedisTableStore.listed` refuses it (a room keeps a few hundred)."""
+
+MAX_SUMMARY_BYTES = 8192
+"""Bytes of one table's summary in the lobby (sixteen seats' names and a few options: well under 2 KiB)."""
+MAX_SUMMARY_SEATS = 16
+MAX_SUMMARY_NAME = 64
+"""Characters of a seat's name in a summary (the room's names are far shorter)."""
+MAX_SUMMARY_OPTIONS = 32
 
 HostId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
@@ -134,6 +147,18 @@ class Listed(msgspec.Struct, forbid_unknown_fields=True):
     game: Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")]
     host: HostId
     epoch: Epoch
+    v: int = FORMAT
+
+
+class Summary(msgspec.Struct, forbid_unknown_fields=True):
+    """A public table as every host's Tables list shows it (``PREFIX:lobby``, a hash by table id): the
+    room protocol's :class:`~gamenight.tables.protocol.TableInfo` (what the list showed of a host's own
+    tables: never a hand), and which host runs it.  Read back with :meth:`RedisTableStore.lobby`, which
+    checks it as hostile (bytes, seats, names, options, the id it is filed under)."""
+
+    host: HostId
+    epoch: Epoch
+    info: TableInfo
     v: int = FORMAT
 
 
@@ -323,13 +348,25 @@ return {1}
 """
 )
 
-# KEYS: epoch, lease, state, log, the list of tables.  ARGV: epoch, table id.  A closed table's keys go
-# (its epoch too: a stale authority's fence then finds '0', never its own epoch).
+# KEYS: epoch, lease, state, log, the list of tables, the lobby.  ARGV: epoch, table id.  A closed
+# table's keys go (its epoch too: a stale authority's fence then finds '0', never its own epoch).
 _DROP = (
     _FENCE
     + """
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[1])
 redis.call('HDEL', KEYS[5], ARGV[2])
+redis.call('HDEL', KEYS[6], ARGV[2])
+return {1}
+"""
+)
+
+# KEYS: epoch, lease, the lobby.  ARGV: epoch, table id, its summary ('': remove it).
+_PUBLISH = (
+    _FENCE
+    + """
+local kind = redis.call('TYPE', KEYS[3]).ok
+if kind ~= 'hash' and kind ~= 'none' then return {-3, 'lobby', kind} end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[3], ARGV[2]) else redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
 return {1}
 """
 )
@@ -378,6 +415,7 @@ class RedisTableStore:
         self._load = client.register_script(_LOAD)
         self._drop = client.register_script(_DROP)
         self._list = client.register_script(_LIST)
+        self._publish = client.register_script(_PUBLISH)
 
     @classmethod
     def connect(cls, url: str, *, prefix: str = "gamenight", timeout: float = 5.0) -> RedisTableStore:
@@ -509,24 +547,59 @@ class RedisTableStore:
         keys = self.keys(table_id)
         async with self._errors():
             answer = await self._drop(
-                keys=[keys["epoch"], keys["lease"], keys["state"], keys["log"], self.list_key],
+                keys=[keys["epoch"], keys["lease"], keys["state"], keys["log"], self.list_key, self.lobby_key],
                 args=[str(_checked(epoch, Epoch, "epoch")), table_id],
             )
         self._refused(table_id, epoch, keys, answer)
 
-    async def listed(self) -> dict[str, Listed]:
-        """Every table in the store's list (bounded: at most :data:`MAX_LISTED`; an entry that is not
-        gamenight's is left out and said in the log, never used)."""
+    async def publish(self, table_id: str, epoch: int, summary: Summary | None) -> None:
+        """Put the table's summary in the lobby (``None``: take it out), fenced like every write."""
+        keys = self.keys(table_id)
+        payload = b""
+        if summary is not None:
+            payload = encode(msgspec.structs.replace(summary, v=FORMAT, epoch=_checked(epoch, Epoch, "epoch")))
+            if len(payload) > MAX_SUMMARY_BYTES:
+                raise ValueError(f"a table summary of {len(payload)} bytes (at most {MAX_SUMMARY_BYTES})")
         async with self._errors():
-            kind = _text(await self.client.type(self.list_key))
+            answer = await self._publish(
+                keys=[keys["epoch"], keys["lease"], self.lobby_key], args=[str(epoch), table_id, payload]
+            )
+        self._refused(table_id, epoch, keys, answer)
+
+    async def lobby(self) -> dict[str, Summary]:
+        """Every public table's summary, of every host (bounded: at most :data:`MAX_LISTED` entries of
+        :data:`MAX_SUMMARY_BYTES`; an entry that is not gamenight's, or is filed under another table's
+        id, is left out, never shown)."""
+        raw = await self._bounded_hash(self.lobby_key, "lobby of tables")
+        summaries = {}
+        for key, value in raw.items():
+            table_id = _text(key)
+            try:
+                _checked(table_id, TableId, "table id")
+                summary = decode(Summary, value, f"{self.lobby_key} {table_id}", MAX_SUMMARY_BYTES)
+                _check_summary(table_id, summary)
+            except (ValueError, CorruptValue):
+                continue
+            summaries[table_id] = summary
+        return summaries
+
+    async def _bounded_hash(self, key: str, what: str) -> dict[Any, Any]:
+        """The hash at ``key`` (empty when there is none), refused when it holds more than :data:`MAX_LISTED`."""
+        async with self._errors():
+            kind = _text(await self.client.type(key))
             if kind == "none":
                 return {}
             if kind != "hash":
-                raise CorruptValue(f"{self.list_key}: holds a {kind}, not gamenight's list of tables")
-            size = int(await self.client.hlen(self.list_key))
+                raise CorruptValue(f"{key}: holds a {kind}, not gamenight's {what}")
+            size = int(await self.client.hlen(key))
             if size > MAX_LISTED:
-                raise CorruptValue(f"{self.list_key}: {size} tables, more than {MAX_LISTED}")
-            raw = await self.client.hgetall(self.list_key)
+                raise CorruptValue(f"{key}: {size} tables, more than {MAX_LISTED}")
+            return dict(await self.client.hgetall(key))
+
+    async def listed(self) -> dict[str, Listed]:
+        """Every table in the store's list (bounded: at most :data:`MAX_LISTED`; an entry that is not
+        gamenight's is left out and said in the log, never used)."""
+        raw = await self._bounded_hash(self.list_key, "list of tables")
         tables = {}
         for key, value in raw.items():
             table_id = _text(key)
@@ -558,6 +631,10 @@ class RedisTableStore:
     @property
     def list_key(self) -> str:
         return f"{self.prefix}:tables"
+
+    @property
+    def lobby_key(self) -> str:
+        return f"{self.prefix}:lobby"
 
     def _refused(self, table_id: str, epoch: int, keys: dict[str, str], answer: Sequence[Any]) -> None:
         code = int(answer[0])
@@ -620,6 +697,22 @@ def _checked(value: Any, kind: Any, what: str) -> Any:
         return msgspec.convert(value, kind)
     except msgspec.ValidationError as error:
         raise ValueError(f"{what} {str(value)[:40]!r}: {error}") from None
+
+
+def _check_summary(table_id: str, summary: Summary) -> None:
+    """ValueError unless ``summary`` is one a gamenight authority writes for ``table_id``."""
+    info = summary.info
+    if info.table != table_id:
+        raise ValueError(f"the summary of table {info.table[:20]!r} filed under {table_id}")
+    _checked(info.game, Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")], "game")
+    if not info.public or info.solo or info.status == "over":
+        raise ValueError(f"table {table_id}: not a table the list shows")
+    if not 1 <= len(info.seats) <= MAX_SUMMARY_SEATS or len(info.options) > MAX_SUMMARY_OPTIONS:
+        raise ValueError(f"table {table_id}: {len(info.seats)} seats, {len(info.options)} options")
+    if any(len(seat.name) > MAX_SUMMARY_NAME for seat in info.seats):
+        raise ValueError(f"table {table_id}: a seat's name longer than {MAX_SUMMARY_NAME}")
+    if not -2 <= info.to_move < len(info.seats) or info.watchers < 0 or not 0 <= info.timer <= 24 * 3600:
+        raise ValueError(f"table {table_id}: a seat to move, watchers or timer out of range")
 
 
 def _ms(seconds: float) -> str:

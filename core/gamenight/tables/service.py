@@ -46,13 +46,21 @@ import msgspec
 
 from gamenight.sdk import OBSERVER
 from gamenight.tables import protocol as p
-from gamenight.tables.authority import LEASE_TTL, RENEW_INTERVAL, SWEEP_INTERVAL, Authority, default_host_id
+from gamenight.tables.authority import (
+    LEASE_TTL,
+    LOBBY_INTERVAL,
+    RENEW_INTERVAL,
+    SWEEP_INTERVAL,
+    Authority,
+    default_host_id,
+)
 from gamenight.tables.driver import Driver
 from gamenight.tables.limits import Limits
 from gamenight.tables.moves import CHAT_LIMIT, Moves
 from gamenight.tables.names import usable_name
 from gamenight.tables.persist import Persistence
 from gamenight.tables.records_link import RECORDS_FILE, RecordsLink
+from gamenight.tables.relay import Relay, RelayLink
 from gamenight.tables.seats import Seats
 from gamenight.tables.table import Table, people_at_the_end
 from gamenight.tables.views import LIST_INTERVAL, Views
@@ -71,6 +79,8 @@ TABLES_PER_IDENTITY = 3
 """Open tables (waiting or playing) one identity may host at once."""
 TABLES_PER_ADDRESS = 6
 """Open tables (waiting or playing) the identities of one client address may host at once."""
+RELAYED = (p.Leave, p.Start, p.Move, p.Chat, p.Ack, p.Again)
+"""The messages of a room relayed to a table another host runs that go to that host (the rest are this host's)."""
 MAX_VIOLATIONS = 5
 """Refused requests (out of turn, bad chat...) a connection may make before it is cut off."""
 SEND_BUFFER_CAP = 2 * p.SERVICE_FRAME_CAP
@@ -115,6 +125,10 @@ class Connection:
     shown to no one before it is durable.  Frames after those wait behind them (order is kept)."""
     held_bytes: int = 0
     """Bytes of :attr:`held`: past :data:`SEND_BUFFER_CAP` the client is cut off (memory stays bounded)."""
+    relay: RelayLink | None = None
+    """With the tables in Redis: the table another host runs that this host relays this room to."""
+    relayed_from: tuple[str, str, str] | None = None
+    """A connection another host relays here: that host's id, its connection id, the table's id."""
 
     def send(self, message: msgspec.Struct) -> None:
         """Queue ``message``; it is written when the request being handled is done, or on the loop's next turn."""
@@ -173,7 +187,7 @@ class Connection:
             self.writer.close()
 
 
-class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence, Authority):
+class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence, Authority, Relay):
     """Every shared table of one server, and the connections to them.
 
     This class is the service's front door -- its life cycle, the connections it serves and the one
@@ -204,6 +218,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         lease_ttl: float = LEASE_TTL,
         renew_interval: float = RENEW_INTERVAL,
         sweep_interval: float = SWEEP_INTERVAL,
+        lobby_interval: float = LOBBY_INTERVAL,
     ) -> None:
         self.registry = registry
         self.tables_url = tables_url
@@ -219,6 +234,12 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         self.renew_interval = renew_interval
         self.sweep_interval = sweep_interval
         self._sweeper: asyncio.Task[None] | None = None
+        self.lobby_interval = lobby_interval
+        self._lobby_reader: asyncio.Task[None] | None = None
+        self._remote: dict[str, p.TableInfo] = {}
+        self._relayed: dict[tuple[str, str], Connection] = {}
+        self._relay_sending: dict[str, asyncio.Task[None]] = {}
+        self._relay_tasks: set[asyncio.Task[None]] = set()
         self._taking: set[str] = set()
         self._takes: set[asyncio.Task[None]] = set()
         self.records_url = records_url
@@ -317,9 +338,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
     ) -> None:
         """Serve one connection until it ends; ``identity``, ``name`` and the client's ``address``
         come from the server."""
-        connection = Connection(
-            identity, usable_name(name, identity), writer, address, messages=p.RateLimiter(*self.message_rate)
-        )
+        connection = self._connection(identity, name, writer, address)
         self.connections.append(connection)
         try:
             await self._receive(connection, reader)
@@ -329,10 +348,18 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
             pass
         finally:
             self.connections.remove(connection)
+            self._end_relay(connection)
             self._detach(connection, dropped=True)
             connection.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.wait_closed(), 2)
+
+    def _connection(self, identity: str, name: str, writer: Any, address: str) -> Connection:
+        """A connection for ``identity`` (shown under a usable form of ``name``), writing to ``writer``:
+        a socket's, or (relayed from another host) a relayed connection's outbox."""
+        return Connection(
+            identity, usable_name(name, identity), writer, address, messages=p.RateLimiter(*self.message_rate)
+        )
 
     async def _receive(self, connection: Connection, reader: asyncio.StreamReader) -> None:
         first = await p.read_frame(reader, p.CLIENT_FRAME_CAP)
@@ -352,6 +379,14 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
             if not connection.messages.allow():
                 raise p.ProtocolError("too many messages")
             message = p.decode_client(frame)
+            if connection.relay is not None:
+                if isinstance(message, RELAYED):  # a table's message: to the host that runs the table
+                    self._relay_send(connection, frame)
+                    if isinstance(message, p.Leave):
+                        self._end_relay(connection)
+                    continue
+                if not isinstance(message, p.ListTables | p.HallQuery | p.HallName):
+                    self._end_relay(connection)  # it goes to another table, or opens one
             self._handle(connection, message)
             self._flush(connection)
 

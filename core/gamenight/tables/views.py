@@ -112,6 +112,8 @@ class Views(_ServiceBase):
         for connection in table.connections:
             if connection.seat >= 0:
                 self._send_snapshot(table, connection)
+        if self.store is not None:
+            table.dirty.set()  # its summary in the store's lobby shows the watchers too
         self._list_changed()
 
     def _changed(self, table: Table) -> None:
@@ -121,7 +123,9 @@ class Views(_ServiceBase):
         self._list_changed()
 
     def _table_list(self) -> p.TableList:
-        return p.TableList([self._info(t) for t in self.tables.values() if t.public and t.status() != "over"])
+        """The public tables of this host, then (with the tables in Redis) those other hosts run."""
+        here = [self._info(t) for t in self.tables.values() if t.public and t.status() != "over"]
+        return p.TableList(here + [info for table_id, info in self._remote.items() if table_id not in self.tables])
 
     def _list_changed(self) -> None:
         """The tables changed: the connections keeping the list open get it again, at most every

@@ -1,0 +1,409 @@
+"""Front ends that relay (``serve-ssh --tables-url``): a room on one host sits at a table another host runs.
+
+Part of :class:`~gamenight.tables.service.TableService`, used only with a Redis.  A room still talks only
+to its own host's service; when it asks to join or watch a table that another host holds, this host
+(the *front end*) relays for it:
+
+* **To the authority: the table's inbox.**  Each message the room sends (the room protocol's client
+  frame, as it came) goes to the stream ``PREFIX:{ID}:in`` (at most :data:`INBOX_LEN` entries) as a
+  :class:`Relayed` entry: the front end's host id, the relayed connection's id, and the identity, name
+  and address the front end authenticated.  The table's authority reads its inbox (one reader task per
+  table it holds) and handles each message exactly as a local room's -- the same decoding, validation,
+  rate limits and refusals: it is hostile input -- through a connection of its own for the relayed one.
+* **From the authority: one outbox per relayed connection.**  What the authority sends that connection
+  (its own seat's view only; a watcher's the public view) goes to ``PREFIX:{ID}:out:{HOST}:{CONN}``
+  (:class:`Frames`, at most :data:`OUTBOX_LEN` entries); the front end reads it and writes the frames to
+  its room as they came.  No other seat's view is ever written there.
+* **A relayed connection that goes away** -- the room closed (the front end says so in the inbox) or the
+  front end died (its ``PREFIX:{ID}:front:{HOST}:{CONN}`` key, renewed every :data:`ALIVE_INTERVAL`,
+  lapses) -- is detached as a dropped local connection is: the away window holds the seat.
+* **The table moves** (its authority lets go): its relayed connections get ``table-moved`` like local
+  ones, and the room joins again (through its front end, which relays to the new authority, or runs
+  the table itself).
+
+Every entry is a versioned msgspec message, bounded and validated on reading (:mod:`redis_store`'s
+``decode``); one that fails is left out and logged, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import msgspec
+
+from gamenight.tables import protocol as p
+from gamenight.tables.base import _ServiceBase
+from gamenight.text import safe_text
+
+if TYPE_CHECKING:
+    from gamenight.tables.service import Connection
+    from gamenight.tables.table import Table
+
+log = logging.getLogger("gamenight.tables")
+
+INBOX_LEN = 1000
+"""Entries a table's inbox keeps (``XADD MAXLEN ~``): far more than its authority has unread."""
+OUTBOX_LEN = 256
+"""Entries a relayed connection's outbox keeps: a front end that reads none of them loses the oldest."""
+MAX_OUT_BYTES = 2 * p.SERVICE_FRAME_CAP
+"""Bytes of one outbox entry (the frames one flush wrote)."""
+ALIVE_INTERVAL = 1.0
+"""Seconds between two renewals of a relayed connection's key by its front end; it lives three times that."""
+READ_BLOCK = 1.0
+"""Seconds one ``XREAD`` waits for an entry (the authority checks its relayed connections' keys between)."""
+
+RelayId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
+HostId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
+FORMAT = 1
+
+
+class Relayed(msgspec.Struct, forbid_unknown_fields=True):
+    """An entry of a table's inbox: a relayed connection's message, or its end (``kind`` "gone")."""
+
+    host: HostId
+    conn: RelayId
+    identity: Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
+    name: Annotated[str, msgspec.Meta(max_length=64)]
+    address: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    kind: Literal["message", "gone"] = "message"
+    frame: Annotated[bytes, msgspec.Meta(max_length=p.CLIENT_FRAME_CAP)] = b""
+    """The room's client frame's payload, as it came (decoded and validated by the authority)."""
+    v: int = FORMAT
+
+
+class Frames(msgspec.Struct, forbid_unknown_fields=True):
+    """An entry of a relayed connection's outbox: frames for its room (``end``: the authority hung up)."""
+
+    frames: Annotated[bytes, msgspec.Meta(max_length=MAX_OUT_BYTES)] = b""
+    end: bool = False
+    v: int = FORMAT
+
+
+def inbox_key(prefix: str, table_id: str) -> str:
+    return f"{prefix}:{{{table_id}}}:in"
+
+
+def outbox_key(prefix: str, table_id: str, host: str, conn: str) -> str:
+    return f"{prefix}:{{{table_id}}}:out:{host}:{conn}"
+
+
+def alive_key(prefix: str, table_id: str, host: str, conn: str) -> str:
+    return f"{prefix}:{{{table_id}}}:front:{host}:{conn}"
+
+
+# -- the authority's end: a connection whose frames go to an outbox ------------------------------
+
+
+class _OutboxTransport:
+    def __init__(self, writer: OutboxWriter) -> None:
+        self.writer = writer
+
+    def get_write_buffer_size(self) -> int:
+        return self.writer.queued_bytes
+
+    def abort(self) -> None:
+        self.writer.close()
+
+
+class OutboxWriter:
+    """What a relayed connection writes to (as a socket's ``StreamWriter``): its outbox in Redis, in order."""
+
+    def __init__(self, store: Any, key: str) -> None:
+        self.store = store
+        self.key = key
+        self.queue: list[Frames] = []
+        self.queued_bytes = 0
+        self.closing = False
+        self.transport = _OutboxTransport(self)
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._write_loop(), name=f"relay-out-{key}")
+
+    def write(self, data: bytes) -> None:
+        if self.closing:
+            return
+        self.queue.append(Frames(data))
+        self.queued_bytes += len(data)
+        self.wake.set()
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        if not self.closing:
+            self.closing = True
+            self.queue.append(Frames(end=True))
+            self.wake.set()
+
+    async def wait_closed(self) -> None:
+        await asyncio.wait({self.task}, timeout=2)
+
+    async def _write_loop(self) -> None:
+        from gamenight.tables.redis_store import StoreError, encode
+
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.queue:
+                entry = self.queue[0]
+                try:
+                    async with self.store._errors():
+                        await self.store.client.xadd(
+                            self.key, {"f": encode(entry)}, maxlen=OUTBOX_LEN, approximate=True
+                        )
+                        await self.store.client.pexpire(self.key, int(ALIVE_INTERVAL * 30_000))
+                except StoreError as error:  # the front end finds its connection gone (its key lapses)
+                    log.warning("relay outbox %s: %s", self.key, safe_text(error, limit=200))
+                    await asyncio.sleep(0.5)
+                    continue
+                self.queue.pop(0)
+                self.queued_bytes -= len(entry.frames)
+                if entry.end:
+                    return
+
+
+@dataclass
+class RelayLink:
+    """A room here relayed to a table another host runs."""
+
+    table: str
+    conn: str
+    last: bytes = b"0-0"
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    announced: bool = False
+    """Its key (``PREFIX:{ID}:front:...``) is set: written before its first message, so the authority
+    never finds a relayed connection without it (and drops it as one whose front end died)."""
+
+
+class Relay(_ServiceBase):
+    """Part of :class:`~gamenight.tables.service.TableService`: relaying rooms' messages to tables other hosts run."""
+
+    # -- the front end ---------------------------------------------------------------------------
+
+    def _relay_to(self, connection: Connection, message: p.Join | p.Watch) -> None:
+        """Relay ``connection`` to the table another host holds, beginning with ``message``."""
+        self._end_relay(connection)
+        link = RelayLink(message.table, secrets.token_hex(8))
+        connection.relay = link
+        outbox = outbox_key(self.store.prefix, link.table, self.host_id, link.conn)
+        link.tasks.append(asyncio.create_task(self._relay_out(connection, link, outbox), name="relay-read"))
+        link.tasks.append(asyncio.create_task(self._relay_alive(link), name="relay-alive"))
+        self._relay_send(connection, p.encode(message)[4:])
+
+    def _relay_send(self, connection: Connection, payload: bytes, kind: Literal["message", "gone"] = "message") -> None:
+        """Put the room's message (its frame's payload) in the table's inbox, in order."""
+        link = connection.relay
+        assert link is not None
+        entry = Relayed(
+            self.host_id, link.conn, connection.identity, connection.name[:64], connection.address[:64], kind, payload
+        )
+        key = inbox_key(self.store.prefix, link.table)
+        previous = self._relay_sending.get(link.conn)
+
+        async def send() -> None:
+            from gamenight.tables.redis_store import StoreError, encode
+
+            if previous is not None:
+                await asyncio.wait({previous})
+            try:
+                async with self.store._errors():
+                    if not link.announced:
+                        alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
+                        await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
+                        link.announced = True
+                    await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
+            except StoreError as error:
+                log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
+                if kind == "message" and not connection.closed:
+                    connection.send_now(p.encode(p.Error("store-down", "the table's store cannot be reached")))
+
+        task = asyncio.create_task(send())
+        self._relay_sending[link.conn] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._relay_sending.get(link.conn) is finished:
+                del self._relay_sending[link.conn]
+
+        task.add_done_callback(done)
+
+    def _end_relay(self, connection: Connection) -> None:
+        """The room here no longer relays (it closed, left, or joins another table): its authority is told."""
+        link = connection.relay
+        if link is None:
+            return
+        self._relay_send(connection, b"", "gone")
+        connection.relay = None
+        for task in link.tasks:
+            task.cancel()
+
+        async def forget() -> None:
+            with contextlib.suppress(Exception):
+                async with self.store._errors():
+                    await self.store.client.delete(alive_key(self.store.prefix, link.table, self.host_id, link.conn))
+
+        task = asyncio.create_task(forget())
+        self._relay_tasks.add(task)
+        task.add_done_callback(self._relay_tasks.discard)
+
+    async def _relay_alive(self, link: RelayLink) -> None:
+        key = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
+        while True:
+            await asyncio.sleep(ALIVE_INTERVAL)  # (set first with the connection's first message)
+            with contextlib.suppress(Exception):
+                async with self.store._errors():
+                    await self.store.client.set(key, b"1", px=int(ALIVE_INTERVAL * 3000))
+
+    async def _relay_out(self, connection: Connection, link: RelayLink, key: str) -> None:
+        """Write what the authority sent this relayed connection to its room, as it came."""
+        from gamenight.tables.redis_store import CorruptValue, StoreError, decode
+
+        while not connection.closed:
+            try:
+                async with self.store._errors():
+                    answer = await self.store.client.xread({key: link.last}, count=16, block=int(READ_BLOCK * 1000))
+            except StoreError as error:
+                log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
+                await asyncio.sleep(0.5)
+                continue
+            for _key, entries in answer or []:
+                for entry_id, fields in entries:
+                    link.last = entry_id
+                    try:
+                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 64)
+                    except CorruptValue as error:
+                        log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
+                        continue
+                    if frames.frames and not connection.closed:
+                        connection.pending.append(frames.frames)
+                        connection.flush()
+                    if frames.end:
+                        if connection.relay is link:
+                            connection.relay = None
+                            for task in link.tasks:
+                                if task is not asyncio.current_task():
+                                    task.cancel()
+                        return
+
+    async def _close_relays(self) -> None:
+        """This host stops: its rooms' relays end (their authorities are told) and its relayed connections too."""
+        for connection in self.connections:
+            self._end_relay(connection)
+        writers: list[Any] = []
+        for ref, connection in list(self._relayed.items()):
+            writers.append(connection.writer)
+            self._drop_relayed(ref, connection)
+        waiting = {*self._relay_sending.values(), *self._relay_tasks}
+        waiting.update(writer.task for writer in writers if isinstance(writer, OutboxWriter))
+        if waiting:
+            await asyncio.wait(waiting, timeout=2)
+        for task in waiting:
+            task.cancel()
+
+    # -- the authority ---------------------------------------------------------------------------
+
+    async def _read_inbox(self, table: Table) -> None:
+        """The reader of ``table``'s inbox while this host runs it: each relayed message handled as a room's."""
+        from gamenight.tables.redis_store import StoreError
+
+        key = inbox_key(self.store.prefix, table.id)
+        last = table.inbox_from
+        try:
+            while not table.gone and self.tables.get(table.id) is table:
+                try:
+                    async with self.store._errors():
+                        answer = await self.store.client.xread({key: last}, count=64, block=int(READ_BLOCK * 1000))
+                except StoreError as error:
+                    log.warning("table %s inbox: %s", table.id, safe_text(error, limit=200))
+                    await asyncio.sleep(0.5)
+                    continue
+                for _key, entries in answer or []:
+                    for entry_id, fields in entries:
+                        last = entry_id
+                        self._relayed_entry(table, fields)
+                await self._check_fronts(table)
+        finally:  # the table closed or moved: its relayed connections end (their rooms were told why)
+            for ref, connection in list(self._relayed.items()):
+                if connection.relayed_from and connection.relayed_from[2] == table.id:
+                    self._drop_relayed(ref, connection)
+
+    async def _inbox_end(self, table_id: str) -> bytes:
+        """The id of the newest entry of the table's inbox, read before this host takes the table's lease:
+        the messages relayed to the host that held it before are not handled again (those relayed once
+        the lease is this host's all come after it)."""
+        async with self.store._errors():
+            newest = await self.store.client.xrevrange(inbox_key(self.store.prefix, table_id), count=1)
+        return bytes(newest[0][0]) if newest else b"0-0"
+
+    def _relayed_entry(self, table: Table, fields: Any) -> None:
+        from gamenight.tables.redis_store import CorruptValue, decode
+
+        where = f"table {table.id} inbox"
+        try:
+            raw = fields.get(b"m", b"") if isinstance(fields, dict) else b""
+            entry = decode(Relayed, raw, where, p.CLIENT_FRAME_CAP + 1024)
+        except CorruptValue as error:
+            log.warning("%s: %s", where, safe_text(error, limit=200))
+            return
+        ref = (entry.host, entry.conn)
+        connection = self._relayed.get(ref)
+        if entry.kind == "gone":
+            if connection is not None:
+                self._drop_relayed(ref, connection)
+            return
+        if connection is None:
+            if len(self._relayed) >= MAX_RELAYED:
+                log.warning("%s: %d relayed connections already; %s refused", where, MAX_RELAYED, entry.conn)
+                return
+            writer = OutboxWriter(self.store, outbox_key(self.store.prefix, table.id, entry.host, entry.conn))
+            connection = self._connection(entry.identity, entry.name, writer, entry.address)
+            connection.relayed_from = (entry.host, entry.conn, table.id)
+            self._relayed[ref] = connection
+            self.connections.append(connection)
+        if connection.closed:
+            return
+        try:
+            if not connection.messages.allow():
+                raise p.ProtocolError("too many messages")
+            message = p.decode_client(entry.frame)
+            self._handle(connection, message)
+        except p.ProtocolError as error:
+            self._refuse(connection, "protocol", str(error))
+        self._flush(connection)
+        if connection.closed:
+            self._drop_relayed(ref, connection)
+
+    def _drop_relayed(self, ref: tuple[str, str], connection: Connection) -> None:
+        """A relayed connection ended (its room, its front end, or a refusal): detached as a dropped one."""
+        self._relayed.pop(ref, None)
+        if connection in self.connections:
+            self.connections.remove(connection)
+        self._detach(connection, dropped=True)
+        connection.close()
+
+    async def _check_fronts(self, table: Table) -> None:
+        """Drop the relayed connections at ``table`` whose front end stopped renewing their key."""
+        from gamenight.tables.redis_store import StoreError
+
+        relayed = [(ref, c) for ref, c in self._relayed.items() if c.relayed_from and c.relayed_from[2] == table.id]
+        if not relayed:
+            return
+        try:
+            async with self.store._errors():
+                async with self.store.client.pipeline(transaction=False) as pipe:
+                    for (host, conn), _ in relayed:
+                        pipe.exists(alive_key(self.store.prefix, table.id, host, conn))
+                    alive = await pipe.execute()
+        except StoreError:
+            return
+        for (ref, connection), there in zip(relayed, alive, strict=True):
+            if not int(there):
+                log.info("table %s: relayed connection %s of host %s is gone", table.id, ref[1], ref[0])
+                self._drop_relayed(ref, connection)
+
+
+MAX_RELAYED = 2000
+"""Relayed connections one host serves at once (the backstop behind the per-table seats and watchers)."""

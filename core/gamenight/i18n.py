@@ -106,7 +106,7 @@ def load_catalogue_file(path: Path) -> dict[str, str]:
         return {str(key): str(value) for key, value in tomllib.load(handle).items()}
 
 
-_sources: dict[str, str] = {}
+_message_ids: dict[str, str] = {}
 """Each plain translation handed out -> its message id (bounded by the catalogues' size)."""
 
 
@@ -119,7 +119,7 @@ def gettext(message: str, domain: str | None = None, **values: object) -> str:
         if text is None:
             text = _core_catalogue(_language).get(message)
         if text is not None and not values:
-            _sources[text] = message
+            _message_ids[text] = message
     if text is None:
         text = message
     return text.format(**values) if values else text
@@ -132,7 +132,7 @@ def message_id(text: str) -> str:
     process) that was in Japanese then, they are Japanese.  Translating ``message_id(label)`` gives
     the label in today's language instead of keeping the old one.
     """
-    return _sources.get(text, text)
+    return _message_ids.get(text, text)
 
 
 def translator(domain: str | None = None) -> Callable[..., str]:

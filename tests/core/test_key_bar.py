@@ -101,9 +101,8 @@ async def test_the_new_table_game_picker_shows_its_own_keys():
     its own keys, not "⏎ Join  w Watch  n New table …" of the screen beneath it."""
     from gamenight.plugins import load_registry
     from gamenight.screens.tables_screen import GamePicker
-    from textual.app import App
-
     from textual import events
+    from textual.app import App
 
     registry = load_registry()
     chosen: list[str | None] = []

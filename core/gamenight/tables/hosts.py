@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -42,6 +42,7 @@ from gamenight.tables.redis_store import (
     _without_password,
     decode,
     encode,
+    redis_errors,
 )
 
 if TYPE_CHECKING:
@@ -289,15 +290,5 @@ class HostRegistry:
                     await self.client.srem(self.set_key, self._info.host)
         await self.client.aclose()
 
-    @contextlib.asynccontextmanager
-    async def _errors(self) -> AsyncIterator[None]:
-        from redis import exceptions
-
-        try:
-            yield
-        except (exceptions.ConnectionError, exceptions.TimeoutError, OSError) as error:
-            raise StoreUnavailable(f"{self.where} is not reachable: {str(error)[:200]}") from None
-        except exceptions.ResponseError as error:
-            if "WRONGTYPE" in str(error):
-                raise CorruptValue(f"{self.where} refused: {str(error)[:200]}") from None
-            raise StoreUnavailable(f"{self.where} refused: {str(error)[:200]}") from None
+    def _errors(self) -> contextlib.AbstractAsyncContextManager[None]:
+        return redis_errors(self.where)

@@ -73,6 +73,7 @@ __all__ = [
     "StoredTable",
     "Summary",
     "TableState",
+    "redis_errors",
 ]
 
 FORMAT = 1
@@ -674,21 +675,26 @@ class RedisTableStore:
             log.append(entry)
         return StoredTable(table_id, epoch, holder, state, log)
 
-    @contextlib.asynccontextmanager
-    async def _errors(self) -> AsyncIterator[None]:
-        """Redis's own errors as this module's: a key of the wrong type is :class:`CorruptValue`; Redis
-        unreachable, or refusing to write (out of memory, a read-only replica, a user without the
-        rights) is :class:`StoreUnavailable`: the table cannot go on through it, whatever it holds."""
-        from redis import exceptions
+    def _errors(self) -> contextlib.AbstractAsyncContextManager[None]:
+        return redis_errors(self.where)
 
-        try:
-            yield
-        except (exceptions.ConnectionError, exceptions.TimeoutError, OSError) as error:
-            raise StoreUnavailable(f"{self.where} is not reachable: {str(error)[:200]}") from None
-        except exceptions.ResponseError as error:
-            if "WRONGTYPE" in str(error):
-                raise CorruptValue(f"{self.where} refused: {str(error)[:200]}") from None
-            raise StoreUnavailable(f"{self.where} refused: {str(error)[:200]}") from None
+
+@contextlib.asynccontextmanager
+async def redis_errors(where: str) -> AsyncIterator[None]:
+    """Redis's own errors as this module's: a key of the wrong type is :class:`CorruptValue`; Redis
+    unreachable, or refusing to write (out of memory, a read-only replica, a user without the rights)
+    is :class:`StoreUnavailable`: nothing can go on through it, whatever it holds.  ``where``: the
+    Redis as the message names it (its URL without the password)."""
+    from redis import exceptions
+
+    try:
+        yield
+    except (exceptions.ConnectionError, exceptions.TimeoutError, OSError) as error:
+        raise StoreUnavailable(f"{where} is not reachable: {str(error)[:200]}") from None
+    except exceptions.ResponseError as error:
+        if "WRONGTYPE" in str(error):
+            raise CorruptValue(f"{where} refused: {str(error)[:200]}") from None
+        raise StoreUnavailable(f"{where} refused: {str(error)[:200]}") from None
 
 
 def _checked(value: Any, kind: Any, what: str) -> Any:

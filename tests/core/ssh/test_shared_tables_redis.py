@@ -4,7 +4,9 @@ Ann and Ben (real OpenSSH clients, pyte screens, 80x24) play a Mille hand by key
 runs beside it on the same Redis.  Host A is killed mid-hand (SIGKILL: nothing more written, no lease
 given up).  Host B's sweep takes the table once A's lease lapses; both players connect again, through
 host B, land at their seats with their own hands, and play on from exactly the position before the
-kill: every move any screen showed is in Redis, and none is lost.
+kill: every move any screen showed is in Redis, and none is lost.  Split brain: host A paused past its
+lease, then woken, has its write refused and lets go.  And the front ends relay: Ann on host A, Ben and
+a watcher on host B play one table that host A runs, each screen its own view.
 """
 
 from __future__ import annotations
@@ -161,3 +163,37 @@ def test_a_paused_host_that_lost_its_table_writes_nothing_and_lets_go(
     table.move()
     now = stored_match(redis_url)
     assert now is not None and [entry.action for entry in now.log][: len(moves)] == moves
+
+
+@needs_ssh
+def test_two_hosts_one_table_ann_on_one_ben_and_a_watcher_on_the_other(
+    start_server, terminals, tmp_path: Path, redis_url: str, monkeypatch
+) -> None:
+    """Ann connects to host A and opens a Mille table there; Ben and Cat connect to host B: Ben sees
+    the table in B's Tables list and takes its seat, Cat watches it, both through B's relay to A. They
+    play by keys; every screen shows what Redis holds, each seat its own hand, the watcher none."""
+    monkeypatch.setattr(shared, "saved_match", lambda _data_dir: stored_match(redis_url))
+    people = People(tmp_path, terminals, ("ann", "ben", "cat"))
+    # one data dir for both hosts, as a game room of several hosts requires (docs/hosting.md)
+    host_b = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")
+    host_a = people.start(start_server, "--tables-url", redis_url, data_dir=tmp_path / "shared")
+    ann = people.connect("ann")  # on host A
+    people.server = host_b
+    ben = people.connect("ben")  # on host B
+    open_and_join(ann, ben)  # Ann opens it on A; Ben takes the seat from B's list
+    assert runner(redis_url) == f"{host_a.process.pid}", "the table runs on host A"
+    table = Table(tmp_path, [ann, ben])
+    for _ in range(3):
+        table.move()
+    cat = people.connect("cat")  # on host B too: she watches
+    cat.send("t")
+    cat.wait_for("playing", 30)
+    cat.send("w")
+    table.watchers.append(cat)
+    for _ in range(5):
+        table.move()
+    final = table.check("every screen at the end shows what Redis holds")
+    assert len(final.log) >= 8
+    # Ben and Cat reached it through B's relay: the table never left host A.
+    assert runner(redis_url) == f"{host_a.process.pid}"
+    assert all(terminal.process.poll() is None for terminal in (ann, ben, cat))

@@ -10,6 +10,12 @@ hand, then another hand if moves remain.
 With ``--pairs N``, N such tables (2N real SSH sessions) play at once, each in
 its own thread; Ben of each pair finds the one waiting table in his list.
 
+With ``--two-hosts`` (one pair), two ``serve-ssh`` processes share one
+redis-server of the bench's own (``--tables-url``, append-only, ``everysec``)
+and one data dir: Ann connects to host A, which runs the table, and Ben to host
+B, which relays his room's messages to A and A's frames for his seat back
+through Redis: a move crosses the hosts both ways.
+
 Latency of one move: from writing its last key (``P``, or Return after
 ``U``/``D`` and the card) to the arrival of the bytes that first change the
 *other* person's screen (every line but the status line and the key bar, where
@@ -20,7 +26,7 @@ on an event, so ten screens in one Python process do not queue for the GIL to
 notice a change.  Before each move both screens must have been still for
 ``--quiet`` seconds, so one move's redraw is never taken for the next.
 
-Run:  .venv/bin/python bench/bench_tables_ssh.py [--moves 120] [--quiet 0.3] [--pairs 1]
+Run:  .venv/bin/python bench/bench_tables_ssh.py [--moves 120] [--quiet 0.3] [--pairs 1 | --two-hosts]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +123,7 @@ def table_save(data_dir: Path, names: tuple[str, str]) -> Path:
     return wait_until(find, 30, f"the table of {names}")  # type: ignore[return-value]
 
 
-def load(path: Path) -> Match | None:
+def _load(path: Path) -> Match | None:
     try:
         return load_match(REGISTRY, path)
     except (SaveError, OSError):
@@ -137,16 +144,24 @@ def join_waiting(ben: Terminal) -> None:
     raise AssertionError("no waiting table in the list")
 
 
-def play(path: Path, seats: list[TimedTerminal], moves: int, pause: float, latencies: dict[str, list[float]]) -> None:
-    """Play ``moves`` moves at one table by keys, timing each move to the other person's screen."""
+def play(
+    path: Path | Callable[[], Match | None],
+    seats: list[TimedTerminal],
+    moves: int,
+    pause: float,
+    latencies: dict[str, list[float]],
+) -> None:
+    """Play ``moves`` moves at one table by keys, timing each move to the other person's screen
+    (``path``: the table's save file, or what reads the table where it is kept)."""
+    load = (lambda: _load(path)) if isinstance(path, Path) else path
     done = 0
     while done < moves:
-        match = wait_until(lambda: load(path), 20, "the table's save")
+        match = wait_until(lambda: load(), 20, "the table's save")
         if match.pending_interlude() is not None:  # the end of a hand: both say "another hand"
             for terminal in seats:
                 terminal.wait_for("Another hand?", 20)
                 terminal.send("y")
-            wait_until(lambda: (m := load(path)) and m.pending_interlude() is None, 30, "a deal")
+            wait_until(lambda: (m := load()) and m.pending_interlude() is None, 30, "a deal")
             continue
         seat = match.to_move()
         if seat < 0:
@@ -164,7 +179,7 @@ def play(path: Path, seats: list[TimedTerminal], moves: int, pause: float, laten
                 raise AssertionError(f"the other screen did not change\n{other.text()}")
             latencies[action.split(":")[0]].append(watch.arrived - began)
             done += 1
-        wait_until(lambda t=turn: (m := load(path)) is not None and len(m.log) > t, 20, "the move in the save")
+        wait_until(lambda t=turn: (m := load()) is not None and len(m.log) > t, 20, "the move in the save")
 
 
 def seat_pairs(
@@ -211,8 +226,13 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=120, help="moves timed at each table")
     parser.add_argument("--quiet", type=float, default=0.3)
     parser.add_argument("--pairs", type=int, default=1, help="tables of two real SSH sessions, played at once")
+    parser.add_argument("--two-hosts", action="store_true", help="Ann on host A, Ben on host B, one Redis")
     args = parser.parse_args()
     latencies: dict[str, list[float]] = {"draw": [], "use": [], "discard": []}
+    if args.two_hosts:
+        two_hosts(args, latencies)
+        report(args, latencies)
+        return
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         people = [(f"ann{n}", f"ben{n}") for n in range(args.pairs)]
@@ -229,11 +249,43 @@ def main() -> None:
             for terminal in terminals:
                 terminal.close()
             server.stop()
+    report(args, latencies)
+
+
+def two_hosts(args: argparse.Namespace, latencies: dict[str, list[float]]) -> None:
+    """Ann on host A (which runs the table), Ben on host B (which relays), one Redis, one data dir."""
+    from tests.core.ssh.test_shared_tables import open_and_join
+    from tests.core.ssh.test_shared_tables_redis import stored_match
+    from tests.core.tables.redis_server import RedisServer
+
+    redis = RedisServer(appendonly=True, fsync="everysec")
+    redis.start()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        keys, authorized = authorize(tmp, ["ann", "ben"])
+        common = ["--authorized-keys", str(authorized), "--tables-url", redis.url]
+        hosts = [Server(tmp / "data", common) for _ in range(2)]
+        terminals: list[Terminal] = []
+        try:
+            for host, name in zip(hosts, ("ann", "ben"), strict=True):
+                terminals.append(TimedTerminal(ssh_argv(host.port, name, keys[name], "-tt"), 80, 24))
+                terminals[-1].wait_for(LOBBY, 60)
+            open_and_join(terminals[0], terminals[1])
+            play(lambda: stored_match(redis.url), terminals, args.moves, args.quiet, latencies)  # type: ignore[arg-type]
+        finally:
+            for terminal in terminals:
+                terminal.close()
+            for host in hosts:
+                host.stop()
+            redis.cleanup()
+
+
+def report(args: argparse.Namespace, latencies: dict[str, list[float]]) -> None:
     every = [v * 1000 for values in latencies.values() for v in values]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     print(
         f"command: .venv/bin/python bench/bench_tables_ssh.py --moves {args.moves} --quiet {args.quiet} "
-        f"--pairs {args.pairs}"
+        + ("--two-hosts" if args.two_hosts else f"--pairs {args.pairs}")
     )
     print(
         f"move -> other seat's screen, all moves: median {statistics.median(every):.1f} ms, "

@@ -261,14 +261,28 @@ class Relay(_ServiceBase):
         """Write what the authority sent this relayed connection to its room, as it came."""
         from gamenight.tables.redis_store import CorruptValue, StoreError, decode
 
+        epoch_key = self.store.keys(link.table)["epoch"]
+        since: Any = None  # the table's epoch when this relay began: another means another host took it
         while not connection.closed:
             try:
                 async with self.store._errors():
+                    if since is None:
+                        since = await self.store.client.get(epoch_key)
                     answer = await self.store.client.xread({key: link.last}, count=16, block=int(READ_BLOCK * 1000))
+                    # Quiet: has the table changed hands? (Its authority died: the host that took it
+                    # knows nothing of this room until it says something, and the old one never ends it.)
+                    moved = not answer and await self.store.client.get(epoch_key) != since
             except StoreError as error:
                 log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
                 await asyncio.sleep(0.5)
                 continue
+            if moved:
+                if connection.relay is link:
+                    connection.send_now(
+                        p.encode(p.Error("table-moved", "the table moved to another server: join it again"))
+                    )
+                    self._end_relay(connection)  # (cancels this task too)
+                return
             for _key, entries in answer or []:
                 for entry_id, fields in entries:
                     link.last = entry_id
@@ -293,8 +307,11 @@ class Relay(_ServiceBase):
         for connection in self.connections:
             self._end_relay(connection)
         writers: list[Any] = []
+        moved = p.encode(p.Error("table-moved", "the table moved to another server: join it again"))
         for ref, connection in list(self._relayed.items()):
             writers.append(connection.writer)
+            connection.send_now(moved)  # another host takes the table: its room joins again there
+            connection.flush()
             self._drop_relayed(ref, connection)
         waiting = {*self._relay_sending.values(), *self._relay_tasks}
         waiting.update(writer.task for writer in writers if isinstance(writer, OutboxWriter))

@@ -62,6 +62,10 @@ async def kill(service: TableService) -> None:
     """The host dies: every task of its tables stops where it is, nothing is released, its rooms drop."""
     service.killed = True
     tables = list(service.tables.values())
+    for connection in service._relayed.values():  # a dead host writes nothing more, not even "the end"
+        task = getattr(connection.writer, "task", None)
+        if task is not None:
+            task.cancel()
 
     def tasks():  # again after each round: a task that swallowed a cancel may have started another
         every = [service._sweeper, service._lobby_reader]

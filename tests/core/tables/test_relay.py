@@ -33,7 +33,8 @@ async def hosts(redis_server, tmp_path):
 
     yield make
     for service in made:
-        await asyncio.wait_for(service.close(), 10)
+        if not getattr(service, "killed", False):
+            await asyncio.wait_for(service.close(), 10)
 
 
 async def a_table_on_a(a, monkeypatch):
@@ -241,3 +242,39 @@ async def test_a_relayed_connection_is_announced_before_its_first_message(hosts,
     await ben.wait_for(lambda c: c.snapshot and c.snapshot.table.status == "playing")
     await a._check_fronts(a.tables[table_id])
     assert len(a._relayed) == 1 and 1 not in a.tables[table_id].away
+
+
+async def test_a_relayed_room_is_told_when_its_tables_host_dies_and_another_takes_it(hosts, monkeypatch):
+    """Ben's room on host B is relayed to host A's table; A dies (no word to anyone, its outboxes never
+    ended) and B takes the table over.  The host that takes a table knows nothing of a relayed room
+    until it speaks, so ben's room would wait for a table nobody sends it: B sees the table's epoch
+    change and tells it the table moved, and ben joins again -- now at B's own table, at his seat."""
+    from .test_authority import SHORT, kill
+
+    monkeypatch.setattr(relay, "READ_BLOCK", 0.1)
+    a, b = await hosts("host-a", ttl=SHORT), await hosts("host-b")
+    _ann, table_id = await a_table_on_a(a, monkeypatch)
+    ben = await connect(b, "key:ben", "ben")
+    await ben.send(p.Join(table_id))
+    await ben.wait_for(lambda c: c.snapshot and c.snapshot.seat == 1 and c.snapshot.table.status == "playing")
+    await kill(a)
+    await until(lambda: b.store.unheld([table_id]), "host A's lease lapsed")
+    assert await b._sweep() == [table_id]
+    await ben.wait_for(lambda c: any(e.code == "table-moved" for e in c.errors), timeout=10)
+    await until(lambda: all(c.relay is None for c in b.connections), "B's relay ended")
+    await ben.send(p.Join(table_id))  # again: B runs it now, and ben's seat waits for him
+    snap = await ben.wait_for(lambda c: c.snapshot if c.snapshot and c.snapshot.seat == 1 else None, timeout=10)
+    assert snap.table.table == table_id and table_id in b.tables
+
+
+async def test_a_host_that_stops_tells_the_rooms_relayed_to_its_tables(hosts, monkeypatch):
+    """Host A is taken out for maintenance (SIGTERM: it gives its leases up): ben's room on host B,
+    relayed to A's table, is told the table moved (it was left relay-less and silent)."""
+    a, b = await hosts("host-a"), await hosts("host-b")
+    _ann, table_id = await a_table_on_a(a, monkeypatch)
+    ben = await connect(b, "key:ben", "ben")
+    await ben.send(p.Join(table_id))
+    await ben.wait_for(lambda c: c.snapshot and c.snapshot.seat == 1 and c.snapshot.table.status == "playing")
+    await asyncio.wait_for(a.close(), 10)
+    a.killed = True  # (closed already)
+    await ben.wait_for(lambda c: any(e.code == "table-moved" for e in c.errors), timeout=10)

@@ -118,7 +118,52 @@ class GuestsUnavailable(Exception):
     """The guest names cannot be read or written now (their database cannot be reached)."""
 
 
-class GuestBook:
+class _Book:
+    """What both guest books do alike: binding a name to a key or a new reconnect code, checking one,
+    and choosing a new guest's folder; each book stores a binding (``_bind``) its own way."""
+
+    data_dir: Path
+
+    def _bind(self, name: str, **secret: str) -> Guest | None:
+        raise NotImplementedError
+
+    def _legacy_free(self, legacy: str) -> bool:
+        """True when no bound guest has the folder ``legacy`` yet."""
+        raise NotImplementedError
+
+    def bind_key(self, name: str, public_data: bytes) -> Guest | None:
+        """Bind the free ``name`` to a key; ``None`` when the book is full (the database's book:
+        :class:`NameTaken` when another connection, on any host, bound it or a look-alike first)."""
+        return self._bind(name, key=key_fingerprint(public_data))
+
+    def bind_code(self, name: str) -> tuple[Guest, str] | None:
+        """Bind the free ``name`` to a new reconnect code: the guest and the code (shown once)."""
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        salt = secrets.token_hex(16)
+        guest = self._bind(name, salt=salt, code=_code_hash(salt, code))
+        return None if guest is None else (guest, code)
+
+    def _new_id(self, name: str) -> str:
+        """A fresh folder name; the folder this exact name had before names were bound (a hash of
+        the name, anyone's who typed it) goes to the first to bind the name, so its saves stay."""
+        legacy = guest_user_id(name)
+        if (self.data_dir / "users" / legacy).is_dir() and self._legacy_free(legacy):
+            return legacy
+        hint = _HINT.sub("", name.lower())[:16] or "user"
+        return f"g-{hint}-{secrets.token_hex(10)}"
+
+    @staticmethod
+    def has_key(guest: Guest, public_data: bytes) -> bool:
+        return bool(guest.key) and hmac.compare_digest(guest.key, key_fingerprint(public_data))
+
+    @staticmethod
+    def has_code(guest: Guest, code: str) -> bool:
+        if not guest.code or not guest.salt:
+            return False
+        return hmac.compare_digest(guest.code, _code_hash(guest.salt, code.lower()))
+
+
+class GuestBook(_Book):
     """Every bound guest name of a server, kept in ``DATA_DIR/guests.json``."""
 
     blocking = False
@@ -192,17 +237,6 @@ class GuestBook:
     def full(self) -> bool:
         return len(self.guests) >= self.limit
 
-    def bind_key(self, name: str, public_data: bytes) -> Guest | None:
-        """Bind the free ``name`` to a key; ``None`` when the book is full."""
-        return self._bind(name, key=key_fingerprint(public_data))
-
-    def bind_code(self, name: str) -> tuple[Guest, str] | None:
-        """Bind the free ``name`` to a new reconnect code: the guest and the code (shown once)."""
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        salt = secrets.token_hex(16)
-        guest = self._bind(name, salt=salt, code=_code_hash(salt, code))
-        return None if guest is None else (guest, code)
-
     def _bind(self, name: str, **secret: str) -> Guest | None:
         key = name_key(name)
         assert key not in self.guests, "bind a free name only"
@@ -213,24 +247,8 @@ class GuestBook:
         self.save()
         return guest
 
-    def _new_id(self, name: str) -> str:
-        """A fresh folder name; the folder this exact name had before names were bound (a hash of
-        the name, anyone's who typed it) goes to the first to bind the name, so its saves stay."""
-        legacy = guest_user_id(name)
-        if (self.data_dir / "users" / legacy).is_dir() and all(g.user_id != legacy for g in self.guests.values()):
-            return legacy
-        hint = _HINT.sub("", name.lower())[:16] or "user"
-        return f"g-{hint}-{secrets.token_hex(10)}"
-
-    @staticmethod
-    def has_key(guest: Guest, public_data: bytes) -> bool:
-        return bool(guest.key) and hmac.compare_digest(guest.key, key_fingerprint(public_data))
-
-    @staticmethod
-    def has_code(guest: Guest, code: str) -> bool:
-        if not guest.code or not guest.salt:
-            return False
-        return hmac.compare_digest(guest.code, _code_hash(guest.salt, code.lower()))
+    def _legacy_free(self, legacy: str) -> bool:
+        return all(guest.user_id != legacy for guest in self.guests.values())
 
     def touch(self, guest: Guest) -> None:
         """The guest logged in: its name is kept for another expiry period (written at most once
@@ -254,7 +272,7 @@ _ROW = ("skeleton", "name", "user_id", "key", "salt", "code", "used")
 """A row of the database's ``guest_names`` (:attr:`RecordsStore.GUEST_COLUMNS`) as :func:`_guest` reads it."""
 
 
-class DatabaseGuestBook:
+class DatabaseGuestBook(_Book):
     """Every bound guest name of every host sharing one database (``--records-url``): the API of
     :class:`GuestBook`, each call one query or one transaction of ``store``."""
 
@@ -301,18 +319,6 @@ class DatabaseGuestBook:
     def full(self) -> bool:
         return bool(self._call("count", self.store.guest_count) >= self.limit)
 
-    def bind_key(self, name: str, public_data: bytes) -> Guest | None:
-        """Bind the free ``name`` to a key; ``None`` when the book is full; :class:`NameTaken` when
-        another connection (on any host) bound it, or a look-alike, first."""
-        return self._bind(name, key=key_fingerprint(public_data))
-
-    def bind_code(self, name: str) -> tuple[Guest, str] | None:
-        """Bind the free ``name`` to a new reconnect code: the guest and the code (shown once)."""
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        salt = secrets.token_hex(16)
-        guest = self._bind(name, salt=salt, code=_code_hash(salt, code))
-        return None if guest is None else (guest, code)
-
     def _bind(self, name: str, **secret: str) -> Guest | None:
         guest = Guest(name=name[:64], user_id=self._new_id(name), used=self.clock(), **secret)
         row = (name_key(name), guest.name, guest.user_id, guest.key, guest.salt, guest.code, guest.used)
@@ -323,12 +329,8 @@ class DatabaseGuestBook:
             raise NameTaken(name)
         return guest
 
-    def _new_id(self, name: str) -> str:
-        legacy = guest_user_id(name)
-        if (self.data_dir / "users" / legacy).is_dir() and not self._call("read", self.store.guest_user_known, legacy):
-            return legacy
-        hint = _HINT.sub("", name.lower())[:16] or "user"
-        return f"g-{hint}-{secrets.token_hex(10)}"
+    def _legacy_free(self, legacy: str) -> bool:
+        return not self._call("read", self.store.guest_user_known, legacy)
 
     def import_file(self) -> tuple[int, int] | None:
         """Carry the names of ``DATA_DIR/guests.json`` (this host's book before ``--records-url``) over
@@ -348,9 +350,6 @@ class DatabaseGuestBook:
         if path.is_file():
             os.replace(path, path.with_name(BOOK_NAME + ".imported"))
         return added, taken
-
-    has_key = staticmethod(GuestBook.has_key)
-    has_code = staticmethod(GuestBook.has_code)
 
     def touch(self, guest: Guest) -> None:
         """The guest logged in (written at most once per :data:`TOUCH_EVERY` seconds, as the file's)."""

@@ -412,6 +412,10 @@ class Authority(_ServiceBase):
         self._queue_state(table)  # the state under this host's epoch: the log starts again from it
         self.tables[table.id] = table
         self._launch(table)
+        if table.match.over and table.match.recorded:  # (one over but not counted yet: the driver records it)
+            # Its game ended on the host before, which may have died before its record reached the
+            # database: recorded from here too (one row per server game: a record that landed stays).
+            self._record_table(table)
         log.info("table %s taken (epoch %d, %d moves replayed)", table.id, epoch, len(stored.log))
         self._list_changed()
         return table

@@ -455,6 +455,8 @@ class Authority(_ServiceBase):
         if self.store is None or not message.table or message.table in self.tables:
             return False
 
+        from gamenight.tables.redis_store import StoreUnavailable
+
         async def take_then_answer() -> None:
             try:
                 table = await self._take(message.table)
@@ -467,9 +469,16 @@ class Authority(_ServiceBase):
             if connection.closed:
                 return
             if table is None and connection.relayed_from is None and not connection.closed:
-                with contextlib.suppress(Exception):
+                try:
                     if not await self.store.unheld([message.table]):  # another host runs it: relay to it
                         return self._relay_to(connection, message)
+                except StoreUnavailable:  # Redis away: the table is not gone, it waits (asked again later)
+                    self._refuse(
+                        connection, "store-down", "the table's store cannot be reached", fatal=False, counted=False
+                    )
+                    return connection.flush()
+                except Exception as error:
+                    log.warning("table %s: %s", message.table, safe_text(f"{type(error).__name__}: {error}"))
             if table is None:
                 self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             elif isinstance(message, p.Join):

@@ -56,6 +56,10 @@ ALIVE_INTERVAL = 1.0
 """Seconds between two renewals of a relayed connection's key by its front end; it lives three times that."""
 READ_BLOCK = 1.0
 """Seconds one ``XREAD`` waits for an entry (the authority checks its relayed connections' keys between)."""
+STORE_RETRY = 0.5
+"""Seconds between two tries of a relayed message while Redis cannot be reached (the message waits)."""
+MAX_HELD = 16
+"""Messages of one relayed room held while Redis cannot be reached; more are refused (the room is told)."""
 
 RelayId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
 HostId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
@@ -177,6 +181,8 @@ class RelayLink:
     announced: bool = False
     """Its key (``PREFIX:{ID}:front:...``) is set: written before its first message, so the authority
     never finds a relayed connection without it (and drops it as one whose front end died)."""
+    held: int = 0
+    """Its messages not yet in the table's inbox (held while Redis cannot be reached: at most :data:`MAX_HELD`)."""
 
 
 class Relay(_ServiceBase):
@@ -205,26 +211,39 @@ class Relay(_ServiceBase):
         previous = self._relay_sending.get(link.conn)
 
         async def send() -> None:
-            from gamenight.tables.redis_store import StoreError, encode
+            from gamenight.tables.redis_store import StoreError, StoreUnavailable, encode
 
             if previous is not None:
                 await asyncio.wait({previous})
-            try:
-                async with self.store._errors():
-                    if not link.announced:
-                        alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
-                        await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
-                        link.announced = True
-                    await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
-            except StoreError as error:
-                log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
-                if kind == "message" and not connection.closed:
-                    connection.send_now(p.encode(p.Error("store-down", "the table's store cannot be reached")))
+            told = False
+            while True:
+                try:
+                    async with self.store._errors():
+                        if not link.announced:
+                            alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
+                            await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
+                            link.announced = True
+                        await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
+                    return
+                except StoreError as error:
+                    # Redis away (restarted): the message waits, as a local room's move does, and goes once
+                    # Redis answers; its room is told the table waits.  Anything else: told, and dropped.
+                    held = isinstance(error, StoreUnavailable) and kind == "message" and link.held <= MAX_HELD
+                    if not told:
+                        log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
+                        if kind == "message" and not connection.closed:
+                            connection.send_now(p.encode(p.Error("store-down", "the table's store cannot be reached")))
+                        told = True
+                    if not held or connection.closed or connection.relay is not link:
+                        return
+                    await asyncio.sleep(STORE_RETRY)
 
+        link.held += 1
         task = asyncio.create_task(send())
         self._relay_sending[link.conn] = task
 
         def done(finished: asyncio.Task[None]) -> None:
+            link.held -= 1
             if self._relay_sending.get(link.conn) is finished:
                 del self._relay_sending[link.conn]
 
@@ -401,11 +420,16 @@ class Relay(_ServiceBase):
         self._detach(connection, dropped=True)
         connection.close()
 
-    async def _check_fronts(self, table: Table) -> None:
-        """Drop the relayed connections at ``table`` whose front end stopped renewing their key."""
+    async def _check_fronts(self, table: Table, again: set[tuple[str, str]] | None = None) -> None:
+        """Drop the relayed connections at ``table`` whose front end stopped renewing their key.  A key found
+        lapsed is looked at again two :data:`ALIVE_INTERVAL` later (``again``: those), and its connection
+        dropped only if it still is: a key lapses too while Redis is away or restarted (its clock runs
+        on), and a live front end renews it within one interval once Redis answers."""
         from gamenight.tables.redis_store import StoreError
 
         relayed = [(ref, c) for ref, c in self._relayed.items() if c.relayed_from and c.relayed_from[2] == table.id]
+        if again is not None:
+            relayed = [(ref, c) for ref, c in relayed if ref in again]
         if not relayed:
             return
         try:
@@ -416,10 +440,22 @@ class Relay(_ServiceBase):
                     alive = await pipe.execute()
         except StoreError:
             return
-        for (ref, connection), there in zip(relayed, alive, strict=True):
-            if not int(there):
+        lapsed = {ref for (ref, _), there in zip(relayed, alive, strict=True) if not int(there)}
+        if again is None:
+            name = f"relay-fronts-{table.id}"
+            if lapsed and not any(task.get_name() == name for task in self._relay_tasks):
+                task = asyncio.create_task(self._check_fronts_later(table, lapsed), name=name)
+                self._relay_tasks.add(task)
+                task.add_done_callback(self._relay_tasks.discard)
+            return
+        for ref, connection in relayed:
+            if ref in lapsed and self._relayed.get(ref) is connection and self.tables.get(table.id) is table:
                 log.info("table %s: relayed connection %s of host %s is gone", table.id, ref[1], ref[0])
                 self._drop_relayed(ref, connection)
+
+    async def _check_fronts_later(self, table: Table, lapsed: set[tuple[str, str]]) -> None:
+        await asyncio.sleep(2 * ALIVE_INTERVAL)
+        await self._check_fronts(table, lapsed)
 
 
 MAX_RELAYED = 2000

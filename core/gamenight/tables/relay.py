@@ -224,6 +224,8 @@ class Relay(_ServiceBase):
                             await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
                             link.announced = True
                         await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
+                    if told and not connection.closed:  # held, and now on its way
+                        connection.send_now(p.encode(p.Error("store-up", "the table's store answers again")))
                     return
                 except StoreError as error:
                     # Redis away (restarted): the message waits, as a local room's move does, and goes once

@@ -142,6 +142,7 @@ async def test_a_move_relayed_while_redis_is_away_is_held_then_goes_through(host
     await ann.wait_for(lambda c: c.snapshot.turn == 2, timeout=30)
     await ben.wait_for(lambda c: c.snapshot.turn == 2, timeout=30)
     assert await stored_actions(a, table_id) == ["1", "2"]
+    assert [e.code for e in ben.errors if e.code.startswith("store")] == ["store-down", "store-up"]
 
 
 @pytest.mark.parametrize("taker", ["the same host", "another host"])
@@ -184,6 +185,23 @@ async def test_an_outage_past_the_lease_the_table_is_taken_again_with_a_new_epoc
     assert await stored_actions(sweeper, table_id) == ["1", "1", "1", "1"]
 
 
+async def test_a_table_opened_while_redis_is_away_waits_then_plays(hosts, durable_redis_server):
+    """A solo table (ann against a bot) opened while Redis is away: it is shown, and ann is told it waits;
+    once Redis is back the table is stored, ann is told it goes on, and the game does."""
+    a = await hosts("host-a")
+    durable_redis_server.stop()
+    ann = await connect(a, "key:ann", "ann")
+    await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], {"sticks": 30}))
+    await ann.wait_for(lambda c: [e for e in c.errors if e.code == "store-down"], timeout=30)
+    table_id = ann.snapshot.table.table
+    durable_redis_server.start()
+    await ann.wait_for(lambda c: [e for e in c.errors if e.code == "store-up"], timeout=30)  # told it goes on
+    await move(ann, 0)  # her move, then the bot's: stored, then shown
+    await ann.wait_for(lambda c: c.snapshot.turn == 2 and c.snapshot.legal, timeout=30)
+    actions = await stored_actions(a, table_id)
+    assert len(actions) == 2 and actions[0] == "1"
+
+
 async def test_the_shared_session_counts_come_back_after_a_restart(durable_redis_server):
     from gamenight.ssh.shared_limits import SharedLimits, user_field
     from gamenight.tables.redis_store import StoreUnavailable
@@ -219,3 +237,64 @@ async def test_the_host_registry_comes_back_after_a_restart(durable_redis_server
         assert [info.host for info in await hosts.hosts()] == ["host-a"]
     finally:
         await hosts.close()
+
+
+def test_with_fsync_every_second_a_killed_redis_process_keeps_every_answered_write(request):
+    """``appendfsync everysec`` (hosting.md): a write Redis answered has reached the operating system, so a
+    Redis *process* killed (SIGKILL) loses none of it -- only a crash of the machine can lose the last
+    second.  (``always``, the recommended setting, is tested in test_redis_store.py.)"""
+    from gamenight.tables.redis_store import LogEntry, RedisTableStore
+
+    from tests.core.tables.redis_server import RedisServer, missing_reason
+
+    if (reason := missing_reason()) is not None:
+        pytest.skip(reason)
+    server = RedisServer(appendonly=True, fsync="everysec")
+    request.addfinalizer(server.cleanup)
+    server.start()
+
+    async def play() -> list[str]:
+        store = RedisTableStore.connect(server.url)
+        try:
+            epoch = await store.acquire("t1", "host-a", 30)
+            for seq in range(50):
+                await store.append("t1", epoch, LogEntry(seq=seq, seat=seq % 2, action=f"m{seq}"))
+            server.restart(kill=True)  # at once: the last writes are younger than a second
+            stored = await store.load("t1")
+            assert stored.epoch == epoch
+            return [entry.action for entry in stored.log]
+        finally:
+            await store.close()
+
+    assert asyncio.run(play()) == [f"m{seq}" for seq in range(50)]
+
+
+async def test_a_room_says_the_table_waits_then_goes_on_and_rings_only_for_the_wait(nim_service, tmp_path):
+    """What a player reads at a shared table while Redis is away (``store-down``, an error: the bell) and
+    once it is back (``store-up``: no bell, it is good news), on the table's status line."""
+    from gamenight.ui.game_screen import StatusLine
+    from textual.widgets import Static
+
+    from tests.core.tables.test_shared_end import open_shared_table
+    from tests.core.tables.test_tables_lobby import room_for, table_screen
+    from tests.core.tables.test_tables_lobby import until as pilot_until
+
+    ann = await room_for(nim_service, "ann", tmp_path)
+    bells = []
+    ann.bell = lambda: bells.append(1)
+    async with ann.run_test(size=(80, 24)) as pilot:
+        await open_shared_table(pilot, ann, "nim", person=False)
+        screen = table_screen(ann)
+        (connection,) = [c for c in nim_service.connections if c.table is not None]
+
+        def status() -> str:
+            return " ".join(str(screen.query_one(StatusLine).query_one("#message", Static).render()).split())
+
+        for code, said, rung in (
+            ("store-down", "The table waits: the server cannot reach", 1),
+            ("store-up", "The table goes on", 1),
+        ):
+            connection.send_now(p.encode(p.Error(code, "the service's words")))
+            connection.flush()
+            await pilot_until(pilot, lambda said=said: said in status(), what=said)
+            assert len(bells) == rung

@@ -85,6 +85,11 @@ class Frames(msgspec.Struct, forbid_unknown_fields=True):
 
     frames: Annotated[bytes, msgspec.Meta(max_length=MAX_OUT_BYTES)] = b""
     end: bool = False
+    writer: Annotated[str, msgspec.Meta(max_length=16)] = ""
+    """The writer (random per :class:`OutboxWriter`) and the entry's place in its order (1, 2, 3...): an
+    entry written twice (a write sent again when Redis dropped the connection, restarting, after it had
+    taken it) is read once."""
+    seq: Annotated[int, msgspec.Meta(ge=0)] = 0
     v: int = FORMAT
 
 
@@ -123,6 +128,8 @@ class OutboxWriter:
         self.queue: list[Frames] = []
         self.queued_bytes = 0
         self.closing = False
+        self.id = secrets.token_hex(8)
+        self.seq = 0
         self.transport = _OutboxTransport(self)
         self.wake = asyncio.Event()
         self.task = asyncio.create_task(self._write_loop(), name=f"relay-out-{key}")
@@ -130,7 +137,8 @@ class OutboxWriter:
     def write(self, data: bytes) -> None:
         if self.closing:
             return
-        self.queue.append(Frames(data))
+        self.seq += 1
+        self.queue.append(Frames(data, writer=self.id, seq=self.seq))
         self.queued_bytes += len(data)
         self.wake.set()
 
@@ -140,7 +148,8 @@ class OutboxWriter:
     def close(self) -> None:
         if not self.closing:
             self.closing = True
-            self.queue.append(Frames(end=True))
+            self.seq += 1
+            self.queue.append(Frames(end=True, writer=self.id, seq=self.seq))
             self.wake.set()
 
     async def wait_closed(self) -> None:
@@ -183,6 +192,9 @@ class RelayLink:
     never finds a relayed connection without it (and drops it as one whose front end died)."""
     held: int = 0
     """Its messages not yet in the table's inbox (held while Redis cannot be reached: at most :data:`MAX_HELD`)."""
+    writer: str = ""
+    seq: int = 0
+    """The last outbox entry read: its writer and place (:class:`Frames`): a copy written twice is skipped."""
 
 
 class Relay(_ServiceBase):
@@ -308,10 +320,13 @@ class Relay(_ServiceBase):
                 for entry_id, fields in entries:
                     link.last = entry_id
                     try:
-                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 64)
+                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 96)
                     except CorruptValue as error:
                         log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
                         continue
+                    if frames.writer and frames.writer == link.writer and frames.seq <= link.seq:
+                        continue  # written twice: Redis restarted after taking it, and the writer sent it again
+                    link.writer, link.seq = frames.writer, frames.seq
                     if frames.frames and not connection.closed:
                         connection.pending.append(frames.frames)
                         connection.flush()
@@ -334,6 +349,9 @@ class Relay(_ServiceBase):
             connection.send_now(moved)  # another host takes the table: its room joins again there
             connection.flush()
             self._drop_relayed(ref, connection)
+        for task in self._relay_tasks:
+            if task.get_name().startswith("relay-fronts-"):  # a second look at a lapsed key: not wanted now
+                task.cancel()
         waiting = {*self._relay_sending.values(), *self._relay_tasks}
         waiting.update(writer.task for writer in writers if isinstance(writer, OutboxWriter))
         if waiting:

@@ -127,6 +127,40 @@ async def test_a_relayed_seat_outlives_an_outage_longer_than_its_front_ends_key(
     assert await stored_actions(a, table_id) == ["1", "1", "1"]
 
 
+async def test_an_outbox_entry_written_twice_across_a_restart_reaches_the_room_once(hosts):
+    """Redis drops the connection (restarting) after it took an entry of a relayed connection's outbox, and
+    its writer sends the entry again: the front end passes it on once.  Twice, the room's client finds the
+    table's log skipping entries and loses its connection to the tables (as a restart did to ben)."""
+    from gamenight.tables.redis_store import decode
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    a, b = await hosts("host-a"), await hosts("host-b")
+    ann, ben, _table_id = await ann_on_a_ben_relayed_from_b(a, b)
+    pexpire, dropped = a.store.client.pexpire, []
+
+    async def dropped_once(*args, **kwargs):  # the entry is in; the next command finds the connection gone
+        if not dropped:
+            dropped.append(args[0])
+            raise RedisConnectionError("Connection closed by server.")
+        return await pexpire(*args, **kwargs)
+
+    await move(ann, 0)
+    (writer,) = [connection.writer for connection in a._relayed.values()]
+    await ben.wait_for(lambda c: c.snapshot.turn == 1)
+    await until(lambda: not writer.queue, "move 0's frames written out")
+    a.store.client.pexpire = dropped_once
+    await move(ben, 1)  # its frames to ben's outbox (the log from move 1 on): written, then written again
+    await move(ann, 2)
+    await ben.wait_for(lambda c: c.snapshot.turn == 3)
+    assert not ben.closed.is_set() and ben.failure is None and len(ben.log) == 3
+    entries = [
+        decode(relay.Frames, fields[b"f"], "outbox", relay.MAX_OUT_BYTES + 96)
+        for _id, fields in await a.store.client.xrange(dropped[0])
+    ]
+    places = [(entry.writer, entry.seq) for entry in entries]
+    assert len(places) > len(set(places)), "no entry was written twice: the test tested nothing"
+
+
 async def test_a_move_relayed_while_redis_is_away_is_held_then_goes_through(hosts, durable_redis_server):
     """Ben (relayed) moves while Redis is away: his room is told the table waits, and the move goes to the
     table's host once Redis answers again -- held as a local room's move is, not dropped."""

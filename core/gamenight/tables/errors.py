@@ -27,6 +27,7 @@ def refusal_text(code: str, message: str) -> str:
         "store-down": _(
             "The table waits: the server cannot reach its table store. Nothing is lost; play goes on when it is back."
         ),
+        "store-up": _("The table goes on: the server reaches its table store again."),
         "table-moved": _("The table moved to another server: join it again from the Tables list."),
         "table-version": _(
             "That table runs on another version of gamenight or its game: {reason}",

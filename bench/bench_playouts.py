@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 def cases() -> list[tuple[str, Callable[[], object]]]:
     from gamenight_seven.bots import GreedyBot, RandomBot
-    from gamenight_seven.rules import SevenRules
+    from gamenight_seven.plugin import GAME
 
     from tests.plugins.mille import test_playouts as mille
     from tests.plugins.seven import test_fast_paths as seven_kernel
@@ -46,12 +46,12 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
                 ),
             )
         )
-    for bot in (RandomBot, GreedyBot):
+    for bot in (RandomBot, GreedyBot):  # on the engine the room plays, as the test's fixture gives it
         found.append(
             (
                 f"SEVEN 2,500 five-seat deals, {bot.__name__}",
                 lambda bot=bot: seven.test_seeded_five_seat_deals_end_with_cards_conserved_and_zero_sum_scores(
-                    SevenRules(), bot, deals=2_500
+                    GAME.rules, bot, deals=2_500
                 ),
             )
         )
@@ -71,10 +71,13 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--only", default="", help="only the playouts whose label holds this text")
     args = parser.parse_args()
     print("| playout, full count | CPU s (median) | min – max |")
     print("|---|---|---|")
     for label, check in cases():
+        if args.only not in label:
+            continue
         times = []
         for _run in range(args.runs):
             started = time.process_time()

@@ -11,6 +11,8 @@ check itself, which raises if anything it checks fails):
   cards-first deals (the suite: 12 and 60);
 * SEVEN's five-seat deals with random and greedy bots: 2,500 each (the suite: 1,000;
   ``bench/bench_seven.py invariants --deals 20000`` plays the 20,000 the game was specified with);
+* SEVEN's expert simulator against the rules, move by move: 40 uniform, 120 card-first and 20
+  hoarding deals (the suite: 12, 60 and 6);
 * Mille's seeded bot-vs-bot games to 5000, every pair of bots: 500 games (the suite: 200;
   ``bench/bench_mille.py --invariants 2000`` plays the specified 2,000).
 """
@@ -35,6 +37,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
     from tests.plugins.mille import test_playouts as mille
     from tests.plugins.seven import test_fast_paths as seven_kernel
     from tests.plugins.seven import test_playouts as seven
+    from tests.plugins.seven import test_simulator as seven_simulator
 
     found: list[tuple[str, Callable[[], object]]] = []
     for policy, deals in seven_kernel.FULL_DEALS.items():
@@ -55,6 +58,14 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
                 ),
             )
         )
+    found.append(
+        (
+            f"SEVEN simulator = rules, {' + '.join(map(str, seven_simulator.FULL_DEALS))} deals",
+            lambda: seven_simulator.test_seeded_random_deals_play_the_same_in_the_simulator_and_the_rules(
+                seven_simulator.FULL_DEALS
+            ),
+        )
+    )
     total = sum(mille.FULL_GAMES.values())
     found.append(
         (

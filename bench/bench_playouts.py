@@ -13,6 +13,8 @@ check itself, which raises if anything it checks fails):
   ``bench/bench_seven.py invariants --deals 20000`` plays the 20,000 the game was specified with);
 * SEVEN's expert simulator against the rules, move by move: 40 uniform, 120 card-first and 20
   hoarding deals (the suite: 12, 60 and 6);
+* Mille's fast kernel against the readable rules: 4 uniform games to 5000 and 12 safeties-first
+  games to 1500 (the suite: 3 and 6);
 * Mille's seeded bot-vs-bot games to 5000, every pair of bots: 500 games (the suite: 200;
   ``bench/bench_mille.py --invariants 2000`` plays the specified 2,000).
 """
@@ -34,6 +36,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
     from gamenight_seven.bots import GreedyBot, RandomBot
     from gamenight_seven.plugin import GAME
 
+    from tests.plugins.mille import test_fast_paths as mille_kernel
     from tests.plugins.mille import test_playouts as mille
     from tests.plugins.seven import test_fast_paths as seven_kernel
     from tests.plugins.seven import test_playouts as seven
@@ -66,6 +69,17 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
             ),
         )
     )
+    for (policy, target), games in mille_kernel.FULL_GAMES.items():
+        found.append(
+            (
+                f"Mille kernel = readable rules, {games} {policy} games to {target}",
+                lambda policy=policy, games=games, target=target: (
+                    mille_kernel.test_the_kernel_gives_the_readable_rules_states_in_seeded_random_games(
+                        policy, games, target
+                    )
+                ),
+            )
+        )
     total = sum(mille.FULL_GAMES.values())
     found.append(
         (

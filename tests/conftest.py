@@ -34,6 +34,14 @@ def pytest_configure(config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+    # Every test process starts hundreds of rooms (apps under Pilot), and each parsed the room's
+    # and every widget's CSS again -- more than once, since a stylesheet keeps 64 parsed sources and
+    # the room has more, so each new screen re-parsed them all (about a tenth of a Pilot test's CPU).
+    # The room template's forked rooms share parsed CSS in the process (same text, same theme
+    # variables, same rules); the suite's in-process rooms do the same (bench/RESULTS.md).
+    from gamenight.compat.textual_internals import share_parsed_css
+
+    share_parsed_css()
 
 
 SLOW_FIRST = (

@@ -123,3 +123,22 @@ def test_the_several_hosts_demo_script_parses() -> None:
     subprocess.run(["bash", "-n", str(script)], check=True)
     usage = subprocess.run(["bash", str(script)], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"redis://gamenight:{SECRET}/more@127.0.0.1:6379/0",  # redis-py: "Port could not be cast ... as 'PART'"
+        f"redis://gamenight:{SECRET}@127.0.0.1:notaport/0",
+        f"redis://127.0.0.1:6379/0?password={SECRET}&socket_timeout=abc",
+    ],
+)
+def test_a_redis_url_that_cannot_be_parsed_is_refused_without_its_password(url: str) -> None:
+    problem = server.check_tables_url(url)
+    assert problem is not None
+    assert SECRET[:5] not in problem and SECRET not in problem
+
+
+def test_a_refused_url_still_says_what_is_wrong() -> None:
+    problem = server.check_tables_url("redis://127.0.0.1:6379/0?password=x&socket_timeout=abc")
+    assert problem is not None and "socket_timeout" in problem

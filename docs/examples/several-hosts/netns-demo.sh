@@ -42,12 +42,16 @@ up() {
     umask 077
     [ -s "$WORK/redis.pass" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$WORK/redis.pass"
     [ -s "$WORK/pg.pass" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$WORK/pg.pass"
+    [ -s "$WORK/redis-admin.pass" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$WORK/redis-admin.pass"
     umask 022
     local redis_pass pg_pass
     redis_pass=$(cat "$WORK/redis.pass") pg_pass=$(cat "$WORK/pg.pass")
 
     # Redis on the db host: TCP on the private address, an ACL user limited to gamenight's keys,
-    # the default user off, every write synced to the append-only file, never evicting.
+    # every write synced to the append-only file, never evicting. The default user keeps every
+    # right, behind its own password: Redis 7.0 (Debian 12) replays the append-only file's
+    # MULTI/EXEC blocks with the default user's rights, so with "user default off" every write
+    # of gamenight's Lua scripts (leases, epochs, moves) is silently dropped at a restart.
     cat >"$WORK/redis/redis.conf" <<CONF
 bind $NET.10
 port 6379
@@ -59,7 +63,7 @@ maxmemory-policy noeviction
 daemonize yes
 pidfile $WORK/redis/redis.pid
 logfile $WORK/log/redis.log
-user default off
+user default on >$(cat "$WORK/redis-admin.pass") ~* &* +@all
 user gamenight on >$redis_pass ~gamenight:* &* +@all -@admin -@dangerous
 CONF
     chmod 0600 "$WORK/redis/redis.conf"

@@ -269,6 +269,7 @@ class Authority(_ServiceBase):
         table.published = encoded
 
     async def _lobby_loop(self) -> None:
+        failing = ""  # the last failure logged: an outage is logged once, not at every read
         while True:
             await self._lobby_pause(self.lobby_interval)
             if not any(c.listing and c.table is None and not c.closed for c in self.connections):
@@ -276,7 +277,14 @@ class Authority(_ServiceBase):
             try:
                 await self._read_lobby()
             except Exception as error:  # the list keeps what it had; read again next time
-                log.warning("tables lobby: %s", safe_text(f"{type(error).__name__}: {error}", limit=300))
+                what = safe_text(f"{type(error).__name__}: {error}", limit=300)
+                if what != failing:
+                    log.warning("tables lobby: %s", what)
+                failing = what
+            else:
+                if failing:
+                    log.info("tables lobby: read again")
+                failing = ""
 
     async def _lobby_pause(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

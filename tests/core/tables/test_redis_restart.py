@@ -325,7 +325,7 @@ async def test_a_room_says_the_table_waits_then_goes_on_and_rings_only_for_the_w
             return " ".join(str(screen.query_one(StatusLine).query_one("#message", Static).render()).split())
 
         for code, said, rung in (
-            ("store-down", "The table waits: the server cannot reach", 1),
+            ("store-down", "The table waits for the server's store", 1),
             ("store-up", "The table goes on", 1),
         ):
             connection.send_now(p.encode(p.Error(code, "the service's words")))

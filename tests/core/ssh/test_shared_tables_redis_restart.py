@@ -21,7 +21,26 @@ import pytest
 from tests.core.ssh import test_shared_tables as shared
 from tests.core.ssh.conftest import needs_ssh, wait_until
 from tests.core.ssh.test_shared_tables import LOBBY, People, Table, covered, names, open_and_join, start_move
-from tests.core.ssh.test_shared_tables_redis import runner, stored_match
+from tests.core.ssh.test_shared_tables_redis import RedisView
+
+
+def stored_match(url: str):
+    """The one table's match as Redis holds it, read on a connection of its own (Redis restarts here)."""
+    view = RedisView(url)
+    try:
+        return view.match()
+    finally:
+        view.close()
+
+
+def runner(url: str) -> str | None:
+    """The process id of the host running the one table, read on a connection of its own."""
+    view = RedisView(url)
+    try:
+        return view.runner()
+    finally:
+        view.close()
+
 
 WAITS = "The table waits"
 """What a player reads while the table's store cannot be reached (``refusal_text("store-down")``)."""

@@ -15,6 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pyte
+
 from tests.core.ssh.conftest import Terminal
 
 PAYLOAD = b"".join(b"\x1b[%d;1Hline %04d " % (n % 24 + 1, n) + b"x" * 60 for n in range(3000))
@@ -66,3 +68,74 @@ def test_a_closed_terminals_reader_takes_nothing_of_the_next_terminal(tmp_path: 
             second.close()
     finally:
         first.release.set()
+
+
+COLOURED = b"".join(
+    b"\x1b[%d;%dH\x1b[38;5;%dm\x1b[48;2;%d;40;90m\x1b[1;4mcell %04d\x1b[0m "
+    % (n % 24 + 1, n % 7 * 10 + 1, n % 256, n % 256, n)
+    for n in range(3000)
+)
+"""Cursor moves, colours (256 and true colour) and styles around text, as a room draws them."""
+
+
+def reference_screen(payload: bytes) -> pyte.Screen:
+    screen = pyte.Screen(80, 24)
+    pyte.ByteStream(screen).feed(payload)
+    return screen
+
+
+def written(tmp_path: Path, payload: bytes, attributes: bool) -> Terminal:
+    """A terminal that has read all of ``payload``, written in many small writes."""
+    (tmp_path / "payload").write_bytes(payload)
+    terminal = Terminal([sys.executable, "-c", WRITER, str(tmp_path / "payload")], 80, 24, attributes=attributes)
+    terminal.send("go\r")
+    terminal.wait_exit()
+    terminal._reader.join(30)
+    return terminal
+
+
+def test_a_screen_without_attributes_shows_the_text_a_full_one_shows(tmp_path: Path) -> None:
+    reference = reference_screen(COLOURED)
+    plain = written(tmp_path, COLOURED, attributes=False)
+    full = written(tmp_path, COLOURED, attributes=True)
+    try:
+        assert plain.text() == full.text() == "\n".join(reference.display)
+        assert plain.text().count("cell ") > 20
+        # The full screen keeps the colours and styles; the plain one has none.
+        assert full.screen.buffer[0] == reference.buffer[0]
+        cells = [char for row in full.screen.buffer.values() for char in row.values() if char.data != " "]
+        assert all(char.bold and char.underscore and char.fg != "default" for char in cells)
+        plain_cells = [char for row in plain.screen.buffer.values() for char in row.values()]
+        assert not any(char.bold or char.underscore or char.fg != "default" for char in plain_cells)
+    finally:
+        plain.close()
+        full.close()
+
+
+def test_a_colour_sequence_cut_between_two_reads_is_taken_out_whole() -> None:
+    payload = b"ab\x1b[38;2;1;2;3mcd\x1b[0m\x1b[5;7Hef\x1b[1m\x1b"
+    terminal = Terminal([sys.executable, "-c", "pass"])
+    try:
+        for cut in range(len(payload) + 1):
+            terminal._pending = b""
+            out = terminal._for_screen(payload[:cut]) + terminal._for_screen(payload[cut:])
+            assert out + terminal._pending == b"ab" + b"cd" + b"\x1b[5;7Hef" + b"\x1b", cut
+    finally:
+        terminal.close()
+
+
+def test_the_screens_text_is_made_again_only_after_new_bytes(tmp_path: Path, monkeypatch) -> None:
+    terminal = written(tmp_path, PAYLOAD, attributes=False)
+    made = []
+    display = pyte.Screen.display
+    monkeypatch.setattr(
+        type(terminal.screen), "display", property(lambda screen: made.append(1) or display.fget(screen))
+    )
+    try:
+        first = terminal.text()
+        assert all(terminal.text() == first for _ in range(50))
+        assert len(made) == 1
+        terminal.resize(70, 20)  # (a change that is no read)
+        assert terminal.text() != first and len(made) == 2
+    finally:
+        terminal.close()

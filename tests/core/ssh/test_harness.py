@@ -139,3 +139,47 @@ def test_the_screens_text_is_made_again_only_after_new_bytes(tmp_path: Path, mon
         assert terminal.text() != first and len(made) == 2
     finally:
         terminal.close()
+
+
+MIXED = (
+    "\x1b[2J\x1b[1;1Hplain text, then box │─┼ and suits ♠♥ and \x1b[31mcolour\x1b[0m"
+    "\x1b[2;75Hwraps past the last column\x1b[3;1H漢字 wide, e\u0301 combined"
+    "\x1b[4;1Habcdef\x1b[4;3H\x1b[4hINSERTED\x1b[4l\x1b[5;1H\x1b(0lqqk\x1b(B after DEC graphics"
+    "\x1b[24;70Hscrolls off the bottom line\r\nnext\x1b[6;80Hx\x1b[6;80Hyz"
+).encode()
+"""Text runs a screen draws at once beside the cases it leaves to pyte: wide and combining characters,
+runs past the line's end, insert mode, another character set."""
+
+
+def test_the_screen_draws_what_pyte_draws_cell_for_cell() -> None:
+    from tests.core.ssh.conftest import _TolerantScreen
+
+    for payload, sizes in ((MIXED, (1, 7, 997)), (COLOURED[:5000], (7, 997)), (PAYLOAD[:5000], (7, 997))):
+        for size in sizes:
+            ours, theirs = _TolerantScreen(80, 24), pyte.Screen(80, 24)
+            our_stream, their_stream = pyte.ByteStream(ours), pyte.ByteStream(theirs)
+            for at in range(0, len(payload), size):
+                our_stream.feed(payload[at : at + size])
+                their_stream.feed(payload[at : at + size])
+                if payload is MIXED or at % 997 < size:
+                    assert ours.buffer == theirs.buffer, (payload[:20], size, at)
+                    assert (ours.cursor.x, ours.cursor.y, ours.cursor.attrs) == (
+                        theirs.cursor.x,
+                        theirs.cursor.y,
+                        theirs.cursor.attrs,
+                    )
+            assert ours.buffer == theirs.buffer and ours.display == theirs.display
+
+
+def test_a_run_of_plain_text_is_drawn_at_once(monkeypatch) -> None:
+    from tests.core.ssh.conftest import _TolerantScreen
+
+    theirs = pyte.Screen(80, 24)
+    pyte.ByteStream(theirs).feed(PAYLOAD[:20_000])
+    widths = []
+    width = pyte.screens.wcwidth
+    monkeypatch.setattr(pyte.screens, "wcwidth", lambda char: widths.append(char) or width(char))
+    ours = _TolerantScreen(80, 24)
+    pyte.ByteStream(ours).feed(PAYLOAD[:20_000])
+    assert widths == []  # not a character at a time through pyte's draw (20,000 of them)
+    assert ours.buffer == theirs.buffer

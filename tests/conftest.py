@@ -34,6 +34,14 @@ def pytest_configure(config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+    # Every test process starts hundreds of rooms (apps under Pilot), and each parsed the room's
+    # and every widget's CSS again -- more than once, since a stylesheet keeps 64 parsed sources and
+    # the room has more, so each new screen re-parsed them all (about a tenth of a Pilot test's CPU).
+    # The room template's forked rooms share parsed CSS in the process (same text, same theme
+    # variables, same rules); the suite's in-process rooms do the same (bench/RESULTS.md).
+    from gamenight.compat.textual_internals import share_parsed_css
+
+    share_parsed_css()
 
 
 SLOW_FIRST = (
@@ -79,13 +87,28 @@ def pytest_xdist_make_scheduler(config, log):
     class CrashOnce(LoadGroupScheduling):
         def remove_node(self, node):
             crashed = None
-            for unit in self.assigned_work.get(node, {}).values():
+            workload = self.assigned_work.get(node, {})
+            for unit in workload.values():
                 crashed = next((nodeid for nodeid, done in unit.items() if not done), None)
                 if crashed is not None:
                     unit[crashed] = True
                     break
+            # Only the units with tests still to run go back in the queue. xdist puts back every
+            # unit the node was ever given, the finished ones too; a finished unit handed to a
+            # worker sends it no test, nothing reports back, and the run waits forever (seen: a
+            # full run idle at 99% for 20 minutes after one worker crashed).
+            for scope in [scope for scope, unit in workload.items() if all(unit.values())]:
+                del workload[scope]
             super().remove_node(node)
             return crashed
+
+        def _assign_work_unit(self, node):
+            while self.workqueue and all(next(iter(self.workqueue.values())).values()):
+                self.workqueue.popitem(last=False)  # nothing left to run in it
+            if self.workqueue:
+                super()._assign_work_unit(node)
+            elif not self._pending_of(self.assigned_work.get(node, {})):
+                node.shutdown()
 
     return CrashOnce(config, log)
 

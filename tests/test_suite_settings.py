@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 GROUPED = """
 import time
@@ -26,11 +28,22 @@ def test_alone(i):
 """
 
 
-def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
-    """pytest-xdist's group scheduler ran a timed-out test again, ending a second worker, and the
-    run could hang; with the suite's scheduler the test fails once and the others still run."""
+ALONE = """
+import time
+
+import pytest
+
+
+@pytest.mark.parametrize("i", range(12))
+def test_alone(i):
+    time.sleep(30 if i == 5 else 0.2)
+"""
+
+
+def run_crashing(tmp_path, tests: str) -> str:
+    """The suite's scheduler on ``tests``, in two workers, each test given 2 s: the run's output."""
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_xdist_make_scheduler  # noqa: F401\n")
-    (tmp_path / "test_grouped.py").write_text(GROUPED)
+    (tmp_path / "test_crashing.py").write_text(tests)
     # A run of its own: not this worker's stdin (its channel to the xdist controller), session or
     # PYTEST_* variables.
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "XDIST"))}
@@ -47,10 +60,30 @@ def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
         env=env,
         cwd=tmp_path,
     )
-    summary = done.stdout.strip().splitlines()[-1]
-    assert "1 failed, 7 passed" in summary, done.stdout[-2000:]
-    assert done.stdout.count("crashed while running") == 1, done.stdout[-2000:]
-    assert "test_in_a_group[1]" in done.stdout
+    return done.stdout
+
+
+def test_a_test_past_its_timeout_fails_once_and_the_run_ends(tmp_path):
+    """pytest-xdist's group scheduler ran a timed-out test again, ending a second worker, and the
+    run could hang; with the suite's scheduler the test fails once and the others still run."""
+    output = run_crashing(tmp_path, GROUPED)
+    summary = output.strip().splitlines()[-1]
+    assert "1 failed, 7 passed" in summary, output[-2000:]
+    assert output.count("crashed while running") == 1, output[-2000:]
+    assert "test_in_a_group[1]" in output
+
+
+def test_a_worker_that_crashed_after_finishing_tests_does_not_stall_the_run(tmp_path):
+    """xdist puts every unit a crashed worker was given back in the queue, the finished ones too; a
+    finished unit handed out again sends no test, so nothing reports back and the run waited forever
+    (a full run sat idle at 99% after one worker crashed). Now the run ends, every test run once."""
+    try:
+        output = run_crashing(tmp_path, ALONE)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run stalled after a worker crashed")
+    summary = output.strip().splitlines()[-1]
+    assert "1 failed, 11 passed" in summary, output[-2000:]
+    assert "test_alone[5]" in output
 
 
 def test_the_slowest_tests_are_handed_out_first_each_file_kept_together():

@@ -24,7 +24,10 @@ pytestmark = pytest.mark.xdist_group("mypy")  # one worker, so the second run re
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")  # shared: the second run reuses the SDK's analysis
+    """Shared: the later ``--strict`` runs reuse the SDK's analysis.  The whole tree's run, without
+    ``--strict``, comes last: it rewrites every module's entry with its own options, and a strict run
+    after it analysed everything again (5 CPU-s)."""
+    return tmp_path_factory.mktemp("mypy-cache")
 
 
 def mypy(cache: Path, *targets: str) -> subprocess.CompletedProcess[str]:
@@ -70,25 +73,6 @@ def test_a_plugins_state_type_is_checked_through_the_generic_rules(cache: Path, 
     assert 'Incompatible return value type (got "str", expected "int")' in result.stdout, result.stdout
 
 
-def test_the_whole_tree_passes_mypy(cache: Path):
-    """Every file [tool.mypy] lists (core/gamenight, plugins/, the example plugin) is checked: no error.
-
-    On failure the message counts the errors per file, most first, then gives mypy's own lines."""
-    result = run_mypy(cache)  # no targets: the files of pyproject.toml's [tool.mypy]
-    errors = [line for line in result.stdout.splitlines() if ": error: " in line]
-    per_file = Counter(line.split(":", 1)[0] for line in errors)
-    summary = "\n".join(f"{count:5d}  {path}" for path, count in per_file.most_common())
-    assert result.returncode == 0 and not errors, (
-        f"mypy: {len(errors)} errors in {len(per_file)} files\n{summary}\n\n{result.stdout}{result.stderr}"
-    )
-    # ... and it checked the whole tree, not a part that a narrowed setting left it
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
-    assert {"core/gamenight", "plugins", "examples/gamenight-example/src/gamenight_example"} <= set(config["files"])
-    sources = sum(len(list((ROOT / folder).rglob("*.py"))) for folder in config["files"])
-    checked = re.search(r"no issues found in (\d+) source files", result.stdout)
-    assert checked is not None and int(checked[1]) == sources, result.stdout
-
-
 def test_the_three_things_a_screen_is_given_are_game_tables(cache: Path, tmp_path: Path):
     """A local match, a shared table and a replay all satisfy ``gamenight.sdk.GameTable`` (what a game's
     screen is declared to take); a class lacking one of its members does not (the check bites)."""
@@ -112,3 +96,22 @@ def test_the_three_things_a_screen_is_given_are_game_tables(cache: Path, tmp_pat
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, result.stdout + result.stderr
     assert f"{check.name}:16:" in errors[0] and '(got "SeatsOnly", expected "GameTable")' in errors[0], errors
+
+
+def test_the_whole_tree_passes_mypy(cache: Path):
+    """Every file [tool.mypy] lists (core/gamenight, plugins/, the example plugin) is checked: no error.
+
+    On failure the message counts the errors per file, most first, then gives mypy's own lines."""
+    result = run_mypy(cache)  # no targets: the files of pyproject.toml's [tool.mypy]
+    errors = [line for line in result.stdout.splitlines() if ": error: " in line]
+    per_file = Counter(line.split(":", 1)[0] for line in errors)
+    summary = "\n".join(f"{count:5d}  {path}" for path, count in per_file.most_common())
+    assert result.returncode == 0 and not errors, (
+        f"mypy: {len(errors)} errors in {len(per_file)} files\n{summary}\n\n{result.stdout}{result.stderr}"
+    )
+    # ... and it checked the whole tree, not a part that a narrowed setting left it
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert {"core/gamenight", "plugins", "examples/gamenight-example/src/gamenight_example"} <= set(config["files"])
+    sources = sum(len(list((ROOT / folder).rglob("*.py"))) for folder in config["files"])
+    checked = re.search(r"no issues found in (\d+) source files", result.stdout)
+    assert checked is not None and int(checked[1]) == sources, result.stdout

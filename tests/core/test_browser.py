@@ -60,6 +60,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+VIEWPORT = {"width": 1000, "height": 640}
+"""A room of about 111×35 cells in chromium here: more than the 80×24 the room is made for, with room
+to spare for another font's metrics.  Drawing costs by the cell (the room composes, chromium paints
+its canvas in software, pyte reads every byte): at 1400×900 this file cost 28.5 CPU-s, at this
+23.2 (bench/RESULTS.md)."""
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -159,13 +165,15 @@ def test_a_browser_tab_plays_a_yatzy_turn_and_two_tabs_are_two_rooms_asking_noth
     asked: list[str] = []
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context = browser.new_context(viewport=VIEWPORT)
         context.on("request", lambda request: asked.append(request.url))
         context.add_init_script(CAPTURE)
         page = context.new_page()
         page.goto(url)
         first = Tab(page)
         first.wait_for("choose a game")
+        size = page.evaluate("window.__roomSize")
+        assert size["width"] >= 80 and size["height"] >= 24, f"VIEWPORT makes a room of {size} only"
         # No click on the page: keys must reach the room at once.
         page.keyboard.press("End")
         page.keyboard.press("Enter")
@@ -210,7 +218,7 @@ def test_return_answers_the_startup_resume_question(web_room, tmp_path):
     url, _server = web_room
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context = browser.new_context(viewport=VIEWPORT)
         context.add_init_script(CAPTURE)
         page = context.new_page()
         page.goto(url)

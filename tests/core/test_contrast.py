@@ -1,7 +1,8 @@
 """Every shipped theme meets WCAG AA (4.5:1) for text on its background, on every kind of screen.
 
 One room per theme (tests/core/walks.py; the default theme's is the English
-tour of tests/core/test_tour.py, so one walk serves both) visits the lobby,
+tour of tests/core/test_tour.py and the high-contrast theme's the Japanese tour,
+so one walk serves both) visits the lobby,
 notifications of each severity, the settings and setup with their error
 messages, the plugins list and a "cannot resume" message -- then takes the
 tour of tests/core/tour.py through every built-in game (setup, table with Mate's "Keep all cards", help, leave and save
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.walks import DEFAULT_THEME, THEMES, ContrastTour, tour
+from tests.core.walks import LAYOUT_THEMES, THEMES, ContrastTour, contrast_language, tour
 
 LITS_ANSI = (
     "LITS's board draws its marks and ghost in the terminal's default colour (white as text) on "
@@ -45,14 +46,15 @@ def test_every_shipped_theme_is_measured():
 
 def themes():
     for theme in sorted(THEMES.themes):
-        # the default theme's walk is the English tour's (tests/core/test_tour.py): the same worker
-        marks = [pytest.mark.xdist_group("tour-en")] if theme == DEFAULT_THEME else []
+        # a language tour's walk (tests/core/test_tour.py) measures this theme: the same worker
+        language = contrast_language(theme)
+        marks = [pytest.mark.xdist_group(f"tour-{language}")] if LAYOUT_THEMES[language] == theme else []
         yield pytest.param(theme, marks=marks, id=theme)
 
 
 @pytest.mark.parametrize("theme", list(themes()))
 def test_text_meets_wcag_aa_on_every_screen(theme):
-    walk = tour("en", theme)
+    walk = tour(contrast_language(theme), theme)
     assert isinstance(walk, ContrastTour)
     assert "mate/table" in walk.findings and "room/cannot-resume" in walk.findings, "the walk stopped short"
     found = walk.contrast

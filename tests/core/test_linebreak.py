@@ -108,11 +108,16 @@ async def _help_lines(game_id: str, language: str) -> list[str]:
             await pilot.pause()
             await pilot.pause()
             lines: list[str] = []
+            previous: list[str] = []
             for _page in range(40):  # page down through the whole text, as a reader does
-                lines += [line.strip() for line in screen_text(app)[1:-1]]
+                page = [line.strip() for line in screen_text(app)[1:-1]]
+                if page == previous:  # the end of the text: Page Down moves it no more
+                    return lines
+                lines += page
+                previous = page
                 await pilot.press("pagedown")
                 await pilot.pause()
-            return lines
+            raise AssertionError(f"{game_id}: the help still moved after 40 pages")
 
 
 @pytest.mark.parametrize("game_id", ["lits", "mate", "mille", "seven", "yatzy"])

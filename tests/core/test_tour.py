@@ -2,8 +2,9 @@
 
 One room per language visits the room's own messages and dialogs, then every
 game's setup, table, help, dialogs and end dialog in sequence, so a style leaked
-by one game shows on the next (tests/core/walks.py: the English walk also measures
-the default theme's contrast for tests/core/test_contrast.py).  Each
+by one game shows on the next (tests/core/walks.py: each walk also measures a
+theme's contrast for tests/core/test_contrast.py -- the English one the default
+theme's, the Japanese one the high-contrast theme's).  Each
 stop is a test of its own, so that a known defect can be marked on exactly
 the screens it spoils.
 """
@@ -58,7 +59,9 @@ def cases():
 
 @pytest.mark.parametrize(("language", "stop"), list(cases()))
 def test_every_screen_shows_its_controls_and_text_whole(language, stop):
-    findings = tour(language).findings
+    walk = tour(language)
+    assert walk.layout, f"the {language} tour checks no layout"
+    findings = walk.findings
     assert stop in findings, f"the tour never reached {stop} (reached: {sorted(findings)})"
     assert findings[stop] == [], f"{language} {stop}:\n" + "\n".join(findings[stop])
 

@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -308,8 +309,25 @@ def check_tables_url(url: str) -> str | None:
     try:
         asyncio.run(probe())
     except (StoreError, ValueError) as error:
-        return " ".join(str(error).split())
+        return _redacted(" ".join(str(error).split()), url)
     return None
+
+
+def _redacted(text: str, url: str) -> str:
+    """``text`` (an error about ``url``) without any piece of the URL's password or query.
+
+    redis-py's own errors about a URL it cannot parse quote a piece of it: a password holding a
+    ``/`` makes ``Port could not be cast to integer value as 'PART'``.  Every run of 3 or more
+    characters between the separators of the URL's user part and of its query's values is taken
+    out."""
+    rest = url.partition("://")[2]
+    secret = rest.rsplit("@", 1)[0] if "@" in rest else ""
+    for pair in rest.partition("?")[2].split("&"):
+        secret += " " + pair.partition("=")[2]
+    for piece in sorted(set(re.split(r"[:/@?&=#\s]+", secret)), key=len, reverse=True):
+        if len(piece) >= 3:
+            text = text.replace(piece, "***")
+    return text
 
 
 def check_records_url(url: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import platformdirs
 
 from gamenight.ssh.messages import _
 
-__all__ = ["ROOM_MEMORY", "Settings", "UsageError", "parser", "settings_from_args"]
+__all__ = ["ROOM_MEMORY", "URL_VARIABLES", "Settings", "UsageError", "parser", "settings_from_args"]
 
 ROOM_MEMORY = 1024
 """Default cap on each room's address space in MiB (``RLIMIT_AS``); an idle room uses about 200."""
@@ -72,6 +73,11 @@ class Settings:
     """``--tables-url``: the Redis that holds the shared tables (``redis://HOST:6379/0``), shared by every
     host of one game room; ``None``: the tables live in this process and under the data dir."""
 
+
+URL_VARIABLES = {"records_url": "GAMENIGHT_RECORDS_URL", "tables_url": "GAMENIGHT_TABLES_URL"}
+"""The environment variables ``--records-url`` and ``--tables-url`` are read from when not given:
+a URL holding a password stays out of the command line, which ``ps`` shows to every local user
+(the environment of a process only to its own user and root)."""
 
 TABLES_URL_SCHEMES = ("redis://", "rediss://", "unix://")
 """What ``--tables-url`` may name: Redis over TCP, over TLS, or on a Unix socket."""
@@ -239,7 +245,7 @@ def parser() -> argparse.ArgumentParser:
         help=_(
             "keep the server-wide records and hall of fame in this PostgreSQL database "
             "(postgresql://USER@HOST:PORT/DB; several servers may share it) instead of the data dir's "
-            "records.sqlite3; it must be reachable at start"
+            "records.sqlite3; it must be reachable at start; default: $GAMENIGHT_RECORDS_URL"
         ),
     )
     parser.add_argument(
@@ -248,7 +254,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help=_(
             "keep the shared tables in this Redis (redis://HOST:6379/0, rediss:// for TLS, unix:///PATH): "
-            "every server started with the same one runs one game room, each table on one of them at a time"
+            "every server started with the same one runs one game room, each table on one of them at a time; "
+            "default: $GAMENIGHT_TABLES_URL, which keeps a password out of ps"
         ),
     )
     parser.add_argument("--command", help=argparse.SUPPRESS)
@@ -256,8 +263,13 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+def settings_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> Settings:
     """Check the parsed options and make the :class:`Settings`.
+
+    ``--records-url`` and ``--tables-url`` not given are read from ``environ`` (the process's
+    environment by default): :data:`URL_VARIABLES`; an empty variable counts as unset.
 
     Raises :class:`UsageError` when nobody could connect; an option out of range ends the
     program through ``parser.error`` (exit status 2), as argparse does for its own checks.
@@ -274,6 +286,10 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
     for name in COUNT_OPTIONS:
         if getattr(args, name) < 1:
             parser.error(_("--{option} must be at least 1", option=name.replace("_", "-")))
+    environ = os.environ if environ is None else environ
+    for name, variable in URL_VARIABLES.items():
+        if getattr(args, name) is None and environ.get(variable):
+            setattr(args, name, environ[variable])
     if args.login_timeout <= 0:
         parser.error(_("--{option} must be at least 1", option="login-timeout"))
     if args.away_timeout < 0:

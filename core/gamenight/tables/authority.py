@@ -16,7 +16,7 @@ Part of :class:`~gamenight.tables.service.TableService`, used only when it is gi
   be reached: the table stops here at once (driver, timers, bots), the moves not written are never
   shown, and its rooms are told the table moved (``table-moved``).
 * **Redis unreachable.**  The table waits, its players told (``store-down``): nothing is lost, and
-  play goes on once the writes go through again.
+  play goes on once the writes go through again (its players told: ``store-up``).
 * **Taking a table over.**  A table whose lease lapsed (its host died) is taken by the next host that
   looks: on demand when one of its rooms asks for it, and by a sweep of the store's list of tables
   every :data:`SWEEP_INTERVAL`, so bots and timers resume with no one asking.  The host loads the
@@ -234,6 +234,7 @@ class Authority(_ServiceBase):
             if table.store_down:
                 table.store_down = False
                 log.info("table %s: its store answers again", table.id)
+                self._tell(table, "store-up", "the table goes on: its store answers again")
             return result
 
     async def _store_pause(self, seconds: float) -> None:
@@ -268,6 +269,7 @@ class Authority(_ServiceBase):
         table.published = encoded
 
     async def _lobby_loop(self) -> None:
+        failing = ""  # the last failure logged: an outage is logged once, not at every read
         while True:
             await self._lobby_pause(self.lobby_interval)
             if not any(c.listing and c.table is None and not c.closed for c in self.connections):
@@ -275,7 +277,14 @@ class Authority(_ServiceBase):
             try:
                 await self._read_lobby()
             except Exception as error:  # the list keeps what it had; read again next time
-                log.warning("tables lobby: %s", safe_text(f"{type(error).__name__}: {error}", limit=300))
+                what = safe_text(f"{type(error).__name__}: {error}", limit=300)
+                if what != failing:
+                    log.warning("tables lobby: %s", what)
+                failing = what
+            else:
+                if failing:
+                    log.info("tables lobby: read again")
+                failing = ""
 
     async def _lobby_pause(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
@@ -412,6 +421,10 @@ class Authority(_ServiceBase):
         self._queue_state(table)  # the state under this host's epoch: the log starts again from it
         self.tables[table.id] = table
         self._launch(table)
+        if table.match.over and table.match.recorded:  # (one over but not counted yet: the driver records it)
+            # Its game ended on the host before, which may have died before its record reached the
+            # database: recorded from here too (one row per server game: a record that landed stays).
+            self._record_table(table)
         log.info("table %s taken (epoch %d, %d moves replayed)", table.id, epoch, len(stored.log))
         self._list_changed()
         return table
@@ -455,6 +468,8 @@ class Authority(_ServiceBase):
         if self.store is None or not message.table or message.table in self.tables:
             return False
 
+        from gamenight.tables.redis_store import StoreUnavailable
+
         async def take_then_answer() -> None:
             try:
                 table = await self._take(message.table)
@@ -467,9 +482,16 @@ class Authority(_ServiceBase):
             if connection.closed:
                 return
             if table is None and connection.relayed_from is None and not connection.closed:
-                with contextlib.suppress(Exception):
+                try:
                     if not await self.store.unheld([message.table]):  # another host runs it: relay to it
                         return self._relay_to(connection, message)
+                except StoreUnavailable:  # Redis away: the table is not gone, it waits (asked again later)
+                    self._refuse(
+                        connection, "store-down", "the table's store cannot be reached", fatal=False, counted=False
+                    )
+                    return connection.flush()
+                except Exception as error:
+                    log.warning("table %s: %s", message.table, safe_text(f"{type(error).__name__}: {error}"))
             if table is None:
                 self._refuse(connection, "no-table", "no such table (or a wrong code)", fatal=False)
             elif isinstance(message, p.Join):

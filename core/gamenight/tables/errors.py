@@ -24,9 +24,8 @@ def refusal_text(code: str, message: str) -> str:
         "not-seated": _("You have no seat at a table."),
         "not-your-turn": _("It is not your turn."),
         "paused": _("The table is paused."),
-        "store-down": _(
-            "The table waits: the server cannot reach its table store. Nothing is lost; play goes on when it is back."
-        ),
+        "store-down": _("The table waits for the server's store. Nothing is lost."),
+        "store-up": _("The table goes on: the server reaches its table store again."),
         "table-moved": _("The table moved to another server: join it again from the Tables list."),
         "table-version": _(
             "That table runs on another version of gamenight or its game: {reason}",

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("gamenight.tables")
 
 RECORDS_FILE = "records.sqlite3"
+LOGGED_WAIT = 1.0
+"""With the tables in Redis: seconds between two looks at whether a finished game's last move is written
+(woken at once when it is; the bound only notices a table let go, which wakes nothing)."""
 
 
 class RecordsLink(_ServiceBase):
@@ -97,9 +100,27 @@ class RecordsLink(_ServiceBase):
             owner if owner is not None and not table.bot_plays(seat) else None
             for seat, owner in enumerate(table.owners)
         ]
-        # The game as this service issued it: its table, number and secret seed (fresh per game).
+        # The game as this service issued it: its table, number and secret seed (fresh per game).  The
+        # database keeps one row per server game: a second host recording it too (after a takeover) adds none.
         record = replace(record, server_game=f"{table.id}/{record.game_number}/{table.match.seed:x}")
-        self._background(self._write(with_identities(record, identities), f"table {table.id}"))
+        record = with_identities(record, identities)
+        if self.store is not None and table.logged < table.applied:
+            # With the tables in Redis, the game is recorded once the move that ended it is written there:
+            # a host that lost the table (paused past its lease) never records an end no one else has.
+            self._background(self._write_once_logged(table, table.applied, record))
+        else:
+            self._background(self._write(record, f"table {table.id}"))
+
+    async def _write_once_logged(self, table: Table, applied: int, record: Any) -> bool:
+        """Write ``record`` once the first ``applied`` moves of ``table`` are in Redis; nothing if the table
+        is let go first (its moves not written are no one's: the host that runs it now has its own end)."""
+        while table.logged < applied:
+            if table.gone:
+                log.warning("table %s: its end not recorded here: the table was let go first", table.id)
+                return False
+            with contextlib.suppress(TimeoutError):  # (a table let go never sets it: looked at again)
+                await asyncio.wait_for(table.durable.wait(), LOGGED_WAIT)
+        return await self._write(record, f"table {table.id}")
 
     async def _write(self, record: Any, what: str) -> bool:
         try:

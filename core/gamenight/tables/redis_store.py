@@ -733,8 +733,13 @@ def _text(value: Any) -> str:
 
 
 def _without_password(url: str) -> str:
-    """``url`` as it may be logged: ``redis://user:secret@host`` loses its secret."""
+    """``url`` as it may be logged: ``redis://user:secret@host`` loses its secret.
+
+    Everything before the last ``@`` goes (a password may hold an ``@`` or a ``/`` of its own),
+    and so do the query parameters, where redis-py also takes one (``unix:///PATH?password=``).
+    """
     scheme, sep, rest = url.partition("://")
-    if "@" in rest.split("/", 1)[0]:
-        rest = "***@" + rest.split("@", 1)[1]
+    rest = rest.split("#", 1)[0].split("?", 1)[0]
+    if "@" in rest:
+        rest = "***@" + rest.rsplit("@", 1)[1]
     return scheme + sep + rest

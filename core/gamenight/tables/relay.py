@@ -56,6 +56,10 @@ ALIVE_INTERVAL = 1.0
 """Seconds between two renewals of a relayed connection's key by its front end; it lives three times that."""
 READ_BLOCK = 1.0
 """Seconds one ``XREAD`` waits for an entry (the authority checks its relayed connections' keys between)."""
+STORE_RETRY = 0.5
+"""Seconds between two tries of a relayed message while Redis cannot be reached (the message waits)."""
+MAX_HELD = 16
+"""Messages of one relayed room held while Redis cannot be reached; more are refused (the room is told)."""
 
 RelayId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
 HostId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
@@ -81,6 +85,11 @@ class Frames(msgspec.Struct, forbid_unknown_fields=True):
 
     frames: Annotated[bytes, msgspec.Meta(max_length=MAX_OUT_BYTES)] = b""
     end: bool = False
+    writer: Annotated[str, msgspec.Meta(max_length=16)] = ""
+    """The writer (random per :class:`OutboxWriter`) and the entry's place in its order (1, 2, 3...): an
+    entry written twice (a write sent again when Redis dropped the connection, restarting, after it had
+    taken it) is read once."""
+    seq: Annotated[int, msgspec.Meta(ge=0)] = 0
     v: int = FORMAT
 
 
@@ -119,6 +128,8 @@ class OutboxWriter:
         self.queue: list[Frames] = []
         self.queued_bytes = 0
         self.closing = False
+        self.id = secrets.token_hex(8)
+        self.seq = 0
         self.transport = _OutboxTransport(self)
         self.wake = asyncio.Event()
         self.task = asyncio.create_task(self._write_loop(), name=f"relay-out-{key}")
@@ -126,7 +137,8 @@ class OutboxWriter:
     def write(self, data: bytes) -> None:
         if self.closing:
             return
-        self.queue.append(Frames(data))
+        self.seq += 1
+        self.queue.append(Frames(data, writer=self.id, seq=self.seq))
         self.queued_bytes += len(data)
         self.wake.set()
 
@@ -136,7 +148,8 @@ class OutboxWriter:
     def close(self) -> None:
         if not self.closing:
             self.closing = True
-            self.queue.append(Frames(end=True))
+            self.seq += 1
+            self.queue.append(Frames(end=True, writer=self.id, seq=self.seq))
             self.wake.set()
 
     async def wait_closed(self) -> None:
@@ -177,6 +190,11 @@ class RelayLink:
     announced: bool = False
     """Its key (``PREFIX:{ID}:front:...``) is set: written before its first message, so the authority
     never finds a relayed connection without it (and drops it as one whose front end died)."""
+    held: int = 0
+    """Its messages not yet in the table's inbox (held while Redis cannot be reached: at most :data:`MAX_HELD`)."""
+    writer: str = ""
+    seq: int = 0
+    """The last outbox entry read: its writer and place (:class:`Frames`): a copy written twice is skipped."""
 
 
 class Relay(_ServiceBase):
@@ -205,26 +223,41 @@ class Relay(_ServiceBase):
         previous = self._relay_sending.get(link.conn)
 
         async def send() -> None:
-            from gamenight.tables.redis_store import StoreError, encode
+            from gamenight.tables.redis_store import StoreError, StoreUnavailable, encode
 
             if previous is not None:
                 await asyncio.wait({previous})
-            try:
-                async with self.store._errors():
-                    if not link.announced:
-                        alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
-                        await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
-                        link.announced = True
-                    await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
-            except StoreError as error:
-                log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
-                if kind == "message" and not connection.closed:
-                    connection.send_now(p.encode(p.Error("store-down", "the table's store cannot be reached")))
+            told = False
+            while True:
+                try:
+                    async with self.store._errors():
+                        if not link.announced:
+                            alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
+                            await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
+                            link.announced = True
+                        await self.store.client.xadd(key, {"m": encode(entry)}, maxlen=INBOX_LEN, approximate=True)
+                    if told and not connection.closed:  # held, and now on its way
+                        connection.send_now(p.encode(p.Error("store-up", "the table's store answers again")))
+                    return
+                except StoreError as error:
+                    # Redis away (restarted): the message waits, as a local room's move does, and goes once
+                    # Redis answers; its room is told the table waits.  Anything else: told, and dropped.
+                    held = isinstance(error, StoreUnavailable) and kind == "message" and link.held <= MAX_HELD
+                    if not told:
+                        log.warning("relay to table %s: %s", link.table, safe_text(error, limit=200))
+                        if kind == "message" and not connection.closed:
+                            connection.send_now(p.encode(p.Error("store-down", "the table's store cannot be reached")))
+                        told = True
+                    if not held or connection.closed or connection.relay is not link:
+                        return
+                    await asyncio.sleep(STORE_RETRY)
 
+        link.held += 1
         task = asyncio.create_task(send())
         self._relay_sending[link.conn] = task
 
         def done(finished: asyncio.Task[None]) -> None:
+            link.held -= 1
             if self._relay_sending.get(link.conn) is finished:
                 del self._relay_sending[link.conn]
 
@@ -287,10 +320,13 @@ class Relay(_ServiceBase):
                 for entry_id, fields in entries:
                     link.last = entry_id
                     try:
-                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 64)
+                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 96)
                     except CorruptValue as error:
                         log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
                         continue
+                    if frames.writer and frames.writer == link.writer and frames.seq <= link.seq:
+                        continue  # written twice: Redis restarted after taking it, and the writer sent it again
+                    link.writer, link.seq = frames.writer, frames.seq
                     if frames.frames and not connection.closed:
                         connection.pending.append(frames.frames)
                         connection.flush()
@@ -313,6 +349,9 @@ class Relay(_ServiceBase):
             connection.send_now(moved)  # another host takes the table: its room joins again there
             connection.flush()
             self._drop_relayed(ref, connection)
+        for task in self._relay_tasks:
+            if task.get_name().startswith("relay-fronts-"):  # a second look at a lapsed key: not wanted now
+                task.cancel()
         waiting = {*self._relay_sending.values(), *self._relay_tasks}
         waiting.update(writer.task for writer in writers if isinstance(writer, OutboxWriter))
         if waiting:
@@ -401,11 +440,16 @@ class Relay(_ServiceBase):
         self._detach(connection, dropped=True)
         connection.close()
 
-    async def _check_fronts(self, table: Table) -> None:
-        """Drop the relayed connections at ``table`` whose front end stopped renewing their key."""
+    async def _check_fronts(self, table: Table, again: set[tuple[str, str]] | None = None) -> None:
+        """Drop the relayed connections at ``table`` whose front end stopped renewing their key.  A key found
+        lapsed is looked at again two :data:`ALIVE_INTERVAL` later (``again``: those), and its connection
+        dropped only if it still is: a key lapses too while Redis is away or restarted (its clock runs
+        on), and a live front end renews it within one interval once Redis answers."""
         from gamenight.tables.redis_store import StoreError
 
         relayed = [(ref, c) for ref, c in self._relayed.items() if c.relayed_from and c.relayed_from[2] == table.id]
+        if again is not None:
+            relayed = [(ref, c) for ref, c in relayed if ref in again]
         if not relayed:
             return
         try:
@@ -416,10 +460,22 @@ class Relay(_ServiceBase):
                     alive = await pipe.execute()
         except StoreError:
             return
-        for (ref, connection), there in zip(relayed, alive, strict=True):
-            if not int(there):
+        lapsed = {ref for (ref, _), there in zip(relayed, alive, strict=True) if not int(there)}
+        if again is None:
+            name = f"relay-fronts-{table.id}"
+            if lapsed and not any(task.get_name() == name for task in self._relay_tasks):
+                task = asyncio.create_task(self._check_fronts_later(table, lapsed), name=name)
+                self._relay_tasks.add(task)
+                task.add_done_callback(self._relay_tasks.discard)
+            return
+        for ref, connection in relayed:
+            if ref in lapsed and self._relayed.get(ref) is connection and self.tables.get(table.id) is table:
                 log.info("table %s: relayed connection %s of host %s is gone", table.id, ref[1], ref[0])
                 self._drop_relayed(ref, connection)
+
+    async def _check_fronts_later(self, table: Table, lapsed: set[tuple[str, str]]) -> None:
+        await asyncio.sleep(2 * ALIVE_INTERVAL)
+        await self._check_fronts(table, lapsed)
 
 
 MAX_RELAYED = 2000

@@ -320,6 +320,8 @@ class SharedTableControls(TableControls):
             case p.Error() if message.code in ("table-closed", "table-moved"):  # everyone left, or now run elsewhere
                 screen.app.notify(refusal_text(message.code, message.message), markup=False)
                 screen.leave_table()
+            case p.Error() if message.code == "store-up":  # not an error: the table goes on
+                screen.message(refusal_text(message.code, message.message))
             case p.Error() if message.code == "illegal":
                 screen.message(screen.refused_move_text(message), error=True)
             case p.Error():

@@ -243,7 +243,8 @@ class Table:
         # A play that ends the hand outright (no "Extension?") brings up the end-of-hand dialog over
         # both boards: the card is not to be read there. Deals are secret and random, and about one
         # hand in twenty of this test's ends so (14 of 300 seeded hands): this wait failed now and then.
-        if action.startswith(("use:", "discard:")) and after.pending_interlude() is None:
+        # The play that ends the game (a game to 700) brings up the end dialog over both boards, as well.
+        if action.startswith(("use:", "discard:")) and after.pending_interlude() is None and not after.over:
             # The other person's board says what was played, from the move's public events.
             verb, slot = action.split(":")
             card = CARD_NAMES[match.state.seats[seat].hand[SLOT_NAMES.index(slot)]]
@@ -256,7 +257,9 @@ class Table:
         return action
 
 
-def open_and_join(ann: Terminal, ben: Terminal, game: str = "mille", options: str = "") -> None:
+def open_and_join(
+    ann: Terminal, ben: Terminal, game: str = "mille", options: str | Callable[[Terminal], None] = ""
+) -> None:
     """By keys: Ann opens a ``game`` table with seat 2 open for a person (and ``options``, as
     :func:`open_table` takes them); Ben takes it from his Tables list."""
     open_table(ann, game, options)
@@ -305,9 +308,10 @@ def end_dialog_shown(seats: list[Terminal], match: Match) -> None:
         assert tuple(f"{s:g}" for s in outcome.scores) in rows, terminal.text()
 
 
-def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:
+def open_table(ann: Terminal, game: str = "mille", options: str | Callable[[Terminal], None] = "") -> None:
     """Ann, in the lobby: Tables, n, the game, seat 2 open for a person, then ``options`` (keys typed
-    from seat 2's kind, e.g. Tabs and a space to tick a checkbox), Ctrl+R."""
+    from seat 2's kind, e.g. Tabs and a space to tick a checkbox; or a function that types them on
+    Ann's terminal, waiting for each to show), Ctrl+R."""
     title = translator(game)(REGISTRY.games[game].title)
     ann.send("t")
     ann.wait_for(TABLES, 20)
@@ -327,7 +331,9 @@ def open_table(ann: Terminal, game: str = "mille", options: str = "") -> None:
     wait_until(menu_open, 20, "seat 2's menu")
     ann.send(HOME + "\r")  # the first choice: open for a person
     wait_until(lambda: not menu_open() and "Bot:" not in seat_line(2), 20, "seat 2 open for a person")
-    if options:
+    if callable(options):
+        options(ann)
+    elif options:
         ann.send(options)
     ann.send("\x12")
     ann.wait_for("waiting for 1 more", 30)

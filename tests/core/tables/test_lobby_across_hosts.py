@@ -133,3 +133,28 @@ async def test_a_lobby_write_is_fenced_like_every_write(hosts):
     with pytest.raises(StaleEpoch):
         await a.store.publish(table_id, stale, None)
     assert table_id in await a.store.lobby()
+
+
+async def test_a_lobby_that_cannot_be_read_is_logged_once_per_outage_not_at_every_read(hosts, monkeypatch, caplog):
+    """While Redis is away a host reads the lobby every second for as long as a room looks at the
+    list: the first failure is logged, the same failure again is not, and reading again is logged."""
+    import logging
+
+    from gamenight.tables.redis_store import StoreUnavailable
+
+    b = await hosts("host-b")
+    dan = await connect(b, "key:dan", "dan")
+    await dan.send(p.ListTables())
+    reads = {"failed": 0}
+    real = b.store.lobby
+
+    async def away():
+        reads["failed"] += 1
+        raise StoreUnavailable("redis unreachable")
+
+    caplog.set_level(logging.INFO, logger="gamenight")
+    monkeypatch.setattr(b.store, "lobby", away)
+    await until(lambda: reads["failed"] >= 6, "six failed reads")
+    monkeypatch.setattr(b.store, "lobby", real)
+    await until(lambda: "read again" in caplog.text, "the lobby read again")
+    assert caplog.text.count("tables lobby: StoreUnavailable") == 1, caplog.text

@@ -1,6 +1,7 @@
 """A shared table as each person sees it at 80x24: the screen dimmed behind the end dialog shows
 the finished game, not a stale "Waiting for …" from the last turn; a watcher's key bar offers no
-move."""
+move.  The whole Yatzy game's first rounds are played at the service (the rooms are sent every
+move); the people play the last rounds, the ones the claim is about, by keys."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import random
 
 from gamenight.dialogs import ResultDialog
+from gamenight.sdk import CHANCE
 from gamenight.widgets.key_bar import KeyBar
 from textual.widgets import OptionList, Select, Static
 
@@ -71,6 +73,25 @@ def screen_text(app) -> str:
     return app.export_screenshot().replace("&#160;", " ")
 
 
+KEYED_ROUNDS = 2
+"""The last rounds the people play by keys; the service plays the ones before as their moves."""
+
+
+def last_rounds_by_keys(service, table, rng: random.Random) -> None:
+    """Play the table's Yatzy at the service, the people's moves random and chance drawn as the table's
+    driver draws it, until each sheet has :data:`KEYED_ROUNDS` boxes open and the first seat is to roll:
+    the rooms are sent every move, as when they are played by keys."""
+    match = table.match
+    while True:
+        state = match.state
+        if state.seat == 0 and state.rolls == 0 and all(sheet.count(None) <= KEYED_ROUNDS for sheet in state.sheets):
+            return
+        if match.to_move() == CHANCE:
+            service._apply(table, match.rules.sample_chance(match.state, match._chance_rng()))
+        else:
+            service._apply(table, rng.choice(match.legal_actions()))
+
+
 async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(service, tmp_path):
     rng = random.Random(5)
     async with contextlib.AsyncExitStack() as stack:
@@ -97,7 +118,9 @@ async def test_a_shared_yatzy_game_ends_without_a_stale_wait_behind_the_dialog(s
 
             app.push_screen = push_screen
         table = next(iter(service.tables.values()))
-        # Both play by keys: Space rolls, a box's letter scores in it, until the end.
+        await until(a, lambda: table.started and table_screen(ann) is not None, what="the game")
+        last_rounds_by_keys(service, table, rng)
+        # Both play the last rounds by keys: Space rolls, a box's letter scores in it, until the end.
         for _ in range(400):
             if table.match.over:
                 break

@@ -1,8 +1,9 @@
 """Seeded deals end and keep their invariants: 52 cards, zero-sum scores (docs/rules/seven.md 5.4, 6.2).
 
-5,000 five-seat deals here (2,500 each with random and greedy bots), a bounded seeded count;
+2,000 five-seat deals here (1,000 each with random and greedy bots), a bounded seeded count;
 the full 20,000 the game was specified with, checking the cards after every single action, are
-``bench/bench_seven.py invariants --deals 20000``.
+``bench/bench_seven.py invariants --deals 20000`` (random bots), and this test's 2,500 deals each
+with random and greedy bots ``bench/bench_playouts.py``.
 """
 
 from __future__ import annotations
@@ -43,9 +44,13 @@ def play_deal(rules: SevenRules, bots, seed: int) -> SevenState:
     raise AssertionError(f"deal {seed} did not end")
 
 
+DEALS = 1_000
+"""Seeded deals per bot here (bench/bench_playouts.py plays 2,500, bench/bench_seven.py 20,000)."""
+
+
 @pytest.mark.parametrize("bot", [RandomBot, GreedyBot])
-def test_seeded_five_seat_deals_end_with_cards_conserved_and_zero_sum_scores(rules, bot):
-    for seed in range(2_500):  # bench/bench_seven.py plays the full 20,000
+def test_seeded_five_seat_deals_end_with_cards_conserved_and_zero_sum_scores(rules, bot, deals=DEALS):
+    for seed in range(deals):
         state = play_deal(rules, [bot() for _ in range(5)], seed)
         scores = rules.scores(state)
         assert sum(scores) == 0

@@ -27,6 +27,18 @@ from .widgets import HandView, SeatPanel, TablePanel, card_text, even_rows, fit_
 _ = translator("seven")
 
 LOG_WIDTH = 40
+LOG_LINES = 15
+"""Lines of the public log the table shows (its newest)."""
+
+
+def _adds_to_draws(events: tuple[Event, ...], index: int) -> bool:
+    """Whether the log counts ``events[index]`` into the line before it (a draw by the seat whose
+    draws that line counts): :meth:`SevenScreen._log_lines`' rule, looked at from one event."""
+    event = events[index]
+    if index == 0 or event.kind != "draw":
+        return False
+    before = events[index - 1]
+    return event.seat == (before.seat if before.kind == "draw" else -1)
 
 
 class SevenScreen(GameScreen):
@@ -164,13 +176,22 @@ class SevenScreen(GameScreen):
                 return t("skipped")
         return ""
 
-    def _log_lines(self, events: tuple[Event, ...]) -> list[Text]:
-        """The public log as sentences with names; consecutive draws by one seat are counted together."""
+    def _log_lines(self, events: tuple[Event, ...], last: int = LOG_LINES) -> list[Text]:
+        """The public log's last ``last`` lines (0: all of it) as sentences with names; consecutive
+        draws by one seat are counted together.  Only the events those lines show are put in words:
+        the table redraws at every move, and wording the whole deal each time cost a long deal
+        (460 events) 1.4 CPU-s in each room that shows it."""
         t = self.t
         lines: list[Text] = []
         run_seat, run_count = -1, 0
         blocked = any(event.kind == "blocked" for event in events)
-        for event in events:
+        start, starts = 0, 0
+        for index in range(len(events) - 1, -1, -1) if last else ():
+            starts += not _adds_to_draws(events, index)
+            if starts == last:
+                start = index
+                break
+        for event in events[start:]:
             if event.kind == "draw" and event.seat == run_seat and lines:
                 run_count += event.count
                 lines[-1] = self._line(t("{who} drew {count}.", who=self.seat_name(event.seat), count=run_count))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -47,6 +48,11 @@ SSH_OPTIONS = [
 
 READ_POLL = 0.1
 """Seconds the reader of a :class:`Terminal` waits for bytes before it looks whether it is closed."""
+
+_SGR = re.compile(rb"\x1b\[[0-9;:]*m")
+"""A colour or style sequence (Select Graphic Rendition)."""
+_PARTIAL_CSI = re.compile(rb"\x1b(\[[0-9;:]*)?\Z")
+"""The start of an escape sequence cut at the end of a read."""
 
 needs_ssh = pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed")
 UNSANDBOXED = ["--sandbox", "off", *(["--room-user", "root"] if os.geteuid() == 0 else [])]
@@ -192,14 +198,54 @@ def ssh_argv(port: int, user: str, key: Path | None, *extra: str) -> list[str]:
 
 
 class _TolerantScreen(pyte.Screen):
-    """pyte's screen, but a cursor move with extra parameters does not kill the reader.
+    """pyte's screen, but a cursor move with extra parameters does not kill the reader, and a run of
+    one-cell characters that fits on its line is drawn at once.
 
     pyte raised TypeError on ``CSI a;b;c;d H``; the exception ended the reader
     thread, the screen stopped updating and a test waiting for text timed out.
+
+    pyte's ``draw`` takes each character through its width, the modes and a new cell: 80% of the
+    CPU pyte spends on what a room draws once colours are left out (:meth:`Terminal._for_screen`).
+    A run that cannot wrap (it ends by the last column), in replace mode, of characters one cell
+    wide, gets the very cells pyte would give it, made once per character and style.
     """
+
+    def __init__(self, columns: int, lines: int) -> None:
+        super().__init__(columns, lines)
+        self._cells: dict[object, dict[str, object]] = {}
 
     def cursor_position(self, line=None, column=None, *_extra, **_private):
         super().cursor_position(line, column)
+
+    def draw(self, data: str) -> None:
+        text = data.translate(self.g1_charset if self.charset else self.g0_charset)
+        cursor = self.cursor
+        start = cursor.x
+        if not text or start + len(text) > self.columns or pyte.modes.IRM in self.mode or not _narrow(text):
+            super().draw(data)
+            return
+        attrs = cursor.attrs
+        cells = self._cells.setdefault(attrs, {})
+        for char in set(text).difference(cells):
+            cells[char] = attrs._replace(data=char)
+        self.buffer[cursor.y].update(zip(range(start, start + len(text)), map(cells.__getitem__, text), strict=True))
+        cursor.x = start + len(text)
+        self.dirty.add(cursor.y)
+
+
+_NARROW: set[str] = set()
+"""Characters known to take one cell."""
+
+
+def _narrow(text: str) -> bool:
+    """Whether every character of ``text`` takes one cell (as pyte counts them)."""
+    if text.isascii() and text.isprintable():
+        return True
+    new = set(text).difference(_NARROW)
+    if all(pyte.screens.wcwidth(char) == 1 for char in new):
+        _NARROW.update(new)
+        return True
+    return False
 
 
 class Terminal:
@@ -208,10 +254,23 @@ class Terminal:
     CLOSE_WAIT = 10.0
     """Seconds :meth:`close` waits for the reader thread to end."""
 
-    def __init__(self, argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        cols: int = 80,
+        rows: int = 24,
+        env: dict[str, str] | None = None,
+        attributes: bool = False,
+    ) -> None:
         self.screen = _TolerantScreen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.received = bytearray()
+        self.attributes = attributes
+        """Whether the screen keeps the cells' colours and styles (SGR sequences); without, they are
+        taken out of the bytes before pyte parses them: :meth:`_for_screen`."""
+        self._pending = b""
+        self._version = 0
+        self._text: tuple[int, str] = (-1, "")
         self._lock = threading.Lock()
         master, slave = os.openpty()
         self._set_size(slave, cols, rows)
@@ -252,13 +311,25 @@ class Terminal:
                 with self._lock:
                     self.received += data
                     try:
-                        self.stream.feed(data)
+                        self.stream.feed(data if self.attributes else self._for_screen(data))
                     except Exception:  # a sequence pyte cannot parse: keep reading with a fresh parser
                         self.stream = pyte.ByteStream(self.screen)
+                    self._version += 1
                     self._fed(arrived)
         finally:
             if self._closing.is_set():
                 self._close_master()
+
+    def _for_screen(self, data: bytes) -> bytes:
+        """``data`` without its colour and style sequences (SGR, ``CSI ... m``), for a screen whose
+        tests read only text.  They are half the bytes a room draws, and pyte parses escape sequences
+        a character at a time in Python: without them pyte takes about 40% less CPU for the same
+        text on the screen (bench/RESULTS.md, "The test suite's wall time").  A sequence cut at the
+        end of a read waits for the rest of it."""
+        data = self._pending + data
+        cut = _PARTIAL_CSI.search(data)
+        self._pending, data = (data[cut.start() :], data[: cut.start()]) if cut else (b"", data)
+        return _SGR.sub(b"", data)
 
     def _close_master(self) -> None:
         with self._master_lock:
@@ -271,9 +342,14 @@ class Terminal:
         ``read()`` returned them (monotonic).  For subclasses that time screen changes."""
 
     def text(self) -> str:
-        """The screen as lines of text."""
+        """The screen as lines of text (made again only once new bytes have reached it: the tests poll
+        it many times a second, and pyte's ``display`` takes about 2 ms)."""
         with self._lock:
-            return "\n".join(self.screen.display)
+            version, text = self._text
+            if version != self._version:
+                text = "\n".join(self.screen.display)
+                self._text = (self._version, text)
+            return text
 
     def wait_for(self, needle: str, timeout: float = 20) -> str:
         """Wait until ``needle`` is on the screen; returns the screen."""
@@ -299,6 +375,7 @@ class Terminal:
         self._set_size(self.master, cols, rows)
         with self._lock:
             self.screen.resize(rows, cols)
+            self._version += 1
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGWINCH)
 
@@ -323,11 +400,13 @@ class Terminal:
 
 @pytest.fixture
 def terminals() -> Iterator[Callable[..., Terminal]]:
-    """``terminals(argv, cols, rows)`` opens a :class:`Terminal`; all are closed afterwards."""
+    """``terminals(argv, cols, rows, env, attributes)`` opens a :class:`Terminal`; all are closed afterwards."""
     opened: list[Terminal] = []
 
-    def open_terminal(argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None) -> Terminal:
-        terminal = Terminal(argv, cols, rows, env)
+    def open_terminal(
+        argv: list[str], cols: int = 80, rows: int = 24, env: dict[str, str] | None = None, attributes: bool = False
+    ) -> Terminal:
+        terminal = Terminal(argv, cols, rows, env, attributes)
         opened.append(terminal)
         return terminal
 

@@ -54,11 +54,15 @@ def authorize(directory: Path, people: Iterable[str]) -> tuple[dict[str, Path], 
 
 
 class People:
-    """People with their own keys, a ``serve-ssh`` that lets them in, and their OpenSSH clients (80x24)."""
+    """People with their own keys, a ``serve-ssh`` that lets them in, and their OpenSSH clients (80x24;
+    ``attributes``: screens that keep colours and styles, for tests that read them)."""
 
-    def __init__(self, tmp_path: Path, terminals: Callable[..., Terminal], people: Iterable[str]) -> None:
+    def __init__(
+        self, tmp_path: Path, terminals: Callable[..., Terminal], people: Iterable[str], attributes: bool = False
+    ) -> None:
         self.keys, self.authorized = authorize(tmp_path, people)
         self.terminals = terminals
+        self.attributes = attributes
         self.server: Server | None = None
 
     def start(self, start_server: Callable[..., Server], *args: str, **options: object) -> Server:
@@ -69,7 +73,7 @@ class People:
     def client(self, name: str) -> Terminal:
         """``name``'s OpenSSH client, connecting with their key (without waiting for any screen)."""
         assert self.server is not None, "start the server first"
-        return self.terminals(ssh_argv(self.server.port, name, self.keys[name], "-tt"), 80, 24)
+        return self.terminals(ssh_argv(self.server.port, name, self.keys[name], "-tt"), 80, 24, None, self.attributes)
 
     def connect(self, name: str) -> Terminal:
         """``name``'s OpenSSH client, once it shows the lobby."""
@@ -272,10 +276,12 @@ def two_at_a_table(
     start_server: Callable[..., Server],
     game: str,
     options: str = "",
+    attributes: bool = False,
 ) -> tuple[Server, list[Terminal], Match]:
     """Ann and Ben over real SSH at a new ``game`` table, by keys (:func:`open_and_join`): the server,
-    their terminals and the table's match as saved once Ben sits and the first move is due."""
-    people = People(tmp_path, terminals, ("ann", "ben"))
+    their terminals (``attributes``: as :class:`People` takes it) and the table's match as saved once
+    Ben sits and the first move is due."""
+    people = People(tmp_path, terminals, ("ann", "ben"), attributes)
     server = people.start(start_server)
     ann, ben = people.connect("ann"), people.connect("ben")
     open_and_join(ann, ben, game, options)

@@ -150,7 +150,7 @@ def turn_shown(terminal: Terminal, match: Match) -> bool:
 def test_two_people_play_a_whole_lits_game_over_real_ssh_seeing_the_same_board(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "lits")
+    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "lits", attributes=True)
     ghosts = [Ghost(), Ghost()]
     moves = 0
     while not match.over:

@@ -115,7 +115,7 @@ def wait_shown(check, seats: list[Terminal], what: str) -> None:
 def test_two_people_play_a_whole_mate_match_over_real_ssh_each_hand_in_its_place(
     start_server, terminals, tmp_path: Path
 ) -> None:
-    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "mate", NO_FOREPLACING)
+    server, seats, match = two_at_a_table(tmp_path, terminals, start_server, "mate", NO_FOREPLACING, attributes=True)
     cursors = [Cursor(), Cursor()]
     assert match.options["foreplacing"] is False
     plan: list[str] = []

@@ -675,5 +675,10 @@ class LitsRules(Rules):
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
 
     def describe_choice(self, state: LitsState, action: Action, seat: int) -> str:
-        """The coach's words for a choice of the seat to move ("Place L on e4"), translated."""
-        return " ".join(describe_choice_event(event) for event in self.public_events(state, action, seat))
+        """The coach's words for a choice of the seat to move ("Place L on e4 e5 e6 f6"), translated."""
+        events = self.public_events(state, action, seat)
+        placement = Placement.parse(action)
+        if placement is not None and placement.on_board:  # the cells, not only the anchor: a choice of one
+            cells = [list(cell) for cell in sorted(placement.cells)]
+            events = [PublicEvent("place", {**events[0].params, "cells": cells})]
+        return " ".join(describe_choice_event(event) for event in events)

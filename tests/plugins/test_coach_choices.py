@@ -25,17 +25,20 @@ CHOICE_WORDS = {
         "mille": r"(Draw a card|Go for an extension to 1000|Stop at 700|Discard \S.*|Play \S.*)",
         "seven": r"(Pass|Draw a card|Draw \d+ \(take the 7 penalty\)|Play \S+( and call \S)?)",
         "yatzy": r"(Reroll all five dice|Keep [1-6 ]+, reroll [1-4]|Score \d+ in \w[\w ]*( \(Yatzy bonus \+\d+\))?)",
-        "lits": r"(Swap sides and take ×|Keep ○|Place [LITS] on [a-j]\d+)",
-        "mate": r"(Do not foreplace|Set \S+ aside|Lead \S+|Answer with \S+)",
+        "lits": r"(Swap sides and take ×|Keep ○|Place [LITS] on [a-j]\d+( [a-j]\d+){3})",
+        "mate": r"(Keep all cards|Set \S+ aside|Lead \S+|Answer with \S+)",
     },
     "ja": {  # the plain form of a verb ("…を引く"), never the log's past tense ("…を引きました。")
         "mille": r".+(を引く|へ延長する|で止める|を捨てる|を出す|：クー・フーレ！)",
         "seven": r".+(パスする|引く|を受ける）|を出す|をコールする)",
         "yatzy": r".+(振り直す|個振る|点を記録する|点を記録する（ヤッツィーボーナス \+\d+）)",
         "lits": r".+(を取る|のままにする|に置く)",
-        "mate": r".+(しない|を脇に置く|をリードする|で応じる)",
+        "mate": r".+(を全部持つ|を脇に置く|をリードする|で応じる)",
     },
 }
+DISTINCT = ("lits", "mate")
+"""Games where no two legal actions are the same choice (a LITS piece's anchor has up to eight
+orientations: its words name every cell it covers).  Elsewhere two can be: Mille's two 100s."""
 FIRST_MOVE = {"yatzy": "space", "mille": "p"}
 """A first roll, a first draw: then the player has choices."""
 
@@ -107,10 +110,14 @@ def test_each_games_choice_words_are_the_rules_own_for_every_legal_action_of_a_g
                 state = rules.apply(state, rules.sample_chance(state, rng))
                 continue
             legal = rules.legal_actions(state)
+            texts = set()
             for action in legal:
                 text = rules.describe_choice(state, action, seat)
                 assert re.fullmatch(pattern, text), f"{game_id} {action}: {text!r}"
                 assert text != rules.describe_action(state, action, seat)
+                texts.add(text)
                 seen += 1
+            if game_id in DISTINCT:
+                assert len(texts) == len(legal), f"{game_id}: two choices read the same"
             state = rules.apply(state, rng.choice(legal))
         assert seen > 20, game_id

@@ -413,6 +413,29 @@ async def test_a_search_advisors_sample_count_is_said_with_its_unit(tmp_path):
         assert first.endswith("40%  best") and second.endswith("30%  \u221210%"), (first, second)
 
 
+class OneSample:
+    def advise(self, view, legal, ctx):
+        return [Advice(action, 1.0 - 0.5 * int(action), samples=1) for action in legal]
+
+
+@pytest.mark.parametrize(("language", "said"), [("en", "from 1 sample"), ("ja", "1 回の試行から")])
+async def test_one_sample_is_said_in_the_singular(tmp_path, language, said):
+    """A search advisor that could afford one playout an action (LITS' opening): "from 1 sample"."""
+    set_language(language)
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: OneSample(), AdviceUnit("chance", "chance to win")))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_bots(pilot)
+            await pilot.press("question_mark")
+            await until(pilot, lambda: "best" in panel_text(app) or "最善" in panel_text(app))
+            unit = panel_text(app).splitlines()[0]
+            assert unit.endswith(said) and "samples" not in unit, unit
+    finally:
+        set_language("en")
+
+
 class Refined:
     """A search advisor: a small budget ranks "1" first; the full budget, held until released, "2"."""
 

@@ -245,6 +245,17 @@ class SevenScreen(GameScreen):
             return
         self.submit(code)
 
+    def highlighted_action(self) -> Action | None:
+        """The card (or Draw, Pass) under the hand's cursor, for the coach's last line ("Your choice:
+        Play 8♥ · 23% (best)"); a Queen whose suit is still to be called is four choices: none."""
+        if self.match.over or not self.match.human_to_move() or self.match.to_move() != self.view_seat:
+            return None
+        try:
+            code = self.query_one("#hand", HandView).highlighted_id
+            return code if code is not None and code in self.match.legal_actions() else None
+        except Exception:  # read by the screen's timer: never raise (a hand not composed yet)
+            return None
+
     def action_draw(self) -> None:
         """Draw a card (or take a pending 7 penalty, or pass when that is all that is left)."""
         legal = self.match.legal_actions() if self.match.human_to_move() else []

@@ -362,4 +362,7 @@ class YatzyRules(Rules):
         kind, _sep, arg = action.partition(":")
         if kind != "roll" and not (kind == "score" and arg in BOX_INDEX and state.dice):
             return action
-        return " ".join(describe_choice_event(event) for event in self.public_events(state, action, seat))
+        events = self.public_events(state, action, seat)
+        if kind == "roll" and state.rolls == 0:  # the turn's first roll: nothing to reroll yet
+            events = [PublicEvent("roll", {**event.params, "first": True}) for event in events]
+        return " ".join(describe_choice_event(event) for event in events)

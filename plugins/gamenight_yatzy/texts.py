@@ -57,6 +57,8 @@ def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
     list: "Keep 6 6, reroll 3", "Score 12 in Chance" -- not the log's "Scores 12 in Chance."."""
     params = event.params
     if event.kind == "roll":
+        if params.get("first"):
+            return _("Roll the dice")
         if not params["kept"]:
             return _("Reroll all five dice")
         kept = " ".join(str(face) for face in params["kept"])  # short: the panel's column is 23 cells at 80x24

@@ -24,14 +24,15 @@ CHOICE_WORDS = {
     "en": {
         "mille": r"(Draw a card|Go for an extension to 1000|Stop at 700|Discard \S.*|Play \S.*)",
         "seven": r"(Pass|Draw a card|Draw \d+ \(take the 7 penalty\)|Play \S+( and call \S)?)",
-        "yatzy": r"(Reroll all five dice|Keep [1-6 ]+, reroll [1-4]|Score \d+ in \w[\w ]*( \(Yatzy bonus \+\d+\))?)",
+        "yatzy": r"(Roll the dice|Reroll all five dice|Keep [1-6 ]+, reroll [1-4]"
+        r"|Score \d+ in \w[\w ]*( \(Yatzy bonus \+\d+\))?)",
         "lits": r"(Swap sides and take ×|Keep ○|Place [LITS] on [a-j]\d+( [a-j]\d+){3})",
         "mate": r"(Keep all cards|Set \S+ aside|Lead \S+|Answer with \S+)",
     },
     "ja": {  # the plain form of a verb ("…を引く"), never the log's past tense ("…を引きました。")
         "mille": r".+(を引く|へ延長する|で止める|を捨てる|を出す|：クー・フーレ！)",
         "seven": r".+(パスする|引く|を受ける）|を出す|をコールする)",
-        "yatzy": r".+(振り直す|個振る|点を記録する|点を記録する（ヤッツィーボーナス \+\d+）)",
+        "yatzy": r".+(を振る|振り直す|個振る|点を記録する|点を記録する（ヤッツィーボーナス \+\d+）)",
         "lits": r".+(を取る|のままにする|に置く)",
         "mate": r".+(を全部持つ|を脇に置く|をリードする|で応じる)",
     },
@@ -110,6 +111,13 @@ def test_each_games_choice_words_are_the_rules_own_for_every_legal_action_of_a_g
                 state = rules.apply(state, rules.sample_chance(state, rng))
                 continue
             legal = rules.legal_actions(state)
+            if game_id == "yatzy":  # the turn's first roll is no reroll; a reroll is no first roll
+                first = state.rolls == 0
+                assert all(
+                    (rules.describe_choice(state, action, seat) == "Roll the dice") == first
+                    for action in legal
+                    if action.startswith("roll:")
+                )
             texts = set()
             for action in legal:
                 text = rules.describe_choice(state, action, seat)

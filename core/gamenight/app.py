@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import sys
@@ -140,6 +141,17 @@ class _Notice(NamedTuple):
     markup: bool
 
 
+RECONNECT = "GAMENIGHT_RECONNECT"
+"""From serve-ssh: a new keyless guest's user name with its reconnect code (``name+code``)."""
+_RECONNECT_LOGIN = re.compile(r"[^\s+@]{1,64}\+[a-z0-9]{4,16}")
+
+
+def reconnect_login(value: str) -> str:
+    """``value`` when it is a user name with a reconnect code ("ann+k7qxr9m2"), else ""."""
+    value = value.strip()
+    return value if _RECONNECT_LOGIN.fullmatch(value) and safe_text(value, limit=90) == value else ""
+
+
 NOTICES_HELD = 8
 """Notices kept back while a dialog is open (the oldest go first): more would not fit on the screen anyway."""
 
@@ -226,6 +238,12 @@ class GameNightApp(App):
         self.game_theme_variables: dict[str, str] = {}
         self.held_notices: list[_Notice] = []
         """Notices kept back while a dialog is open: shown when it closes (see :meth:`notify`)."""
+        self.reconnect_as = reconnect_login(os.environ.pop(RECONNECT, ""))
+        """A new keyless guest's user name with its reconnect code (``ann+k7qxr9m2``), from serve-ssh;
+        "" for everyone else.  Shown where it hides no play: the lobby's notices, a shared table's
+        title bar, and "Reconnect code" in the command palette (never a toast over the table)."""
+        self.server_notice = ""
+        """The server's message for this session (a new guest's welcome), kept for the palette."""
         self._notices_shown: list[tuple[_Notice, float]] = []
         """Notices on screen now, with when (monotonic) each was shown."""
         self.shared_saves: dict[str, Path] = {}
@@ -465,8 +483,11 @@ class GameNightApp(App):
             message = message.replace(config_path, shown_path(self.config.path, NOTICE_PATH_CELLS))
             self.notify(message, severity="warning", timeout=12, markup=False)
         notice = os.environ.pop("GAMENIGHT_NOTICE", "")  # from serve-ssh: a new guest's reconnect code
-        if notice:
-            self.notify(safe_text(notice, limit=600), title=_("From the server"), timeout=120, markup=False)
+        self.server_notice = safe_text(notice, limit=600)
+        if notice and not self.reconnect_as:
+            self.notify(self.server_notice, title=_("From the server"), timeout=120, markup=False)
+        # else the code is in the lobby's notices and a shared table's title: a two-minute toast of five
+        # lines hid the newest moves of a table's log (bottom right) while the guest played
         if not self.registry_loaded:
             # Paint the lobby first; plugins are imported in a thread so the room
             # answers keys while a slow plugin loads ("Looking for games...").

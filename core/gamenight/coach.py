@@ -75,6 +75,7 @@ class Decision:
     text: str = ""
     """The action in words (the game's ``describe_action``), else the action itself."""
     best_text: str = ""
+    """The coach's best choice in words (the game's ``describe_choice``), else the action itself."""
 
     def played(self) -> Advice:
         """The action taken, as the coach advised it (for the coach's words: value and cost texts)."""
@@ -246,10 +247,16 @@ def _replay_of(registry: Any, source: Any, game_index: int | None) -> Replay:
         raise ReviewError(str(error)) from None
 
 
-def _describe(replay: Replay, state: Any, action: str, seat: int) -> str:
-    """The action in words, seats by their names (the action itself when the game has no sentence)."""
+def _describe(replay: Replay, state: Any, action: str, seat: int, choice: bool = False) -> str:
+    """The action in words, seats by their names (the action itself when the game has no sentence):
+    the log's sentence for what was played, or (``choice``) the game's words for a choice
+    (``Rules.describe_choice``: "Play 25", not "Ann played 25.") for the coach's."""
+    rules = replay.game.rules
     try:
-        text = replay.game.rules.describe_action(state, action, seat)
+        if choice and callable(getattr(rules, "describe_choice", None)):
+            text = rules.describe_choice(state, action, seat)
+        else:
+            text = rules.describe_action(state, action, seat)
     except Exception:  # a plugin's sentence failing must not stop the review
         text = action
     return safe_text(fill_seat_names(str(text), [config.name for config in replay.seats]), 200)
@@ -376,5 +383,5 @@ def _decide(replay: Replay, advisor: Any, number: int, seat: int, action: str, t
         best_label=safe_text(best.label, 200) if isinstance(best.label, str) else "",
         best_params=json_params(best.params),
         text=_describe(replay, state, action, seat),
-        best_text=_describe(replay, state, best.action, seat),
+        best_text=_describe(replay, state, best.action, seat, choice=True),
     )

@@ -47,6 +47,16 @@ def system_commands(app: GameNightApp, screen: Screen) -> Iterator[SystemCommand
                 _("Tables shared with the other people on this server"),
                 lambda: app.push_screen(TablesScreen()),
             )
+    login = getattr(app, "reconnect_as", "")
+    if login:
+        from gamenight.dialogs import MessageDialog
+
+        told = getattr(app, "server_notice", "") or _("Come back with ssh {login}@host", login=login)
+        yield SystemCommand(
+            _("Reconnect code"),
+            _("How to come back under your name: {login}", login=login),
+            lambda: app.push_screen(MessageDialog(_("Reconnect code"), told)),
+        )
     if hasattr(app, "open_records"):
         yield SystemCommand(_("Records"), _("Games played, wins, ratings and high scores"), app.open_records)
     if isinstance(screen, GameScreen):

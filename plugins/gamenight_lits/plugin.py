@@ -21,7 +21,7 @@ from gamenight.sdk import (
 from .bots import make_expert, make_greedy, make_random
 from .rules import DEFAULT_LAYOUT, LAYOUTS, RANDOM_LAYOUT, LitsRules
 
-GAMENIGHT_API = "1.3"
+GAMENIGHT_API = "1.4"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

@@ -30,7 +30,7 @@ from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, Publ
 
 from .texts import COLUMNS as COLUMNS  # re-exported: the names live with the texts
 from .texts import cell_name as cell_name
-from .texts import describe_event, say
+from .texts import describe_choice_event, describe_event, say
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -673,3 +673,12 @@ class LitsRules(Rules):
     def describe_action(self, state: LitsState, action: Action, seat: int) -> str:
         """A sentence such as "Kei places L on e4", translated (the seat as a :func:`seat_token`)."""
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+    def describe_choice(self, state: LitsState, action: Action, seat: int) -> str:
+        """The coach's words for a choice of the seat to move ("Place L on e4 e5 e6 f6"), translated."""
+        events = self.public_events(state, action, seat)
+        placement = Placement.parse(action)
+        if placement is not None and placement.on_board:  # the cells, not only the anchor: a choice of one
+            cells = [list(cell) for cell in sorted(placement.cells)]
+            events = [PublicEvent("place", {**events[0].params, "cells": cells})]
+        return " ".join(describe_choice_event(event) for event in events)

@@ -122,10 +122,9 @@ class LitsScreen(GameScreen):
             verdict.set_class(False, "illegal")
         self._show_pie(state)
         repaint(self.query_one("#last-move", Static), self._last_move(state))
-        repaint(
-            self.query_one("#hint", Static),
-            t("Arrows/mouse move · r rotate · f mirror · Tab or l i t s shape · Return place"),
-        )
+        keys = t("Arrows/mouse move · r rotate · f mirror · Tab or l i t s shape · Return place")
+        # a replay's keys are its own (Space steps on): its key bar says them
+        repaint(self.query_one("#hint", Static), "" if self.in_replay else keys)
 
     def _score_lines(self, state: LitsState) -> str:
         lines = [self.t("Uncovered marks")]

@@ -45,3 +45,17 @@ def describe_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
 def say(error: IllegalAction, _: Callable[..., str] = _) -> str:
     """Why a move is refused, as a sentence."""
     return error.say(_)
+
+
+def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of the player's own moves (:meth:`LitsRules.public_events`) named as a choice, for the coach's
+    list: "Place L on e4 e5 e6 f6", "Keep ○" -- not the log's "Kei places L on e4."."""
+    params = event.params
+    if event.kind == "swap":
+        return _("Swap sides and take ×")
+    if event.kind == "keep":
+        return _("Keep ○")
+    if event.kind == "place":  # every cell it covers: one anchor has up to eight orientations
+        cells = params.get("cells") or [(params["row"], params["col"])]
+        return _("Place {shape} on {cells}", shape=params["shape"], cells=" ".join(cell_name(*cell) for cell in cells))
+    return describe_event(event, _)

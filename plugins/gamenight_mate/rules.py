@@ -44,7 +44,7 @@ from gamenight.sdk import (
 )
 
 from .texts import SUIT_SYMBOLS as SUIT_SYMBOLS  # re-exported: the names live with the texts
-from .texts import describe_event, describe_result, play_line, play_title, summarize
+from .texts import describe_choice_event, describe_event, describe_result, play_line, play_title, summarize
 from .texts import pretty as pretty
 
 __all__ = [
@@ -525,3 +525,7 @@ class MateRules(Rules):
     def describe_action(self, state: MateState, action: Action, seat: int) -> str:
         """A log line: the deal, a foreplacing decision or a card played."""
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+    def describe_choice(self, state: MateState, action: Action, seat: int) -> str:
+        """The coach's words for a choice of the seat to move ("Lead 10♥"), translated."""
+        return " ".join(describe_choice_event(event) for event in self.public_events(state, action, seat))

@@ -65,3 +65,18 @@ def describe_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
     if event.kind == "answer":
         return _("{seat} answers {card}.", seat=letter, card=pretty(params["card"]))
     return event.kind
+
+
+def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of the player's own moves (:meth:`MateRules.public_events`) named as a choice, for the coach's
+    list: "Lead 10♥", "Answer with K♣", "Set A♠ aside", "Keep all cards" -- not the log's "A leads 10♥ (move 1)."."""
+    params = event.params
+    if event.kind == "foreplace":
+        if params["card"] is None:
+            return _("Keep all cards")  # as the table's key says it ("n Keep all")
+        return _("Set {card} aside", card=pretty(params["card"]))
+    if event.kind == "lead":
+        return _("Lead {card}", card=pretty(params["card"]))
+    if event.kind == "answer":
+        return _("Answer with {card}", card=pretty(params["card"]))
+    return describe_event(event, _)

@@ -20,7 +20,7 @@ from gamenight_mille.bots import BOTS
 from gamenight_mille.fast import FastMilleRules
 from gamenight_mille.rules import GAME_TARGET
 
-GAMENIGHT_API = "1.3"
+GAMENIGHT_API = "1.4"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

@@ -40,7 +40,7 @@ from gamenight.sdk import (
 
 from .texts import CARD_NAMES as CARD_NAMES  # re-exported: the names live with the texts
 from .texts import card_name as card_name
-from .texts import describe_event, end_of_hand
+from .texts import describe_choice_event, describe_event, end_of_hand
 from .texts import say_refusal as say_refusal
 
 # -- cards (mille.md 2.1-2.3: the original's internal order, also the sort order) --
@@ -725,6 +725,10 @@ class MilleRules(Rules):
     def describe_action(self, state: MilleState, action: Action, seat: int) -> str:
         """A log sentence naming the seats by :func:`~gamenight.sdk.seat_token` (the room fills in names)."""
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+    def describe_choice(self, state: MilleState, action: Action, seat: int) -> str:
+        """The coach's words for a choice of the seat to move ("Play Stop on {seat token}"), translated."""
+        return " ".join(describe_choice_event(event) for event in self.public_events(state, action, seat))
 
     def describe(self, state: MilleState, action: Action, seat: int, names: Sequence[str]) -> str:
         """A log sentence ("Computer played Stop on You"); ``state`` is before ``action``."""

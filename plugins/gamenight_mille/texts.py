@@ -63,3 +63,26 @@ def describe_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
             return _("{name} played {card}: Coup Fourré!", name=name, card=card)
         return _("{name} played {card}.", name=name, card=card)
     return kind
+
+
+def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of the player's own moves (:meth:`MilleRules.public_events`) named as a choice, for the coach's
+    list: "Draw a card", "Play 25", "Play Stop on {seat token}" -- not the log's "You drew a card."."""
+    params = event.params
+    kind = event.kind
+    if kind == "draw":
+        return _("Draw a card")
+    if kind == "extend":
+        return _("Go for an extension to 1000")
+    if kind == "stop":
+        return _("Stop at 700")
+    if kind == "discard":
+        return _("Discard {card}", card=card_name(params["card"], _))
+    if kind == "play":
+        card = card_name(params["card"], _)
+        if "on" in params:
+            return _("Play {card} on {other}", card=card, other=seat_token(params["on"]))
+        if params.get("coup_fourre"):
+            return _("Play {card}: Coup Fourré!", card=card)
+        return _("Play {card}", card=card)
+    return describe_event(event, _)

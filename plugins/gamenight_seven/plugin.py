@@ -18,7 +18,7 @@ from gamenight.sdk import (
 from gamenight_seven.bots import BOTS
 from gamenight_seven.fast import FastSevenRules
 
-GAMENIGHT_API = "1.3"
+GAMENIGHT_API = "1.4"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

@@ -55,7 +55,7 @@ from .cards import (
     rank_of,
     suit_of,
 )
-from .texts import describe_event
+from .texts import describe_choice_event, describe_event
 
 __all__ = [
     "CARD_CODES",
@@ -545,6 +545,12 @@ class SevenRules(Rules):
     def describe_action(self, state: SevenState, action: Action, seat: int) -> str:
         """A log line naming the seat by :func:`~gamenight.sdk.seat_token` (the room fills in its name)."""
         return describe(state, action, seat_token(seat))
+
+    def describe_choice(self, state: SevenState, action: Action, seat: int) -> str:
+        """The coach's words for a choice of the seat to move ("Play 7♠", "Draw a card"), translated."""
+        if action not in ("pass", "draw") and action not in PLAYS:
+            return action
+        return " ".join(describe_choice_event(event) for event in self.public_events(state, action, seat))
 
 
 def _with_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:

@@ -96,7 +96,8 @@ class SevenScreen(GameScreen):
         self.query_one("#hand", HandView).display = not watching
         self._fill_hand(view)
         log = self.query_one("#log", Static)
-        told = Text("\n").join(self._log_lines(view.events)[-15:])
+        waiting = self.waiting_text()  # a shared table before its first deal: who sits, how to join
+        told = Text(waiting) if waiting else Text("\n").join(self._log_lines(view.events)[-15:])
         if log.content != told:
             log.update(told, layout=False)  # its size is the screen's: a repaint, never a layout
 
@@ -265,6 +266,17 @@ class SevenScreen(GameScreen):
             self.app.push_screen(SuitDialog(card_label(CARD_CODES.index(code))), called)
             return
         self.submit(code)
+
+    def highlighted_action(self) -> Action | None:
+        """The card (or Draw, Pass) under the hand's cursor, for the coach's last line ("Your choice:
+        Play 8♥ · 23% (best)"); a Queen whose suit is still to be called is four choices: none."""
+        if self.match.over or not self.match.human_to_move() or self.match.to_move() != self.view_seat:
+            return None
+        try:
+            code = self.query_one("#hand", HandView).highlighted_id
+            return code if code is not None and code in self.match.legal_actions() else None
+        except Exception:  # read by the screen's timer: never raise (a hand not composed yet)
+            return None
 
     def action_draw(self) -> None:
         """Draw a card (or take a pending 7 penalty, or pass when that is all that is left)."""

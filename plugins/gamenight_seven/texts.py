@@ -39,3 +39,22 @@ def describe_event(event: PublicEvent, who: str | None = None, _: Callable[..., 
             return _("{who} played {card} and called {suit}.", who=who, card=card_label(card), suit=SUIT_SYMBOLS[call])
         return _("{who} played {card}.", who=who, card=card_label(card))
     return kind
+
+
+def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of the player's own moves (:meth:`SevenRules.public_events`) named as a choice, for the coach's
+    list: "Draw a card", "Play 7♠", "Pass" -- not the log's "You drew a card."."""
+    params = event.params
+    kind = event.kind
+    if kind == "pass":
+        return _("Pass")
+    if kind == "draw":
+        if params.get("penalty"):
+            return _("Draw {count} (take the 7 penalty)", count=params["penalty"])
+        return _("Draw a card")
+    if kind == "play":
+        card, call = params["card"], params.get("call", -1)
+        if call >= 0:
+            return _("Play {card} and call {suit}", card=card_label(card), suit=SUIT_SYMBOLS[call])
+        return _("Play {card}", card=card_label(card))
+    return describe_event(event, None, _)

@@ -23,7 +23,7 @@ from gamenight.sdk import (
 from gamenight_yatzy.fast import FastYatzyRules
 from gamenight_yatzy.rules import MAX_SEATS, MIN_SEATS
 
-GAMENIGHT_API = "1.3"
+GAMENIGHT_API = "1.4"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 _HERE = Path(__file__).parent

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from gamenight.sdk import CHANCE, TERMINAL, Action, IllegalAction, Outcome, PublicEvent, Rules
 
 from .texts import BOX_LABELS as BOX_LABELS  # re-exported: the labels live with the texts
-from .texts import describe_event
+from .texts import describe_choice_event, describe_event
 
 BOXES: tuple[str, ...] = (
     "ones",
@@ -356,3 +356,13 @@ class YatzyRules(Rules):
         if kind not in ("dice", "roll") and not (kind == "score" and arg in BOX_INDEX and state.dice):
             return action
         return " ".join(describe_event(event) for event in self.public_events(state, action, seat))
+
+    def describe_choice(self, state: YatzyState, action: Action, seat: int) -> str:
+        """The coach's words for a choice of the seat to move ("Score 12 in Chance"), translated."""
+        kind, _sep, arg = action.partition(":")
+        if kind != "roll" and not (kind == "score" and arg in BOX_INDEX and state.dice):
+            return action
+        events = self.public_events(state, action, seat)
+        if kind == "roll" and state.rolls == 0:  # the turn's first roll: nothing to reroll yet
+            events = [PublicEvent("roll", {**event.params, "first": True}) for event in events]
+        return " ".join(describe_choice_event(event) for event in events)

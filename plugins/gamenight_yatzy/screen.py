@@ -163,7 +163,7 @@ class YatzyScreen(GameScreen):
         repaint(self.query_one("#roll-line", Static), self._roll_text())
         repaint(
             self.query_one("#keys-help", Static),
-            "" if over else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score"),
+            "" if over or self.in_replay else _("Space roll · 1-5 hold\n↑↓ choose a box · Enter score"),
         )
         repaint(self.query_one("#events", Static), self._fit_events(self._events_text()))
 

@@ -50,3 +50,22 @@ def describe_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
             text += " " + _("Yatzy bonus +{points}!", points=params["bonus"])
         return text
     return event.kind
+
+
+def describe_choice_event(event: PublicEvent, _: Callable[..., str] = _) -> str:
+    """One of the player's own moves (:meth:`YatzyRules.public_events`) named as a choice, for the coach's
+    list: "Keep 6 6, reroll 3", "Score 12 in Chance" -- not the log's "Scores 12 in Chance."."""
+    params = event.params
+    if event.kind == "roll":
+        if params.get("first"):
+            return _("Roll the dice")
+        if not params["kept"]:
+            return _("Reroll all five dice")
+        kept = " ".join(str(face) for face in params["kept"])  # short: the panel's column is 23 cells at 80x24
+        return _("Keep {kept}, reroll {count}", kept=kept, count=params["count"])
+    if event.kind == "score":
+        text = _("Score {points} in {box}", points=params["points"], box=_(BOX_LABELS[params["index"]]))
+        if params.get("bonus"):
+            text += " " + _("(Yatzy bonus +{points})", points=params["bonus"])
+        return text
+    return describe_event(event, _)

@@ -260,6 +260,35 @@ async def test_a_game_whose_screen_knows_nothing_of_the_coach_gets_the_panel(nim
         assert "Best: seat 1 takes 2" in panel_text(app)  # no cursor to follow: the best is on the last line
 
 
+class NimChoiceRules(type(NIM.rules)):  # type: ignore[misc]
+    """Nim whose rules name an action as a choice (SDK 1.4), as the log does not."""
+
+    def describe_choice(self, state, action, seat):
+        return f"Take {action}"
+
+
+async def test_the_panel_lists_the_rules_words_for_a_choice_where_the_game_has_them(tmp_path):
+    """``Rules.describe_choice`` (SDK 1.4) names each choice; a game without it gets its log sentence
+    (the test above): the same panel, no screen code."""
+    game = dataclasses.replace(COACHED_NIM, rules=NimChoiceRules())
+
+    class Plugin:
+        @hookimpl
+        def register_games(self, register):
+            register(game)
+
+    registry = load_registry(extra_plugins={"nim": Plugin()}, entry_points=[])
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "best" in panel_text(app))
+        _unit, *lines = panel_text(app).splitlines()
+        assert lines[0].startswith("1 Take 2 ") and "takes" not in panel_text(app), lines
+        assert "Best: Take 2" in panel_text(app)
+
+
 async def test_advice_for_a_position_the_game_has_left_is_cancelled_and_never_shown(nim, tmp_path):
     NimAdvisor.gate = threading.Event()
     match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Ben")], {"sticks": 10}, seed=1)
@@ -382,6 +411,29 @@ async def test_a_search_advisors_sample_count_is_said_with_its_unit(tmp_path):
         unit, first, second, *_rest = panel_text(app).splitlines()
         assert unit == "chance to win · from 400 samples"
         assert first.endswith("40%  best") and second.endswith("30%  \u221210%"), (first, second)
+
+
+class OneSample:
+    def advise(self, view, legal, ctx):
+        return [Advice(action, 1.0 - 0.5 * int(action), samples=1) for action in legal]
+
+
+@pytest.mark.parametrize(("language", "said"), [("en", "from 1 sample"), ("ja", "1 回の試行から")])
+async def test_one_sample_is_said_in_the_singular(tmp_path, language, said):
+    """A search advisor that could afford one playout an action (LITS' opening): "from 1 sample"."""
+    set_language(language)
+    registry = nim_with(AdvisorSpec(lambda rules, seat, options: OneSample(), AdviceUnit("chance", "chance to win")))
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_bots(pilot)
+            await pilot.press("question_mark")
+            await until(pilot, lambda: "best" in panel_text(app) or "最善" in panel_text(app))
+            unit = panel_text(app).splitlines()[0]
+            assert unit.endswith(said) and "samples" not in unit, unit
+    finally:
+        set_language("en")
 
 
 class Refined:

@@ -362,3 +362,21 @@ async def test_a_games_screen_knows_it_shows_a_replay(tmp_path):
     game = REGISTRY.game("seven")
     local = Match(game, [SeatConfig("Ann"), SeatConfig("Bot", "random")], {}, seed=1)
     assert not game.screen(local).in_replay
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+@pytest.mark.parametrize(("game_id", "hint"), [("yatzy", "#keys-help"), ("lits", "#hint")])
+async def test_a_replay_shows_no_help_line_of_the_games_own_keys(tmp_path, game_id, hint, language):
+    """Yatzy's "Space roll · 1-5 hold" and LITS' "Return place" sat beside a replay whose Space plays
+    it on (and whose moves are refused): the replay's keys are in its key bar."""
+    set_language(language)
+    game = REGISTRY.game(game_id)
+    seats = [SeatConfig(f"P{n}", "random") for n in range(game.default_seats)]
+    played = play_headless(game, seats, seed=3)
+    app = make_room(REGISTRY, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_replay(pilot, app, Replay(game, seats, {}, 3, 0, list(played.log)))
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+        assert str(screen.query_one(hint).render()).strip() == ""
+    set_language("en")

@@ -214,3 +214,16 @@ def test_a_sloppy_coachs_review_keeps_to_legal_actions_and_prints_as_json_and_te
     assert main(["review", str(path)]) == 0  # the label's unfilled placeholder is shown as written
     out, err = capsys.readouterr()
     assert "{missing} wins" in out and "Traceback" not in err
+
+
+def test_the_review_says_the_coachs_choice_as_a_choice_and_the_move_played_as_the_log_does(tmp_path):
+    """The coach's choice reads "coach: Score 12 in Chance", not the log's "Scores 12 in Chance.";
+    what was played keeps the log's words."""
+    path, _match = played_save(tmp_path, "yatzy", "random", seed=2)
+    result = review(REGISTRY, path)
+    costly = [decision for decision in result.decisions if decision.cost > 0]
+    assert costly
+    for decision in costly:
+        assert decision.best_text.startswith(("Score ", "Keep ", "Reroll ")), decision.best_text
+        assert not decision.best_text.endswith("."), decision.best_text
+        assert decision.text.endswith((".", "!")), decision.text  # the move played: the log's sentence

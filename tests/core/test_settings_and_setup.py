@@ -285,3 +285,16 @@ async def test_settings_saved_is_said_in_view_at_80x24(nim_registry, tmp_path):
         await pilot.pause()
         text = "\n".join(screen_text(app))
         assert "Settings saved to" in text and "config.toml." in text  # whole, in view
+
+
+async def test_the_settings_open_on_the_language_so_return_and_the_arrows_choose_it(nim_registry, tmp_path):
+    """s, Return, ↓, Return: Japanese is chosen (the form itself had the focus: Return did nothing)."""
+    app = make_app(nim_registry, Config.load(tmp_path / "config.toml"), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert app.screen.focused is app.screen.query_one("#language")
+        await pilot.press("enter", "down", "enter")
+        await pilot.pause()
+        assert app.screen.query_one("#language").value == "ja"

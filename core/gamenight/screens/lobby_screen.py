@@ -111,6 +111,9 @@ class LobbyScreen(InTheRoom, Screen):
     def _notices(self) -> str:
         failures = self.app.registry.failures
         notices = []
+        login = getattr(self.app, "reconnect_as", "")
+        if login:  # a new keyless guest: how to come back as themselves (hosted rooms only)
+            notices.append(_("★ Note your reconnect code: come back with ssh {login}@host", login=login))
         if failures:
             names = ", ".join(safe_text(record.name, limit=40) for record in failures)
             notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))

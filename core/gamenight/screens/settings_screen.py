@@ -22,6 +22,10 @@ class SettingsScreen(InTheRoom, Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", _("Back")), Binding("ctrl+s", "save", _("Save"))]
 
+    AUTO_FOCUS = "#language"
+    """The first setting has the keys: Textual's default focused the scrolling form itself, where
+    Return and the arrows did nothing a newcomer could see until Tab."""
+
     DEFAULT_CSS = """
     SettingsScreen #settings-title {
         dock: top; height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold;

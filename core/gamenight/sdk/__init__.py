@@ -127,7 +127,7 @@ __all__ = [
     "wrap",
 ]
 
-API_VERSION = "1.3"
+API_VERSION = "1.4"
 """The version of this SDK, ``MAJOR.MINOR`` (what each version added: CHANGELOG.md).
 
 A plugin names the version it was written for in its plugin module::
@@ -135,8 +135,8 @@ A plugin names the version it was written for in its plugin module::
     GAMENIGHT_API = "1.1"
 
 A room loads it when the major versions are equal and the room's minor
-version is at least the plugin's (1.3 runs plugins for 1.0 to 1.3, not
-for 1.4 or 2.0); otherwise the plugin is listed as broken, with the reason,
+version is at least the plugin's (1.4 runs plugins for 1.0 to 1.4, not
+for 1.5 or 2.0); otherwise the plugin is listed as broken, with the reason,
 like any plugin that fails to load -- even when the plugin's module could
 not be imported at all because it uses a name this SDK does not have yet.
 A plugin that names no version is loaded as before.  Minor versions only
@@ -534,6 +534,17 @@ class Rules(Generic[StateT, ViewT]):
         so the screen can show their names.  The default is the action itself.
         """
         return action
+
+    def describe_choice(self, state: StateT, action: Action, seat: int) -> str:
+        """A legal action of ``seat`` (the seat to move in ``state``) named as a choice, translated.
+
+        What the coach lists for the player to choose from: an imperative label with no
+        subject and no full stop ("Draw a card", "Play 25 km", 「カードを引く」), where the log
+        says what happened (:meth:`describe_action`: "You drew a card.").  A seat it names
+        (a target) is a :func:`seat_token`.  Optional; the default is :meth:`describe_action`'s
+        sentence, which names the right action in the log's words.  Since SDK 1.4.
+        """
+        return self.describe_action(state, action, seat)
 
     def public_events(self, before: StateT, action: Action, seat: int) -> list[PublicEvent]:
         """What ``action``, taken by ``seat`` in ``before``, did -- as data every watcher may know.

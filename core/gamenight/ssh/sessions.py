@@ -35,6 +35,7 @@ __all__ = [
     "CRASH_LOG_NAME",
     "ENV_NAMES",
     "NOTICE",
+    "RECONNECT",
     "TABLES_FD",
     "GameChannel",
     "GameSession",
@@ -220,13 +221,14 @@ class GameSession(asyncssh.SSHServerSession):
         home = user_dir(settings.data_dir, owner.user_id)
         with contextlib.suppress(OSError):
             os.utime(home)  # in use: guest expiry counts from here
+        reconnect = f"{owner.username}+{owner.new_code}" if owner.new_code is not None else None
         notice = self._tell_code(owner.username, owner.new_code) if owner.new_code is not None else None
         depth = colour_depth(self.term, client_env)
         # The room's end of its connection to the table service; the server's end is served as
         # this connection's authenticated identity (never anything the room or client says).
         ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
         tables_fd = theirs.fileno() if theirs is not None else None
-        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd, notice)
+        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd, notice, reconnect)
         template = self.hub.templates.get() if self.hub.templates is not None else None
         room: RoomProcess | None = None
         if template is not None:
@@ -500,9 +502,19 @@ Set by the server only: the client's own variables never pass the allow-list (:d
 NOTICE = "GAMENIGHT_NOTICE"
 """A message from the server the room shows once in its lobby (a new guest's reconnect code)."""
 
+RECONNECT = "GAMENIGHT_RECONNECT"
+"""A new keyless guest's user name with its reconnect code (``name+CODE``): the room keeps it where
+the player can read it again (the lobby, a table's title bar, the command palette)."""
+
 
 def build_environment(
-    home: Path, term: str, depth: str, language: str | None, tables_fd: int | None = None, notice: str | None = None
+    home: Path,
+    term: str,
+    depth: str,
+    language: str | None,
+    tables_fd: int | None = None,
+    notice: str | None = None,
+    reconnect: str | None = None,
 ) -> dict[str, str]:
     """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
     env = {
@@ -532,4 +544,6 @@ def build_environment(
         env[TABLES_FD] = str(tables_fd)
     if notice:
         env[NOTICE] = notice
+    if reconnect:
+        env[RECONNECT] = reconnect
     return env

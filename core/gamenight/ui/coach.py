@@ -297,7 +297,10 @@ class Coach:
         best = advice[0] if advice else None
         unit_line = said(unit.label, {}, t)
         if best is not None and best.samples > 0:  # a search advisor's estimate: say what it rests on
-            unit_line = _("{unit} · from {samples} samples", unit=unit_line, samples=best.samples)
+            if best.samples == 1:
+                unit_line = _("{unit} · from 1 sample", unit=unit_line)
+            else:
+                unit_line = _("{unit} · from {samples} samples", unit=unit_line, samples=best.samples)
         panel.unit(unit_line)
         words = self.said(key)
         # Rows for the list: the panel's less its border (2), the unit (1-2), the cost line and why (3).

@@ -222,13 +222,18 @@ class GameScreen(Screen):
     def describe_choice(self, action: Action) -> str:
         """A legal action of the seat to move, in words, for the coach's list of choices.
 
-        The default is the rules' sentence (:meth:`Rules.describe_action` on the current
-        position, seats by name).  Where two actions read the same but are worth different
-        amounts (a card bid "face down"), the coach adds the action itself to tell them
-        apart; override this for short words of your own ("Bid K").  Since SDK 1.2.
+        The default is the rules' words for a choice (:meth:`Rules.describe_choice` on the
+        current position, seats by name; a game that has none gives its log sentence).  Where
+        two actions read the same but are worth different amounts (a card bid "face down"), the
+        coach adds the action itself to tell them apart; override this for short words of your
+        own ("Bid K").  Since SDK 1.2.
         """
+        rules = self.match.rules
         try:
-            text = self.match.rules.describe_action(self._local_match.state, action, self.match.to_move())
+            if callable(getattr(rules, "describe_choice", None)):
+                text = rules.describe_choice(self._local_match.state, action, self.match.to_move())
+            else:  # rules that are not an SDK ``Rules`` subclass: their log sentence
+                text = rules.describe_action(self._local_match.state, action, self.match.to_move())
         except Exception:  # a game's own sentence failing: the action itself is still a word
             return action
         return self.fill_names(text)

@@ -168,7 +168,7 @@ class SharedTableControls(TableControls):
 
     def title_notes(self) -> str:
         """What the title bar adds at a shared table: who is away, whose seat the bot plays, watching
-        or the table's code, and how many people it still waits for."""
+        or the table's code, how many people it still waits for, and a new guest's reconnect code."""
         table = self.table
         snapshot = table.client.snapshot
         if snapshot is None:
@@ -187,6 +187,9 @@ class SharedTableControls(TableControls):
         if snapshot.table.status == "waiting":
             free = sum(info.person and not info.taken for info in snapshot.table.seats)
             notes += " · " + _("waiting for {count} more", count=free)
+        login = getattr(self.screen.app, "reconnect_as", "")
+        if login:  # a new guest's reconnect code, where it hides no play (it was a toast over the log)
+            notes += " · " + _("back as {login}", login=login)
         return notes
 
     def waiting_text(self) -> str:

@@ -166,3 +166,33 @@ def test_long_wide_names_are_cut_by_terminal_cells_not_characters():
     assert fit_cells("ベルダンディ", 8) == "ベルダ…" and cell_len(fit_cells("ベルダンディ", 8)) == 7
     assert fit_cells("Urd", 8) == "Urd"
     assert cell_len(fit_cells("Belldandy-sama", 8)) == 8
+
+
+async def test_the_coachs_last_line_follows_the_hands_cursor(tmp_path):
+    """``?`` then the arrows: the coach says what the card under the cursor is worth ("Your choice:
+    Play 8♥ · 23% …"), as it does for Yatzy's boxes; it said only the best whatever the cursor."""
+    app, match = make_app(tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await calm(pilot)
+        screen = app.screen
+        hand = screen.query_one(HandView)
+        await pilot.press("question_mark")
+        cost = screen.query_one("#coach-cost")
+        for _ in range(400):
+            if screen.coach.computing is None and str(cost.render()).strip():
+                break
+            await pilot.pause(0.025)
+        legal = match.legal_actions()
+        seen = set()
+        for _ in range(len(hand.ids)):
+            await pilot.press("right")
+            await pilot.pause(0.3)  # the screen's timer reads the cursor
+            code = hand.highlighted_id
+            line = " ".join(str(cost.render()).split())
+            if code in legal:
+                assert screen.highlighted_action() == code
+                assert line.startswith(f"Your choice: {screen.describe_choice(code)} ·"), line
+                seen.add(code)
+            else:  # a card that cannot be played (or a Queen still to call): the best is shown
+                assert screen.highlighted_action() is None and line.startswith("Best: "), line
+        assert len(seen) >= 2, seen

@@ -76,7 +76,7 @@ async def test_the_cost_line_follows_the_box_cursor_and_the_holds(tmp_path):
         assert panel.y >= dice.bottom and panel.bottom <= screen.query_one("#message").region.y  # dice in view
         box = screen.highlighted_action()
         assert box is not None and box.startswith("score:")
-        assert "Scores" in cost_line(app)
+        assert "Your choice: Score " in cost_line(app)  # a choice, not the log's "Scores …"
         await pilot.press("down")
         await until(pilot, lambda: screen.highlighted_action() != box)
         moved = screen.highlighted_action()
@@ -84,6 +84,6 @@ async def test_the_cost_line_follows_the_box_cursor_and_the_holds(tmp_path):
         await until(pilot, lambda: screen.describe_choice(moved).rstrip(".") in cost_line(app))
         await pilot.press("1", "3")  # hold dice 1 and 3: the choice in hand is that re-roll
         assert screen.highlighted_action() == "roll:10100"
-        await until(pilot, lambda: "Keeps" in cost_line(app))
+        await until(pilot, lambda: "Your choice: Keep " in cost_line(app))
         await pilot.press("up")  # back to the boxes
         assert screen.highlighted_action().startswith("score:")

@@ -28,7 +28,7 @@ from .bots import make_matcher, make_random
 from .rules import DEFAULT_CARDS, MAX_SEATS, MIN_SEATS, GoofspielRules
 from .yatzy_bot import make_cautious
 
-GAMENIGHT_API = "1.3"
+GAMENIGHT_API = "1.4"
 """The gamenight SDK version this plugin is written for (see gamenight.sdk.API_VERSION)."""
 
 HERE = Path(__file__).parent

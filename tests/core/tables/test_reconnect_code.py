@@ -1,0 +1,79 @@
+"""A new keyless guest's reconnect code, kept where it hides no play.
+
+The server hands the room the guest's welcome (``GAMENIGHT_NOTICE``) and its user name with the
+code (``GAMENIGHT_RECONNECT``).  The welcome was a toast of five lines for 120 s at the bottom
+right: at a shared table it hid the lower lines of the move log, the newest moves.  Now the code
+is in the lobby's notices, in a shared table's title bar and under "Reconnect code" in the
+command palette, and no toast lies over the table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gamenight.app import reconnect_login
+from gamenight.dialogs import MessageDialog
+from gamenight.i18n import set_language
+from gamenight.ssh.sessions import NOTICE, RECONNECT, build_environment
+from textual.widgets import Static
+
+from tests.core.tables.conftest import REGISTRY
+from tests.core.tables.test_shared_end import open_shared_table
+from tests.core.tables.test_tables_lobby import room_for, table_screen, until
+from tests.core.tour import screen_text
+
+LOGIN = "ann+k7qxr9m2"
+WELCOME = (
+    "Welcome, ann: this name is now yours on this server. You connected without a key, so come back "
+    f"with the user name {LOGIN} (ssh {LOGIN}@host). The code is shown only this once: note it down."
+)
+
+
+@pytest.fixture
+def new_guest(monkeypatch):
+    monkeypatch.setenv(NOTICE, WELCOME)
+    monkeypatch.setenv(RECONNECT, LOGIN)
+    yield
+    set_language("en")
+
+
+def log_lines(screen) -> list[str]:
+    return [line for line in str(screen.query_one("#log", Static).render()).splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+async def test_the_move_logs_newest_line_shows_while_the_code_is_in_the_title(new_guest, service, tmp_path, language):
+    set_language(language)
+    ann = await room_for(service, "ann", tmp_path, REGISTRY)
+    async with ann.run_test(size=(80, 24), notifications=True) as pilot:
+        await until(pilot, lambda: LOGIN in str(ann.screen.query_one("#notices", Static).render()), what="lobby")
+        await open_shared_table(pilot, ann, "seven", person=False)
+        screen = table_screen(ann)
+        for _ in range(3):  # a few moves of Ann's, each followed by the bots': a log longer than half the screen
+            await until(pilot, lambda: screen.match.human_to_move() and ann.tables.snapshot.legal, what="Ann's turn")
+            count = len(ann.tables.snapshot.table.seats) and len(log_lines(screen))
+            assert screen.submit(ann.tables.snapshot.legal[0])
+            await until(pilot, lambda count=count: len(log_lines(screen)) > count, what="the move in the log")
+        await until(pilot, lambda: screen.match.human_to_move(), what="Ann's turn again")
+        await pilot.pause(0.2)
+        log = screen.query_one("#log", Static)
+        lines = log_lines(screen)
+        assert len(lines) >= 10, lines
+        shown = screen_text(ann)
+        newest_row = log.content_region.y + len(lines) - 1
+        assert lines[-1].strip() in shown[newest_row], (lines[-1], shown[newest_row])
+        assert not [toast for toast in ann.screen.query("Toast") if toast.region.overlaps(log.region)]
+        assert LOGIN in str(screen.query_one("#title-bar", Static).render())  # the code: in the title bar
+        # …and in the command palette, with the server's whole welcome.
+        [command] = [c for c in ann.get_system_commands(ann.screen) if LOGIN in c.help]
+        command.callback()
+        await until(pilot, lambda: isinstance(ann.screen, MessageDialog) and ann.screen.query("#message"), what="it")
+        assert WELCOME in " ".join(str(ann.screen.query_one("#message").render()).split())
+
+
+def test_the_server_hands_a_new_guests_login_to_its_room_and_the_room_takes_only_a_login(tmp_path):
+    env = build_environment(tmp_path, "xterm", "256", None, notice=WELCOME, reconnect=LOGIN)
+    assert env[RECONNECT] == LOGIN and env[NOTICE] == WELCOME
+    assert RECONNECT not in build_environment(tmp_path, "xterm", "256", None)
+    assert reconnect_login(LOGIN) == LOGIN
+    for bad in ("", "ann", "ann+", "+k7qxr9m2", "ann k+k7qxr9m2", "ann+k7\x1b[2J", "a" * 65 + "+k7qxr9m2"):
+        assert reconnect_login(bad) == "", bad

@@ -229,3 +229,37 @@ async def test_a_room_that_asks_for_a_table_while_it_is_being_taken_over_gets_it
     finally:
         b.store.load = load
         await asyncio.wait_for(b.close(), 10)
+
+
+async def test_a_room_whose_relayed_connection_the_table_s_host_dropped_is_told_to_join_again(redis_server, tmp_path):
+    """Under load a host's loop can stall past a relayed connection's key (3 s): the table's host then drops
+    that connection (its seat waits, away).  The room on the relaying host, still showing the table, is
+    told to join again ("table-moved") instead of waiting for ever; joining again, it is back at its seat."""
+    from gamenight.tables import relay
+
+    a, b = (
+        TableService(NIM_REGISTRY, tmp_path / name, message_rate=FAST, tables_url=redis_server.url, host_id=name)
+        for name in ("host-a", "host-b")
+    )
+    await a.start()
+    await b.start()
+    try:
+        ann = await connect(a, "key:ann", "ann")
+        await ann.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("person")], {"sticks": 21}))
+        table_id = (await ann.wait_for(lambda c: c.snapshot)).table.table
+        await until(lambda: a.tables[table_id].inbox_reader, "host A reads the table's inbox")
+        ben = await connect(b, "key:ben", "ben")
+        await ben.send(p.Join(table_id))
+        await ben.wait_for(lambda c: c.snapshot and c.snapshot.table.status == "playing", 30)
+        ((host, conn),) = a._relayed
+        await b.store.client.delete(relay.alive_key(b.store.prefix, table_id, host, conn))  # a stalled host B
+        await a._check_fronts(a.tables[table_id])
+        assert a.tables[table_id].away == {1: a.tables[table_id].away[1]}  # ben's seat waits for him
+        await ben.wait_for(lambda c: [e.code for e in c.errors] == ["table-moved"], 30)
+        await ben.send(p.Join(table_id))
+        await until(lambda: not a.tables[table_id].away, "ben back at his seat")
+        await ben.close()
+        await ann.close()
+    finally:
+        await asyncio.wait_for(b.close(), 10)
+        await asyncio.wait_for(a.close(), 10)

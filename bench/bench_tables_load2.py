@@ -318,16 +318,29 @@ async def run_people(args, paths: list[str], out: socket.socket, go: int) -> Non
     rng = random.Random(args.seed)
     started = time.monotonic()
 
-    await asyncio.wait_for(
-        asyncio.gather(
-            *(person.play(opened, person.index // SEATS, args.think, random.Random(rng.random())) for person in people)
-        ),
-        args.timeout,
-    )
+    stuck: list[str] = []
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    person.play(opened, person.index // SEATS, args.think, random.Random(rng.random()))
+                    for person in people
+                )
+            ),
+            args.timeout,
+        )
+    except TimeoutError:  # some people never saw their deal's end: said, with their last view
+        stuck = [
+            p.identity
+            for p in people
+            if not (p.client and p.client.snapshot and p.client.snapshot.table.status == "over")
+        ]
     elapsed = time.monotonic() - started
     finals = []
     for person in people:
         snap = person.client.snapshot
+        if snap is None:
+            continue
         finals.append(
             {
                 "table": person.table,
@@ -352,6 +365,7 @@ async def run_people(args, paths: list[str], out: socket.socket, go: int) -> Non
             "reconnects": record.reconnects,
             "rejoins": record.rejoins,
             "moved": record.moved,
+            "stuck": stuck,
         }
     )
     out.sendall(len(report).to_bytes(8, "big") + report)
@@ -676,6 +690,8 @@ def check_tables(store: Store, report: dict, failures: list[str]) -> list[str]:
             same = final["view"] == view and final["turn"] == len(match.log) and final["log"] == log
             if not same or final["status"] != "over":
                 lost.append(f"{table_id}:{final['seat']}")
+    if report["stuck"]:
+        failures.append(f"{len(report['stuck'])} people never saw their deal's end: {report['stuck'][:5]}")
     if report["conflicts"]:
         failures.append(f"{len(report['conflicts'])} moves shown two ways: {report['conflicts'][:2]}")
     return lost

@@ -564,7 +564,7 @@ def main() -> int:
         load_kill = os.getloadavg()[0]
         say(f"killed {HOSTS[victim]} ({len(held[victim])} tables; the other {len(held[1 - victim])})")
         os.waitpid(pids[victim], 0)
-        at_kill = {t: store.moves(t) for t in held[victim]}
+        at_kill = {t: store.moves(t) for t in held[victim] if not store.match(t).over}  # (over: nothing to take)
         ssh_before = {table_id: store.match(table_id) for table_id, _ in ssh_tables}
         # The SSH person on the dead host connects again through the survivor once it runs their table;
         # so does one whose room the survivor relayed to the dead host (told table-moved, their room

@@ -53,7 +53,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_tables import SEATS, lost_clients, receive_report, rss_kib, run_clients  # noqa: E402
-from bench_tables_ssh import load, play_tables, seat_pairs  # noqa: E402
+from bench_tables_ssh import _load as load  # noqa: E402
+from bench_tables_ssh import play_tables, seat_pairs  # noqa: E402
 from gamenight.plugins import load_registry  # noqa: E402
 from timing import percentile  # noqa: E402
 

@@ -72,6 +72,8 @@ LOBBY_INTERVAL = 1.0
 """Seconds between two reads of the store's lobby (one ``HGETALL``), only while a room here keeps the list open."""
 MAX_REMOTE_LISTED = 500
 """Other hosts' tables one list shows at most (the first by table id)."""
+TAKE_POLL = 0.05
+"""Seconds between two looks at a take of the same table already under way here (a room's join waits for it)."""
 STORE_RETRY = 0.5
 """Seconds between two tries of a write Redis did not take (unreachable)."""
 
@@ -384,8 +386,10 @@ class Authority(_ServiceBase):
 
         if table_id in self.tables:
             return self.tables[table_id]
-        if table_id in self._taking:
-            return None
+        if table_id in self._taking:  # a take of it is under way here (the sweep's): its outcome is this one's
+            while table_id in self._taking:  # (a room that asks meanwhile is seated, not told "no such table")
+                await asyncio.sleep(TAKE_POLL)
+            return self.tables.get(table_id)
         self._taking.add(table_id)
         try:
             if not await self.store.unheld([table_id]):  # held: one cheap look, not the whole state read

@@ -187,6 +187,8 @@ class RelayLink:
     conn: str
     last: bytes = b"0-0"
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    told: bool = False
+    """Its room was sent ``table-moved`` or ``table-closed`` by the authority (before the outbox's end)."""
     announced: bool = False
     """Its key (``PREFIX:{ID}:front:...``) is set: written before its first message, so the authority
     never finds a relayed connection without it (and drops it as one whose front end died)."""
@@ -328,6 +330,7 @@ class Relay(_ServiceBase):
                         continue  # written twice: Redis restarted after taking it, and the writer sent it again
                     link.writer, link.seq = frames.writer, frames.seq
                     if frames.frames and not connection.closed:
+                        link.told = link.told or _tells_table_gone(frames.frames)
                         connection.pending.append(frames.frames)
                         connection.flush()
                     if frames.end:
@@ -336,6 +339,9 @@ class Relay(_ServiceBase):
                             for task in link.tasks:
                                 if task is not asyncio.current_task():
                                     task.cancel()
+                            if not link.told:  # the authority dropped it (it found this host's key lapsed, or
+                                # cut it off): its room, left showing the table, is told to join it again
+                                connection.send_now(p.encode(p.Error("table-moved", "join the table again")))
                         return
 
     async def _close_relays(self) -> None:
@@ -476,6 +482,23 @@ class Relay(_ServiceBase):
     async def _check_fronts_later(self, table: Table, lapsed: set[tuple[str, str]]) -> None:
         await asyncio.sleep(2 * ALIVE_INTERVAL)
         await self._check_fronts(table, lapsed)
+
+
+def _tells_table_gone(frames: bytes) -> bool:
+    """Whether ``frames`` (an outbox entry's, as the authority wrote them) end the room's table:
+    ``table-moved`` or ``table-closed``."""
+    if b"table-moved" not in frames and b"table-closed" not in frames:
+        return False  # (most entries: no frame to decode)
+    while len(frames) >= 4:
+        size = int.from_bytes(frames[:4], "big")
+        try:
+            message = p.decode_service(frames[4 : 4 + size])
+        except p.ProtocolError:
+            return False
+        if isinstance(message, p.Error) and message.code in ("table-moved", "table-closed"):
+            return True
+        frames = frames[4 + size :]
+    return False
 
 
 MAX_RELAYED = 2000

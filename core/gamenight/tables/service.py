@@ -271,6 +271,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         """How the next table list is scheduled (a test runs the callbacks itself: no clock)."""
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
+        self._init_limits()
 
     # The server-wide caps, read from this module at each use (so a change to the module's value holds at once).
 

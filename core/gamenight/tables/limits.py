@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from gamenight.tables import protocol as p
 from gamenight.tables.base import _ServiceBase
-from gamenight.tables.shared_caps import SharedCaps, bounded, field
+from gamenight.tables.shared_caps import SharedCaps, bounded, field, kept_entry
 from gamenight.tables.table import Table
-from gamenight.text import safe_text
+from gamenight.text import MAX_NAME_CHARS, safe_text
 
 if TYPE_CHECKING:
     from gamenight.tables.service import Connection
@@ -39,6 +39,8 @@ CODE_WINDOW = 600.0
 minutes, finding one table of a thousand open takes some four months on average."""
 CAPS_CHECK = 1.0
 """Seconds between two looks at this host's counts (written to Redis when they changed, or a beat is due)."""
+MAX_KEPT_LISTED = 4 * p.MAX_KEPT
+"""Kept solo games one ``ListKept`` answer lists at most (five per host, on a few hosts)."""
 MAX_TRACKED = 20_000
 """Identities and addresses whose recent wrong codes one host remembers (the oldest forgotten first)."""
 
@@ -86,6 +88,8 @@ class Limits(_ServiceBase):
         self._limit_tasks: set[asyncio.Task[None]] = set()
         self._code_tries = CodeTries()
         self._caps_wake = asyncio.Event()
+        self._kept_written: dict[str, tuple[str, bytes]] = {}
+        """This host's kept solo games as last written for every host: table id -> (person's field, entry)."""
         """Set when a table closes: this host's counts are written at once, not at the next look."""
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -249,14 +253,64 @@ class Limits(_ServiceBase):
         beaten = -float("inf")
         while True:
             await self._caps_pause(min(CAPS_CHECK, caps.ttl / 3))
-            if self._own_counts() == caps.written and time.monotonic() - beaten < caps.ttl / 3:
-                continue
+            due = time.monotonic() - beaten >= caps.ttl / 3
             try:
-                await bounded(caps.beat(self._own_counts), "this host's counts")
-                beaten = time.monotonic()
+                if due or self._own_counts() != caps.written:
+                    await bounded(caps.beat(self._own_counts), "this host's counts")
+                await self._write_kept(caps, refresh=due)
+                if due:
+                    beaten = time.monotonic()
             except StoreError as error:  # written again at the next look
                 caps.written = None
                 log.warning("table caps: %s", safe_text(error, limit=200))
+
+    async def _write_kept(self, caps: SharedCaps, refresh: bool) -> None:
+        """Write this host's kept solo games for every host's ``ListKept`` where they changed (and keep
+        every person's entry alive another ttl when ``refresh``)."""
+        now: dict[str, tuple[str, bytes]] = {}
+        for table in self.tables.values():
+            if table.solo and not table.match.over and not table.gone:
+                entry = kept_entry(caps.host_id, table.opened, self._info(table))
+                now[table.id] = (field("k", table.host), entry)
+        sets = [(person, table_id, entry) for table_id, (person, entry) in now.items()]
+        sets = [change for change in sets if self._kept_written.get(change[1]) != (change[0], change[2])]
+        gone = [(person, table_id) for table_id, (person, _) in self._kept_written.items() if table_id not in now]
+        if not sets and not gone and not refresh:
+            return
+        alive = sorted({person for person, _ in now.values()} if refresh else {person for person, _, _ in sets})
+        await bounded(caps.write_kept(sets, gone, alive), "the kept games")
+        self._kept_written = now
+
+    def _list_kept(self, connection: Connection) -> None:
+        """``ListKept``: the person's kept solo games here, oldest first, then (with the tables in Redis)
+        those other hosts run, which a ``Join`` reaches through the relay."""
+        from gamenight.tables.redis_store import StoreError
+
+        here = [self._info(table) for table in self._kept(connection.identity)]
+        caps = self._caps
+        if caps is None:
+            return connection.send(p.KeptTables(here))
+
+        async def with_the_others() -> None:
+            try:
+                others = await bounded(caps.kept_of(field("k", connection.identity)), "the kept games")
+            except StoreError as error:
+                log.warning("kept games: %s; this host's only", safe_text(error, limit=200))
+                others = []
+            listed = {info.table for info in here}
+            for kept in sorted(others, key=lambda kept: kept.opened):
+                info = kept.info
+                if info.table in listed or info.game not in self.registry.games or len(listed) >= MAX_KEPT_LISTED:
+                    continue
+                for seat in info.seats:
+                    seat.name = safe_text(seat.name, limit=MAX_NAME_CHARS)
+                listed.add(info.table)
+                here.append(info)
+            if not connection.closed:
+                connection.send(p.KeptTables(here))
+                connection.flush()
+
+        self._spawn(with_the_others())
 
     async def _caps_pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):

@@ -449,7 +449,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
             case p.SoloGame():
                 self._refuse(connection, "solo-retired", "solo games are played at a solo table now", fatal=False)
             case p.ListKept():
-                connection.send(p.KeptTables([self._info(table) for table in self._kept(connection.identity)]))
+                self._list_kept(connection)
             case p.HallQuery():
                 self._hall(connection, message)
             case p.HallName():

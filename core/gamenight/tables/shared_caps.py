@@ -31,14 +31,26 @@ import re
 import secrets
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from gamenight.tables.redis_store import CorruptValue, StoreUnavailable, redis_errors
+import msgspec
+
+from gamenight.tables.protocol import TableInfo
+from gamenight.tables.redis_store import (
+    FORMAT,
+    MAX_SUMMARY_BYTES,
+    CorruptValue,
+    StoreUnavailable,
+    decode,
+    encode,
+    redis_errors,
+)
 
 __all__ = [
     "ADMIT_TIMEOUT",
     "TTL_S",
     "Check",
+    "Kept",
     "SharedCaps",
     "field",
 ]
@@ -51,11 +63,24 @@ ADMIT_TIMEOUT = 2.0
 """Seconds an admission waits for Redis before the host admits on its own caps."""
 MAX_CODE_INDEX = 100_000
 """Entries the code index may hold; past it a host adds none (a code then works on its own host only)."""
+MAX_HOSTS_READ = 64
+"""Hosts whose kept games one list reads at most."""
+MAX_KEPT_READ = 16
+"""Kept games of one person one host's entry may hold before it is left out (a host keeps five)."""
 _TABLE_ID = re.compile(r"^[A-Za-z0-9]{1,16}$")
 _HOST = re.compile(r"[^A-Za-z0-9._:@-]+")
 
 Check = tuple[str, str, int]
 """(field, field subtracted from it or ``""``, cap): refused when every host's first less the second reaches the cap."""
+
+
+class Kept(msgspec.Struct, forbid_unknown_fields=True):
+    """A person's kept solo game as the host running it lists it for every host (``ListKept``)."""
+
+    host: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    opened: float
+    info: TableInfo
+    v: int = FORMAT
 
 
 def field(kind: str, *parts: str) -> str:
@@ -248,6 +273,59 @@ class SharedCaps:
             await self.client.delete(self.own_key)
             await self.client.srem(self.hosts_key, self.host_id)
 
+    # -- kept solo games ---------------------------------------------------------------------------
+
+    def kept_key(self, host: str, person: str) -> str:
+        return f"{self.prefix.removesuffix('host:')}kept:{host}:{person}"
+
+    async def write_kept(
+        self, sets: list[tuple[str, str, bytes]], gone: list[tuple[str, str]], alive: list[str]
+    ) -> None:
+        """This host's kept games: ``sets`` (person's field, table id, :class:`Kept`) written, ``gone`` ones
+        taken out, and every person's key in ``alive`` kept another ttl (a dead host's lapse with it)."""
+        async with redis_errors("Redis"), self.client.pipeline(transaction=False) as pipe:
+            for person, table_id, value in sets:
+                pipe.hset(self.kept_key(self.host_id, person), table_id, value)
+            for person, table_id in gone:
+                pipe.hdel(self.kept_key(self.host_id, person), table_id)
+            for person in alive:
+                pipe.pexpire(self.kept_key(self.host_id, person), self._ms())
+            await pipe.execute()
+
+    async def kept_of(self, person: str) -> list[Kept]:
+        """The kept games of ``person`` (a field of :func:`field`) other hosts list (bounded; an entry that
+        is not gamenight's, or filed under another id, is left out)."""
+        async with redis_errors("Redis"):
+            listed = await self.client.smembers(self.hosts_key) or ()
+            hosts = sorted(raw.decode("utf-8", "replace") for raw in listed)[:MAX_HOSTS_READ]
+            keys = [self.kept_key(host, person) for host in hosts if host != self.host_id]
+            if not keys:
+                return []
+            async with self.client.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.type(key)
+                    pipe.hlen(key)
+                sizes = await pipe.execute()
+            readable = [
+                key
+                for key, kind, size in zip(keys, sizes[::2], sizes[1::2], strict=True)
+                if kind in (b"hash", "hash") and 0 < int(size) <= MAX_KEPT_READ
+            ]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for key in readable:
+                    pipe.hgetall(key)
+                entries = await pipe.execute()
+        found = []
+        for key, entry in zip(readable, entries, strict=True):
+            for table_id, raw in dict(entry).items():
+                try:
+                    kept = decode(Kept, bytes(raw), key, MAX_SUMMARY_BYTES)
+                except CorruptValue:
+                    continue
+                if kept.info.table == bytes(table_id).decode("ascii", "replace") and kept.info.solo:
+                    found.append(kept)
+        return found
+
     # -- codes -----------------------------------------------------------------------------------
 
     async def _key(self) -> bytes:
@@ -308,6 +386,10 @@ class SharedCaps:
                 for name in windows:
                     pipe.zrem(self.guess_prefix + name, token)
                 await pipe.execute()
+
+
+def kept_entry(host: str, opened: float, info: TableInfo) -> bytes:
+    return encode(Kept(host, opened, info))
 
 
 async def bounded(call: Any, what: str) -> Any:

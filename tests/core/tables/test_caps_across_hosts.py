@@ -180,3 +180,43 @@ async def test_a_host_that_stops_takes_its_counts_out_at_once(hosts):
     a.killed = True  # (closed already)
     assert not await b.store.client.exists(own_key)
     assert isinstance(await opened(await connect_from(b, "key:ann")), p.Snapshot)
+
+
+def test_two_host_processes_opening_at_once_admit_exactly_three(redis_server, tmp_path):
+    """The race with real processes: two hosts, each its own interpreter and Redis connections, open four
+    tables each for ann at the same moment; three are opened in all."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    hosts = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.core.tables.caps_host", redis_server.url, name, str(tmp_path / name), "4"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("host-a", "host-b")
+    ]
+    try:
+        for host in hosts:
+            assert host.stdout.readline().strip() == "ready"
+        for host in hosts:  # both at once
+            host.stdin.write("go\n")
+            host.stdin.flush()
+        results = [json.loads(host.stdout.readline()) for host in hosts]
+        assert sum(result["opened"] for result in results) == 3, results
+        assert sum(result["refused"] for result in results) == 5, results
+        assert sum(result["tables"] for result in results) == 3, results
+    finally:
+        for host in hosts:
+            host.stdin.close()
+        for host in hosts:
+            try:
+                host.wait(30)
+            except subprocess.TimeoutExpired:
+                host.kill()
+                host.wait(5)

@@ -14,6 +14,9 @@ Used by :mod:`gamenight.tables.limits` and :mod:`gamenight.tables.seats` only wh
   else counted the table on this host: two hosts opening at once against a cap of N admit exactly N.
   Redis unreachable (or slower than :data:`ADMIT_TIMEOUT`): the caller admits on its own caps only, which
   it always checks first -- never no caps at all.
+* **Kept solo games.**  Each host writes the kept games it runs, per person, in
+  ``PREFIX:{caps}:kept:HOST:PERSON`` (alive with its counts), so a person's ``ListKept`` on any host lists
+  them all (:meth:`SharedCaps.kept_of`, bounded and checked as hostile).
 * **Codes.**  A private table's code is in no lobby: ``PREFIX:{codes}:index`` maps a keyed hash of the code
   (HMAC-SHA-256 under ``PREFIX:{codes}:key``, a random key the first host writes) to the table's id, read
   only by hosts.  Wrong codes are counted per identity and per address on Redis's clock

@@ -99,6 +99,7 @@ class Authority(_ServiceBase):
         if self.store is None:
             assert self.tables_url is not None  # started only with a store or its URL
             self.store = RedisTableStore.connect(self.tables_url)
+        self._start_caps()  # the caps per identity and per address, across hosts (limits.py)
         self._sweeper = asyncio.create_task(self._sweep_loop(), name="tables-sweep")
         self._lobby_reader = asyncio.create_task(self._lobby_loop(), name="tables-lobby")
 
@@ -111,6 +112,7 @@ class Authority(_ServiceBase):
         from gamenight.tables.redis_store import StoreError
 
         await self._close_relays()
+        await self._stop_caps()
         for table in list(self.tables.values()):
             for task in (table.renewer, table.inbox_reader):
                 if task is not None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,7 +23,9 @@ from gamenight.tables import protocol as p
 if TYPE_CHECKING:
     from gamenight.match import Match
     from gamenight.plugins import Registry
+    from gamenight.tables.limits import CodeTries
     from gamenight.tables.service import Connection
+    from gamenight.tables.shared_caps import SharedCaps
     from gamenight.tables.table import Table
 
 
@@ -73,6 +76,15 @@ class _ServiceBase:
     """The connections other hosts relay to this host's tables, by (their host, their connection id)."""
     _relay_sending: dict[str, asyncio.Task[None]]
     _relay_tasks: set[asyncio.Task[None]]
+    # limits.py
+    _caps: SharedCaps | None
+    """With the tables in Redis: this host's tables counted with every host's, and the codes' index."""
+    _caps_pending: Counter[str]
+    _caps_task: asyncio.Task[None] | None
+    _limit_tasks: set[asyncio.Task[None]]
+    _code_tries: CodeTries
+    _caps_wake: asyncio.Event
+    _kept_written: dict[str, tuple[str, bytes]]
 
     if TYPE_CHECKING:  # the methods one part calls on another: each is defined by exactly one part
 
@@ -128,6 +140,16 @@ class _ServiceBase:
         def _solo_limit(self, connection: Connection) -> tuple[str, str] | None: ...
         def _kept(self, identity: str) -> list[Table]: ...
         def _keep_room_for_solo(self, connection: Connection) -> None: ...
+        def _spawn(self, work: Coroutine[Any, Any, None]) -> None: ...
+        async def _shared_limit(
+            self, connection: Connection, solo: bool
+        ) -> tuple[tuple[str, str] | None, list[str]]: ...
+        def _caps_done(self, counted: list[str]) -> None: ...
+        def _start_caps(self) -> None: ...
+        async def _stop_caps(self) -> None: ...
+        def _list_kept(self, connection: Connection) -> None: ...
+        def _code_windows(self, connection: Connection) -> list[tuple[str, int]]: ...
+        async def _forgive_shared(self, caps: SharedCaps, names: list[str], token: str) -> None: ...
 
         # records_link.py
         def _record_table(self, table: Table) -> None: ...
@@ -142,6 +164,7 @@ class _ServiceBase:
         def _log_move(self, table: Table, seat: int, action: str) -> None: ...
         def _queue_state(self, table: Table) -> None: ...
         async def _keep(self, table: Table) -> None: ...
+        def _take_for(self, connection: Connection, message: p.Join | p.Watch) -> bool: ...
 
         # relay.py
         def _relay_to(self, connection: Connection, message: p.Join | p.Watch) -> None: ...

@@ -18,6 +18,7 @@ def refusal_text(code: str, message: str) -> str:
         "table-closed": _("The table was closed: everyone left it."),
         "bad-table": _("That table cannot be opened: {reason}", reason=safe_text(message, limit=200)),
         "no-table": _("No such table (or a wrong code)."),
+        "code-limit": _("Too many wrong codes: try again in a few minutes."),
         "no-seat": _("No free seat for a person there."),
         "no-watching": _("This game cannot be watched."),
         "not-host": _("Only the host starts a waiting table."),

@@ -271,6 +271,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         """How the next table list is scheduled (a test runs the callbacks itself: no clock)."""
         self.refusals: list[tuple[str, str]] = []
         """``(identity, reason)`` of every refused request, newest last (also logged)."""
+        self._init_limits()
 
     # The server-wide caps, read from this module at each use (so a change to the module's value holds at once).
 
@@ -448,7 +449,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
             case p.SoloGame():
                 self._refuse(connection, "solo-retired", "solo games are played at a solo table now", fatal=False)
             case p.ListKept():
-                connection.send(p.KeptTables([self._info(table) for table in self._kept(connection.identity)]))
+                self._list_kept(connection)
             case p.HallQuery():
                 self._hall(connection, message)
             case p.HallName():

@@ -40,7 +40,7 @@ def test_alone(i):
 """
 
 
-def run_crashing(tmp_path, tests: str) -> str:
+def run_crashing(tmp_path, tests: str, *more: str) -> str:
     """The suite's scheduler on ``tests``, in two workers, each test given 2 s: the run's output."""
     (tmp_path / "conftest.py").write_text("from tests.conftest import pytest_xdist_make_scheduler  # noqa: F401\n")
     (tmp_path / "test_crashing.py").write_text(tests)
@@ -48,7 +48,7 @@ def run_crashing(tmp_path, tests: str) -> str:
     # PYTEST_* variables.
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "XDIST"))}
     env["PYTHONPATH"] = str(ROOT)
-    xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread"]
+    xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread", *more]
     here = ["-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, *here],
@@ -84,6 +84,25 @@ def test_a_worker_that_crashed_after_finishing_tests_does_not_stall_the_run(tmp_
     summary = output.strip().splitlines()[-1]
     assert "1 failed, 11 passed" in summary, output[-2000:]
     assert "test_alone[5]" in output
+
+
+def test_the_suites_own_options_end_the_run_when_a_worker_dies_and_name_its_test(tmp_path):
+    """pyproject.toml's addopts start no replacement worker (twice a run with one waited for ever):
+    the run ends, the test that ended its worker named and failed."""
+    import shlex
+    import tomllib
+
+    addopts = shlex.split(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    )
+    assert "--max-worker-restart" in addopts
+    restart = addopts[addopts.index("--max-worker-restart") : addopts.index("--max-worker-restart") + 2]
+    try:
+        output = run_crashing(tmp_path, ALONE, *restart)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run stalled after a worker died")
+    assert "crashed while running 'test_crashing.py::test_alone[5]'" in output, output[-2000:]
+    assert "1 failed" in output.strip().splitlines()[-1], output[-2000:]
 
 
 def test_the_slowest_tests_are_handed_out_first_each_file_kept_together():

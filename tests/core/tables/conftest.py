@@ -118,3 +118,22 @@ def redis_server(request):
 def durable_redis_server(request):
     """A real redis-server with its append-only file on, every write synced (``appendfsync always``)."""
     return _redis(request, appendonly=True, fsync="always")
+
+
+@pytest.fixture
+async def hosts(redis_server, tmp_path):
+    """Make "hosts": table services on the test's one Redis (``await hosts("host-a", **options)``),
+    each closed at the end unless the test killed it (``service.killed``)."""
+    from .test_authority import a_host
+
+    made = []
+
+    async def make(name: str, **options):
+        service = await a_host(redis_server, tmp_path, name, **options)
+        made.append(service)
+        return service
+
+    yield make
+    for service in made:
+        if not getattr(service, "killed", False):
+            await asyncio.wait_for(service.close(), 10)

@@ -18,25 +18,10 @@ from gamenight.tables.client import TableClient
 from gamenight.tables.redis_store import StoreUnavailable
 from gamenight.tables.service import TableService
 
-from .test_authority import a_host, kill, until
+from .test_authority import kill, until
 
 TWO_PEOPLE = [p.SeatSpec("person"), p.SeatSpec("person")]
 SOLO = [p.SeatSpec("person"), p.SeatSpec("bot", "first")]
-
-
-@pytest.fixture
-async def hosts(redis_server, tmp_path):
-    made = []
-
-    async def make(name: str, **options):
-        service = await a_host(redis_server, tmp_path, name, **options)
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        if not getattr(service, "killed", False):
-            await asyncio.wait_for(service.close(), 10)
 
 
 KEPT: list[TableClient] = []

@@ -8,14 +8,12 @@ test's own (as in test_authority.py).  The waits poll with a bound; no figure is
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from gamenight.tables import limits
 from gamenight.tables import protocol as p
 from gamenight.tables.errors import refusal_text
 
-from .test_authority import a_host, until
+from .test_authority import until
 from .test_caps_across_hosts import KEPT, connect_from
 
 TWO_PEOPLE = [p.SeatSpec("person"), p.SeatSpec("person")]
@@ -25,20 +23,6 @@ TWO_PEOPLE = [p.SeatSpec("person"), p.SeatSpec("person")]
 def _keep_rooms():
     yield
     KEPT.clear()
-
-
-@pytest.fixture
-async def hosts(redis_server, tmp_path):
-    made = []
-
-    async def make(name: str, **options):
-        service = await a_host(redis_server, tmp_path, name, **options)
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await asyncio.wait_for(service.close(), 10)
 
 
 async def private_table_on(host, who: str = "ann"):

@@ -8,13 +8,11 @@ test's own (as in test_authority.py).  The waits poll with a bound; no figure is
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from gamenight.tables import protocol as p
 from gamenight.tables import shared_caps
 
-from .test_authority import a_host, kill, until
+from .test_authority import kill, until
 from .test_caps_across_hosts import KEPT, connect_from
 
 SOLO = [p.SeatSpec("person"), p.SeatSpec("bot", "first")]
@@ -24,21 +22,6 @@ SOLO = [p.SeatSpec("person"), p.SeatSpec("bot", "first")]
 def _keep_rooms():
     yield
     KEPT.clear()
-
-
-@pytest.fixture
-async def hosts(redis_server, tmp_path):
-    made = []
-
-    async def make(name: str, **options):
-        service = await a_host(redis_server, tmp_path, name, **options)
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        if not getattr(service, "killed", False):
-            await asyncio.wait_for(service.close(), 10)
 
 
 async def kept_list(room) -> list[p.TableInfo]:

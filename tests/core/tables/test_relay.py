@@ -11,30 +11,14 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
-import pytest
 from gamenight.tables import protocol as p
 from gamenight.tables import relay
 from gamenight.tables.redis_store import decode, encode
 
 from .conftest import connect
-from .test_authority import a_host, stored_actions, until
+from .test_authority import stored_actions, until
 
 OBSERVER = -3
-
-
-@pytest.fixture
-async def hosts(redis_server, tmp_path):
-    made = []
-
-    async def make(name: str, **options):
-        service = await a_host(redis_server, tmp_path, name, **options)
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        if not getattr(service, "killed", False):
-            await asyncio.wait_for(service.close(), 10)
 
 
 async def a_table_on_a(a, monkeypatch):

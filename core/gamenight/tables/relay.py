@@ -197,6 +197,9 @@ class RelayLink:
     writer: str = ""
     seq: int = 0
     """The last outbox entry read: its writer and place (:class:`Frames`): a copy written twice is skipped."""
+    since: bytes | None = None
+    """The table's epoch read just before its first message went to the inbox: another one means another
+    host took the table (and may have taken it after the message: it never reads what came before)."""
 
 
 class Relay(_ServiceBase):
@@ -234,6 +237,10 @@ class Relay(_ServiceBase):
                 try:
                     async with self.store._errors():
                         if not link.announced:
+                            # The epoch first: a host that takes the table once it is read reads the
+                            # inbox only from its own lease on, maybe after this message; the epoch
+                            # then differs, and the room is told to join again (``_relay_out``).
+                            link.since = await self.store.client.get(self.store.keys(link.table)["epoch"]) or b""
                             alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
                             await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
                             link.announced = True
@@ -284,6 +291,12 @@ class Relay(_ServiceBase):
         self._relay_tasks.add(task)
         task.add_done_callback(self._relay_tasks.discard)
 
+    def _relay_moved(self, connection: Connection, link: RelayLink) -> None:
+        """The table ``link`` relays to changed hands: its room is told to join it again, its relay ends."""
+        if connection.relay is link:
+            connection.send_now(p.encode(p.Error("table-moved", "the table moved to another server: join it again")))
+            self._end_relay(connection)
+
     async def _relay_alive(self, link: RelayLink) -> None:
         key = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
         while True:
@@ -297,26 +310,22 @@ class Relay(_ServiceBase):
         from gamenight.tables.redis_store import CorruptValue, StoreError, decode
 
         epoch_key = self.store.keys(link.table)["epoch"]
-        since: Any = None  # the table's epoch when this relay began: another means another host took it
         while not connection.closed:
             try:
                 async with self.store._errors():
-                    if since is None:
-                        since = await self.store.client.get(epoch_key)
                     answer = await self.store.client.xread({key: link.last}, count=16, block=int(READ_BLOCK * 1000))
                     # Quiet: has the table changed hands? (Its authority died: the host that took it
                     # knows nothing of this room until it says something, and the old one never ends it.)
-                    moved = not answer and await self.store.client.get(epoch_key) != since
+                    # This host may be the one that took it: its room then sits at the table here.
+                    moved = not answer and link.since is not None
+                    if moved and link.table not in self.tables:
+                        moved = await self.store.client.get(epoch_key) != link.since
             except StoreError as error:
                 log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
                 await asyncio.sleep(0.5)
                 continue
             if moved:
-                if connection.relay is link:
-                    connection.send_now(
-                        p.encode(p.Error("table-moved", "the table moved to another server: join it again"))
-                    )
-                    self._end_relay(connection)  # (cancels this task too)
+                self._relay_moved(connection, link)  # (cancels this task too)
                 return
             for _key, entries in answer or []:
                 for entry_id, fields in entries:
@@ -411,6 +420,14 @@ class Relay(_ServiceBase):
             log.warning("%s: %s", where, safe_text(error, limit=200))
             return
         ref = (entry.host, entry.conn)
+        if entry.host == self.host_id:
+            # Relayed by this host to a table it has taken since (its room relayed while another host held
+            # it): never a connection of its own -- a second connection of the same person, which would
+            # take the seat from the room's real one.  The room joins again, here (if it still relays).
+            for local in self.connections:
+                if local.relay is not None and local.relay.conn == entry.conn and local.relay.table == table.id:
+                    self._relay_moved(local, local.relay)
+            return
         connection = self._relayed.get(ref)
         if entry.kind == "gone":
             if connection is not None:

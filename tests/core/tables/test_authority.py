@@ -252,6 +252,38 @@ async def test_a_dead_hosts_table_is_taken_over_and_its_bot_plays_on(hosts):
     assert await stored_actions(b, table_id) == ["2", "1", "1", "1"]
 
 
+async def test_a_dead_hosts_tables_are_taken_together_not_one_after_another(hosts):
+    """A dead host's tables come back together: one sweep takes them at once (up to SWEEP_TAKES),
+    so the last table's people do not wait for every other table's take and replay first."""
+    a = await hosts("host-a", ttl=SHORT)
+    b = await hosts("host-b", ttl=30.0)
+    table_ids = []
+    for name in ("ann", "ben", "cat"):
+        player = await connect(a, f"key:{name}", name)
+        await player.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], {"sticks": 30}))
+        table_ids.append((await player.wait_for(lambda c: c.snapshot)).table.table)
+    await kill(a)
+    await until(lambda: _all_unheld(b, table_ids), "the dead host's leases lapsed")
+    real_take, running, most = b._take, set(), []
+
+    async def counted_take(table_id):
+        running.add(table_id)
+        most.append(len(running))
+        await asyncio.sleep(0.05)  # (a take is a few round trips: the others start meanwhile)
+        try:
+            return await real_take(table_id)
+        finally:
+            running.discard(table_id)
+
+    b._take = counted_take
+    assert sorted(await b._sweep()) == sorted(table_ids)
+    assert max(most) == 3 and sorted(b.tables) == sorted(table_ids)
+
+
+async def _all_unheld(host, table_ids):
+    return len(await host.store.unheld(table_ids)) == len(table_ids)
+
+
 async def test_a_table_another_host_runs_is_not_taken_nor_read(hosts):
     a = await hosts("host-a")
     b = await hosts("host-b")

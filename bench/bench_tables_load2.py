@@ -466,6 +466,7 @@ def main() -> int:
     parser.add_argument("--quiet", type=float, default=0.3)
     parser.add_argument("--kill-after", type=float, default=30.0, help="seconds of the simulated deal before the kill")
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds the simulated deals may take")
+    parser.add_argument("--keep", action="store_true", help="keep the hosts' data dir and logs (its path is printed)")
     args = parser.parse_args()
     from tests.core.tables.redis_server import RedisServer
 
@@ -639,7 +640,10 @@ def main() -> int:
         redis_server.cleanup()
         import shutil
 
-        shutil.rmtree(folder, ignore_errors=True)
+        if args.keep:
+            say(f"kept: {folder} (the hosts' logs: host-*.log)")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
     figures(
         args,
         report,

@@ -124,6 +124,7 @@ async def serve(
         from gamenight.tables.service import TableService
 
         service_log.addHandler(handler)
+        service_log.setLevel(logging.INFO)  # a table taken over, closed, recorded, a seat to the bot
         service_log.propagate = False  # only JSON lines on stderr
         tables = TableService(
             load_registry(),

@@ -426,6 +426,7 @@ class Relay(_ServiceBase):
             # take the seat from the room's real one.  The room joins again, here (if it still relays).
             for local in self.connections:
                 if local.relay is not None and local.relay.conn == entry.conn and local.relay.table == table.id:
+                    log.info("table %s: %s relayed here by this host: told to join again", table.id, local.identity)
                     self._relay_moved(local, local.relay)
             return
         connection = self._relayed.get(ref)
@@ -457,6 +458,8 @@ class Relay(_ServiceBase):
 
     def _drop_relayed(self, ref: tuple[str, str], connection: Connection) -> None:
         """A relayed connection ended (its room, its front end, or a refusal): detached as a dropped one."""
+        if self._relayed.get(ref) is connection and connection.table is not None:
+            log.info("table %s: %s's connection relayed by %s ends", connection.table.id, connection.identity, ref[0])
         self._relayed.pop(ref, None)
         if connection in self.connections:
             self.connections.remove(connection)

@@ -285,6 +285,7 @@ class Seats(_ServiceBase):
             self._detach(connection, dropped=False)
         for other in table.connections:  # the same identity on a new connection replaces the old one
             if other is not connection and other.identity == connection.identity:
+                log.info("table %s: %s sits again at seat %d on a new connection", table.id, connection.identity, seat)
                 other.table = None
                 other.close()
         table.connections = [c for c in table.connections if c.identity != connection.identity]

@@ -222,12 +222,18 @@ class Authority(_ServiceBase):
             connection.flush()
 
     async def _retrying(self, table: Table, call: Any, retry: bool = True) -> Any:
-        """``call()``, again every :data:`STORE_RETRY` while Redis cannot be reached (its players told once)."""
-        from gamenight.tables.redis_store import StoreUnavailable
+        """``call()``, again every :data:`STORE_RETRY` while Redis cannot be reached (its players told once),
+        and again once the table's lease is taken back if it lapsed meanwhile (:meth:`_reclaim`)."""
+        from gamenight.tables.redis_store import StaleEpoch, StoreUnavailable
 
         while True:
+            epoch = table.epoch
             try:
                 result = await call()
+            except StaleEpoch as error:  # its lease lapsed while Redis was away: taken again if no one took it
+                if not await self._reclaim(table, epoch, error):
+                    raise
+                continue
             except StoreUnavailable as error:
                 if not retry:
                     raise
@@ -315,20 +321,56 @@ class Authority(_ServiceBase):
     # -- the lease -------------------------------------------------------------------------------
 
     async def _renew(self, table: Table) -> None:
-        """Keep the table's lease; let the table go when it is lost (or surely lapsed while Redis was away)."""
-        from gamenight.tables.redis_store import StoreError, StoreUnavailable
+        """Keep the table's lease; let the table go when another host took it."""
+        from gamenight.tables.redis_store import StaleEpoch, StoreError, StoreUnavailable
 
-        renewed = time.monotonic()
+        pause = self.renew_interval
         while not table.gone:
-            await self._lease_pause(self.renew_interval)
+            await self._lease_pause(pause)
+            epoch = table.epoch
             try:
-                await self.store.renew(table.id, self.host_id, table.epoch, self.lease_ttl)
-                renewed = time.monotonic()
-            except StoreUnavailable as error:
-                if time.monotonic() - renewed >= self.lease_ttl:
-                    return self._let_go(table, f"its lease lapsed while the store was away ({error})")
+                await self.store.renew(table.id, self.host_id, epoch, self.lease_ttl)
+                pause = self.renew_interval
+            except StoreUnavailable:
+                # The lease may lapse meanwhile; no host can take the table while no host reaches Redis,
+                # so the table waits here, its players seated.  Tried again soon: this host should be
+                # the first to find Redis back (the others' sweeps look every 2 s).
+                pause = min(STORE_RETRY, self.renew_interval)
+            except StaleEpoch as error:
+                if not await self._reclaim(table, epoch, error):
+                    return self._let_go(table, str(error))
+                pause = self.renew_interval
             except StoreError as error:
                 return self._let_go(table, str(error))
+
+    async def _reclaim(self, table: Table, epoch: int, error: Exception) -> bool:
+        """The lease of ``epoch`` is lost: take it again, at the next epoch, if it only lapsed (Redis was
+        away, or this host stalled) and no other host took the table since -- nothing was written for
+        it but this host's writes, so the table goes on here with its players seated.  ``False`` when
+        another host took it (or holds it): this host must let it go."""
+        from gamenight.tables.redis_store import LeaseHeld, StaleEpoch, StoreError, StoreUnavailable
+
+        if table.epoch != epoch:  # taken again meanwhile (by the writer or the renewer): nothing to do
+            return not table.gone
+        if not isinstance(error, StaleEpoch) or error.current != epoch or table.gone:
+            return False
+        async with table.reclaiming:
+            if table.epoch != epoch:
+                return not table.gone
+            while not table.gone:
+                try:
+                    table.epoch = await self.store.reclaim(table.id, self.host_id, epoch, self.lease_ttl)
+                    break
+                except StoreUnavailable:
+                    await self._store_pause(STORE_RETRY)
+                except (LeaseHeld, StoreError):
+                    return False
+            if table.gone:
+                return False
+            log.info("table %s: its lease lapsed (%s); taken again, epoch %d", table.id, error, table.epoch)
+            with contextlib.suppress(StoreError):
+                await self._list_in_store(table)
+            return True
 
     async def _lease_pause(self, seconds: float) -> None:
         """Wait between two renewals (a test pauses a host here: it stops renewing, as a SIGSTOP would)."""

@@ -476,6 +476,28 @@ class RedisTableStore:
                     raise LeaseHeld(table_id, decode(Lease, value, keys["lease"], MAX_LEASE_BYTES))
         raise StoreError(f"table {table_id}: its epoch kept moving; not acquired")
 
+    async def reclaim(self, table_id: str, host_id: str, epoch: int, ttl: float) -> int:
+        """Take ``table_id``'s lease again after this host's lease of ``epoch`` lapsed, only if no other host
+        took the table since: returns the new epoch (``epoch + 1``; ``epoch`` if the lease still lived).
+        :class:`StaleEpoch` when another epoch took the table, :class:`LeaseHeld` while another host holds it."""
+        keys = self.keys(table_id)
+        host_id = _checked(host_id, HostId, "host id")
+        _checked(epoch, Epoch, "epoch")
+        async with self._errors():
+            answer = await self._acquire(
+                keys=[keys["epoch"], keys["lease"]],
+                args=[str(epoch), self._lease(host_id, epoch), self._lease(host_id, epoch + 1), _ms(ttl)],
+            )
+        code, value = int(answer[0]), answer[1]
+        if code == 2:
+            return int(value)
+        if code == 1:
+            return epoch
+        if code == 0:
+            raise LeaseHeld(table_id, decode(Lease, value, keys["lease"], MAX_LEASE_BYTES))
+        current = _epoch_of(value, keys["epoch"])
+        raise StaleEpoch(table_id, epoch, current, f"epoch {current} took the table")
+
     async def renew(self, table_id: str, host_id: str, epoch: int, ttl: float) -> None:
         """Extend the lease of ``epoch`` by ``ttl`` seconds from now; :class:`StaleEpoch` when it is lost."""
         await self._renew_or_release(table_id, host_id, epoch, _ms(ttl))

@@ -63,11 +63,13 @@ class Table:
     epoch: int = 0
     """With the tables in Redis: the fencing epoch of this host's lease on the table (0: not taken yet)."""
     published: bytes = b""
+    """With the tables in Redis: the table's summary as last written to the store's lobby (b"": none)."""
     inbox_reader: asyncio.Task[None] | None = None
     """With the tables in Redis: the reader of the messages other hosts relay to the table."""
     inbox_from: bytes = b"0-0"
     """The inbox entry after which the reader begins (a table taken over: the newest before its lease)."""
-    """With the tables in Redis: the table's summary as last written to the store's lobby (b"": none)."""
+    reclaiming: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while this host takes the table's lapsed lease back (its writer and renewer may both find it lapsed)."""
     outbox: list[tuple[str, Any]] = field(default_factory=list)
     """With the tables in Redis: the writes not made yet, in order (``("move", LogEntry)`` or
     ``("state", TableState)``); a frame that shows a move goes to no one before its write is made."""

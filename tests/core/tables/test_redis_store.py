@@ -131,6 +131,26 @@ async def test_a_lapsed_lease_writes_nothing_even_when_no_one_took_the_table(hos
     assert len((await a.load("t4")).log) == 1
 
 
+async def test_a_lapsed_lease_is_reclaimed_only_if_no_other_host_took_the_table(hosts):
+    """``reclaim``: the holder whose lease lapsed takes it back at the next epoch when no other host took
+    the table since; never once another epoch took it, nor while another host holds it."""
+    a, b = hosts
+    epoch = await a.acquire("t9", "host-a", LONG)
+    assert await a.reclaim("t9", "host-a", epoch, LONG) == epoch  # it still lives: kept, same epoch
+    await a.release("t9", "host-a", epoch)  # (as a lapse would)
+    again = await a.reclaim("t9", "host-a", epoch, SHORT)
+    assert again == epoch + 1
+    with pytest.raises(StaleEpoch):
+        await a.append("t9", epoch, move(0))  # the old epoch writes nothing now
+    await a.append("t9", again, move(0))
+    await acquire_when_free(b, "t9", "host-b", LONG)  # lapsed again; host B takes it
+    with pytest.raises(StaleEpoch, match=f"epoch {again + 1} took the table"):
+        await a.reclaim("t9", "host-a", again, LONG)
+    with pytest.raises(LeaseHeld):
+        await a.reclaim("t9", "host-a", again + 1, LONG)  # (an epoch it never held: B's lease holds it)
+    assert (await a.load("t9")).holder is not None and len((await a.load("t9")).log) == 1
+
+
 async def test_a_move_out_of_place_is_refused_and_changes_nothing(hosts):
     a, _ = hosts
     epoch = await a.acquire("t5", "host-a", LONG)

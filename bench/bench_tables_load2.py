@@ -43,6 +43,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import platform
 import random
@@ -90,7 +91,7 @@ JOIN_AGAIN = 3.0
 
 async def run_host(args, index: int, data: Path, authorized: Path, url: str, path: Path, out: int) -> None:
     from gamenight.ssh.log import EventLog
-    from gamenight.ssh.server import serve
+    from gamenight.ssh.server import TablesLog, serve
     from gamenight.ssh.settings import parser, settings_from_args
     from gamenight.tables.service import TableService
 
@@ -150,7 +151,12 @@ async def run_host(args, index: int, data: Path, authorized: Path, url: str, pat
 
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     with open(data / f"{HOSTS[index]}.log", "w") as log_file:
-        server = asyncio.create_task(serve(settings, EventLog(log_file), ready, tables=service))
+        events = EventLog(log_file)
+        tables_log = logging.getLogger("gamenight.tables")  # the service's lines in the host's log, as
+        tables_log.addHandler(TablesLog(events))  # serve-ssh's own service writes them
+        tables_log.setLevel(logging.INFO)
+        tables_log.propagate = False
+        server = asyncio.create_task(serve(settings, events, ready, tables=service))
         listener = await asyncio.start_unix_server(person, path=str(path))
         os.write(out, f"{await ready}\n".encode())
         async with listener:
@@ -255,6 +261,10 @@ class Person:
         while True:
             client = self.client
             assert client is not None
+            if client.closed.is_set():  # (found closed while thinking: a wait would see its last view, not this)
+                await self._again()
+                answered, errors = -1, 0
+                continue
 
             def ready(c: TableClient, answered: int = answered, errors: int = errors) -> Any:
                 if any(e.code == "table-moved" for e in c.errors[errors:]):
@@ -335,6 +345,16 @@ async def run_people(args, paths: list[str], out: socket.socket, go: int) -> Non
             for p in people
             if not (p.client and p.client.snapshot and p.client.snapshot.table.status == "over")
         ]
+        for person in people:  # what each stuck person last had, for the hosts' logs (--keep)
+            if person.identity in stuck:
+                client, snap = person.client, person.client and person.client.snapshot
+                seen = (snap.table.table, snap.seat, snap.turn, snap.table.status, bool(snap.legal)) if snap else None
+                codes = [e.code for e in client.errors][-6:] if client else []
+                say(
+                    f"stuck {person.identity} (table {person.table} seat {person.seat}, host {HOSTS[person.host]}): "
+                    f"snapshot {seen}, errors {codes}, closed {client.closed.is_set() if client else None}, "
+                    f"joined {time.monotonic() - person.joined:.0f} s ago"
+                )
     elapsed = time.monotonic() - started
     finals = []
     for person in people:

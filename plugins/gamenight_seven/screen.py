@@ -96,8 +96,7 @@ class SevenScreen(GameScreen):
         self.query_one("#hand", HandView).display = not watching
         self._fill_hand(view)
         log = self.query_one("#log", Static)
-        waiting = self.waiting_text()  # a shared table before its first deal: who sits, how to join
-        told = Text(waiting) if waiting else Text("\n").join(self._log_lines(view.events)[-15:])
+        told = Text("\n").join(self._log_lines(view.events)[-15:])
         if log.content != told:
             log.update(told, layout=False)  # its size is the screen's: a repaint, never a layout
 

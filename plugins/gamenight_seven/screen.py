@@ -46,6 +46,10 @@ class SevenScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The hand's Return, named in the key bar (it is the key that plays): the hand binds no Return.
+        Binding(
+            "enter", "play", _("Play"), tooltip=_("Play the card under the cursor (on the first line: draw or pass)")
+        ),
         Binding("d", "draw", _("Draw"), tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
@@ -276,6 +280,10 @@ class SevenScreen(GameScreen):
             return code if code is not None and code in self.match.legal_actions() else None
         except Exception:  # read by the screen's timer: never raise (a hand not composed yet)
             return None
+
+    def action_play(self) -> None:
+        """Return: play the card under the hand's cursor (or draw, or pass, on its first line)."""
+        self.query_one("#hand", HandView).action_choose()
 
     def action_draw(self) -> None:
         """Draw a card (or take a pending 7 penalty, or pass when that is all that is left)."""

@@ -33,7 +33,7 @@ from gamenight.i18n import _, detect_language, set_language
 from gamenight.plugins import Registry
 from gamenight.save_store import SaveStore
 from gamenight.screens.lobby_screen import LobbyScreen
-from gamenight.text import NOTICE_PATH_CELLS, hosted, safe_text, shown_path
+from gamenight.text import NOTICE_PATH_CELLS, hosted, public_host, safe_text, shown_path
 from gamenight.themes import (
     DEFAULT_THEME,
     ansi_fallbacks,
@@ -146,6 +146,10 @@ RECONNECT = "GAMENIGHT_RECONNECT"
 _RECONNECT_LOGIN = re.compile(r"[^\s+@]{1,64}\+[a-z0-9]{4,16}")
 
 
+PUBLIC_HOST = "GAMENIGHT_PUBLIC_HOST"
+"""From serve-ssh, with :data:`RECONNECT`: the address players reach the server at (``--public-host``)."""
+
+
 def reconnect_login(value: str) -> str:
     """``value`` when it is a user name with a reconnect code ("ann+k7qxr9m2"), else ""."""
     value = value.strip()
@@ -242,6 +246,9 @@ class GameNightApp(App):
         """A new keyless guest's user name with its reconnect code (``ann+k7qxr9m2``), from serve-ssh;
         "" for everyone else.  Shown where it hides no play: the lobby's notices, a shared table's
         title bar, and "Reconnect code" in the command palette (never a toast over the table)."""
+        self.reconnect_host = public_host(os.environ.pop(PUBLIC_HOST, "")) if self.reconnect_as else ""
+        """The address players reach the server at (``games.example.org:2222``), when serve-ssh knows it; ""
+        otherwise (the way back is then said without one: never a made-up host to copy)."""
         self.server_notice = ""
         """The server's message for this session (a new guest's welcome), kept for the palette."""
         self._notices_shown: list[tuple[_Notice, float]] = []

@@ -50,8 +50,16 @@ def system_commands(app: GameNightApp, screen: Screen) -> Iterator[SystemCommand
     login = getattr(app, "reconnect_as", "")
     if login:
         from gamenight.dialogs import MessageDialog
+        from gamenight.text import reconnect_command
 
-        told = getattr(app, "server_notice", "") or _("Come back with ssh {login}@host", login=login)
+        host = getattr(app, "reconnect_host", "")
+        if host:  # the address players reach the server at: the whole command
+            way_back = _("Come back with {command}", command=reconnect_command(login, host))
+        else:  # never a placeholder host, which a guest would copy as it is
+            way_back = _(
+                "Next time, log in as {login}: the same ssh command as this time, with that user name.", login=login
+            )
+        told = getattr(app, "server_notice", "") or way_back
         yield SystemCommand(
             _("Reconnect code"),
             _("How to come back under your name: {login}", login=login),

@@ -20,6 +20,7 @@ means to print, so every widget that shows outside text gets it through here.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 
 from rich.cells import cell_len, set_cell_size
@@ -31,6 +32,8 @@ __all__ = [
     "MAX_NAME_CELLS",
     "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS",
+    "public_host",
+    "reconnect_command",
     "safe_text",
     "seat_count",
     "validate_name",
@@ -174,3 +177,29 @@ def fit_cells(text: str, width: int) -> str:
     if cut.endswith(" ") and not text.startswith(cut):  # the space that stood in for a wide character
         cut = cut[:-1]
     return cut + "…"
+
+
+_PUBLIC_HOST = re.compile(
+    r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def public_host(value: str) -> str:
+    """``value`` when it is an address players can type after ``ssh NAME@`` -- a host name or IP
+    address, an IPv6 one in brackets, with an optional ``:PORT`` ("games.example.org",
+    "games.example.org:2222", "[2001:db8::1]:2222") -- else ""."""
+    value = value.strip()
+    match = _PUBLIC_HOST.fullmatch(value)
+    if match is None or (match["port"] is not None and not 0 < int(match["port"]) < 65536):
+        return ""
+    return value
+
+
+def reconnect_command(login: str, address: str) -> str:
+    """The command that brings a guest back to the server at ``address`` (:func:`public_host`):
+    ``ssh ann+k7qxr9m2@games.example.org``, with ``-p PORT`` for a port other than 22."""
+    match = _PUBLIC_HOST.fullmatch(address)
+    assert match is not None, address
+    port = match["port"]
+    option = f"-p {int(port)} " if port is not None and int(port) != 22 else ""
+    return f"ssh {option}{login}@{match['host'].strip('[]')}"  # (ssh takes an IPv6 address bare)

@@ -12,9 +12,10 @@ match is won by (3.1 and 4.3: the higher total of the plays' scores).  A later m
 an earlier move.  Only between actions of the same score does the sooner win (or the later loss)
 come first.
 
-Each advice has a label: ``"win in {moves} (mate on move {move}, +{points})"``, ``"draw"`` or
-``"lose in {moves} (mated on move {move}, -{points})"``, where ``moves`` counts the moves from now
-to the mate, the current one included, along the solver's line of best play.
+Each advice has a label: ``"win in {moves}, +{points}"``, ``"draw"`` or ``"lose in {moves},
+-{points}"``, where ``moves`` counts the moves from now to the mate, the current one included,
+along the solver's line of best play (its params also give ``move``, the move of the mate).  The
+label is short enough for the coach panel's value column at 80 columns, whole, in both languages.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def N_(message: str) -> str:
     return message
 
 
-WIN = N_("win in {moves} (mate on move {move}, +{points})")
+WIN = N_("win in {moves}, +{points}")
 DRAW = N_("draw")
-LOSE = N_("lose in {moves} (mated on move {move}, -{points})")
+LOSE = N_("lose in {moves}, -{points}")
 
 _RULES = MateRules()
 

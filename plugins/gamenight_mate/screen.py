@@ -156,6 +156,11 @@ class MateScreen(GameScreen):
         repaint(self.query_one("#hint", Static), self.hint)
         self.query_one("#sheet", MatchSheet).show(state, seat_names)
 
+    def coach_panel_box(self) -> tuple[int, int]:
+        """The coach panel, 46 cells wide (4 more than the default): each choice's value, "lose in 10,
+        -110" (「負け・10 ムーブ -110」), fits whole beside its words at 80 columns."""
+        return (1, 46)
+
     def title_text(self) -> str:
         """The game's title, and during a pause which play has ended."""
         if self.pause is not None:

@@ -31,7 +31,6 @@ from gamenight.sdk import (
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Static
 
 from .rules import (
     EMPTY,
@@ -97,7 +96,6 @@ class MilleScreen(GameScreen):
     # -- drawing -------------------------------------------------------------------
 
     def compose_table(self) -> ComposeResult:
-        yield Static("", id="mille-waiting", markup=False)  # a shared table before its first deal
         with Horizontal(id="mille-top"):
             yield MilleBoard(id="board")
             yield ScoreWindow(id="score-window")
@@ -127,8 +125,7 @@ class MilleScreen(GameScreen):
 
     def refresh_view(self) -> None:
         view: MilleView = self.view  # the screen draws from the view only (it may be a remote table's)
-        self._show_waiting(self.waiting_text() if view.phase == 0 else "")
-        if view.phase == 0:  # waiting for the first deal: no board to draw yet
+        if view.phase == 0:  # waiting for the first deal: no board to draw (the base screen says who sits)
             return
         seat = self.view_seat
         names = self.names
@@ -148,15 +145,6 @@ class MilleScreen(GameScreen):
         elif self.match.human_to_move() and not self._asking:
             self._asking = True
             self.call_after_refresh(self._ask_extension)
-
-    def _show_waiting(self, text: str) -> None:
-        """Say what a waiting shared table waits for, in place of the board (empty: the board)."""
-        waiting = self.query_one("#mille-waiting", Static)
-        if bool(text) != waiting.display:
-            waiting.display = bool(text)
-            self.query_one("#mille-top").display = self.query_one(MileageArea).display = not text
-        if text and str(waiting.content) != text:
-            waiting.update(text)
 
     def on_mount(self) -> None:
         """As the original after a restore: which save and its time on the message line."""

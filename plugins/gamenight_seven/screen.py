@@ -46,6 +46,10 @@ class SevenScreen(GameScreen):
 
     CSS_PATH = str(Path(__file__).with_name("game.tcss"))
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The hand's Return, named in the key bar (it is the key that plays): the hand binds no Return.
+        Binding(
+            "enter", "play", _("Play"), tooltip=_("Play the card under the cursor (on the first line: draw or pass)")
+        ),
         Binding("d", "draw", _("Draw"), tooltip=_("Draw a card from the stock (or take a pending 7 penalty, or pass)")),
     ]
 
@@ -96,8 +100,7 @@ class SevenScreen(GameScreen):
         self.query_one("#hand", HandView).display = not watching
         self._fill_hand(view)
         log = self.query_one("#log", Static)
-        waiting = self.waiting_text()  # a shared table before its first deal: who sits, how to join
-        told = Text(waiting) if waiting else Text("\n").join(self._log_lines(view.events)[-15:])
+        told = Text("\n").join(self._log_lines(view.events)[-15:])
         if log.content != told:
             log.update(told, layout=False)  # its size is the screen's: a repaint, never a layout
 
@@ -277,6 +280,10 @@ class SevenScreen(GameScreen):
             return code if code is not None and code in self.match.legal_actions() else None
         except Exception:  # read by the screen's timer: never raise (a hand not composed yet)
             return None
+
+    def action_play(self) -> None:
+        """Return: play the card under the hand's cursor (or draw, or pass, on its first line)."""
+        self.query_one("#hand", HandView).action_choose()
 
     def action_draw(self) -> None:
         """Draw a card (or take a pending 7 penalty, or pass when that is all that is left)."""

@@ -127,14 +127,13 @@ def even_rows(panels) -> None:
 class HandView(Widget, can_focus=True):
     """Your hand: the Draw (or Pass) line, then every card, wrapped into rows so that a long hand
     (17 cards and more) shows whole.  ``↑``/``←`` and ``↓``/``→`` move, ``Home``/``End`` jump,
-    ``Return`` (or a click) chooses."""
+    a click chooses (``Return`` too: the table's key, named in its key bar)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,left", "move(-1)", "Previous", show=False),
         Binding("down,right", "move(1)", "Next", show=False),
         Binding("home", "jump(0)", "First", show=False),
         Binding("end", "jump(-1)", "Last", show=False),
-        Binding("enter", "choose", "Choose", show=False),
     ]
 
     class Selected(Message):

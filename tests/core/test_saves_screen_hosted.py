@@ -1,4 +1,4 @@
-"""The Resume screen's title: the saves folder at home, never the server's path in a hosted room."""
+"""The Resume screen: its title (the saves folder at home, never the server's path in a hosted room), its keys."""
 
 from __future__ import annotations
 
@@ -40,5 +40,41 @@ def test_the_hosted_title_is_translated():
         from gamenight.i18n import _
 
         assert _("Saved games") == "セーブデータ"
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize(("language", "resume", "back"), [("en", "Resume", "Back"), ("ja", "再開", "戻る")])
+async def test_the_key_bar_names_return_which_resumes_the_highlighted_save(
+    tmp_path, nim_registry, language, resume, back
+):
+    """Return resumes the highlighted save, yet the bar showed only ``esc Back``: it names Return
+    too (in both languages), its entry resumes, and with no save to resume it is not there."""
+    from gamenight.widgets.key_bar import KeyBar
+
+    set_language(language)
+    try:
+        app = nim_app(tmp_path, nim_registry)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, SavesScreen)
+            line = str(app.screen.query_one(KeyBar).render())
+            assert resume not in line and f"esc {back}" in line, line  # nothing to resume yet
+            await pilot.press("escape")
+
+            match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+            save_match(match, app.saves.folder / "nim-1.toml")
+            await pilot.press("r")
+            await pilot.pause()
+            bar = app.screen.query_one(KeyBar)
+            line = str(bar.render())
+            assert f"⏎ {resume}" in line and f"esc {back}" in line, line
+            entry = next(entry for entry in bar._entries if entry.key == "enter")
+            await pilot.click(KeyBar, offset=(entry.start + 1, 0))  # the bar's entry: Return
+            await settle(pilot)
+            assert not isinstance(app.screen, SavesScreen)
+            assert app.screen.match.game.id == "nim"
     finally:
         set_language("en")

@@ -87,9 +87,9 @@ async def test_the_panels_japanese_is_whole_on_the_screen_at_80x24(japanese, tmp
 
 
 async def test_mates_choices_say_win_lose_or_draw_within_the_panels_width(japanese, tmp_path):
-    """Mate's value is an outcome ("win in 9 (mate on move 9, +63)"): the panel's value column cuts it
-    to its first cells, so the verdict must come first.  In Japanese it came last ("9 ムーブで勝ち…" cut
-    to "9 ムーブで…"), and a winning and a losing choice read the same."""
+    """Mate's value is an outcome ("win in 9, +63"), the verdict first: in Japanese it came last, and
+    when the value column was cut to its first cells ("9 ムーブで…") a winning and a losing choice read
+    the same.  (The column now shows the value whole: tests/plugins/mate/test_screen.py.)"""
     app = make_room(REGISTRY, tmp_path, start_match=new_match(REGISTRY.game("mate")))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_bots(pilot)

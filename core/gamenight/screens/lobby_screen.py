@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from gamenight.i18n import _, translator
 from gamenight.save_store import AUTOSAVE_PREFIX
 from gamenight.screens.room import InTheRoom
-from gamenight.text import safe_text, seat_count
+from gamenight.text import reconnect_command, safe_text, seat_count
 from gamenight.ui.bindings import translate_bindings
 from gamenight.widgets.key_bar import KeyBar
 
@@ -113,7 +113,10 @@ class LobbyScreen(InTheRoom, Screen):
         notices = []
         login = getattr(self.app, "reconnect_as", "")
         if login:  # a new keyless guest: how to come back as themselves (hosted rooms only)
-            notices.append(_("★ Note your reconnect code: come back with ssh {login}@host", login=login))
+            # the whole command where serve-ssh knows its address, else words: never a host to fill in
+            host = getattr(self.app, "reconnect_host", "")
+            way = reconnect_command(login, host) if host else _("next time, log in as {login}", login=login)
+            notices.append(_("★ Note your reconnect code: {way_back}", way_back=way))
         if failures:
             names = ", ".join(safe_text(record.name, limit=40) for record in failures)
             notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))

@@ -13,6 +13,7 @@ from datetime import datetime
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -30,7 +31,11 @@ KEPT_PREFIX = "kept:"
 class SavesScreen(InTheRoom, Screen):
     """Pick a save file to resume (or, in a hosted room, a game kept on the server)."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", _("Back"))]
+    BINDINGS = [
+        # Before the list's own (hidden) Return, so that the key bar names it.
+        Binding("enter", "resume", _("Resume"), tooltip=_("Resume the highlighted game"), priority=True),
+        Binding("escape", "app.pop_screen", _("Back")),
+    ]
 
     DEFAULT_CSS = """
     SavesScreen #saves-title { dock: top; height: 1; background: $primary; color: $text; padding: 0 1; }
@@ -101,6 +106,19 @@ class SavesScreen(InTheRoom, Screen):
             listing.clear_options()
             listing.add_options(self._options())
             listing.highlighted = 0  # the first kept game (or the newest save), ready for Return
+            self.refresh_bindings()  # Resume comes into the key bar when the first game does
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":  # in the key bar when there is something to resume
+            try:
+                return any(not option.disabled for option in self.query_one(OptionList).options)
+            except NoMatches:  # asked before the list is composed
+                return False
+        return True
+
+    def action_resume(self) -> None:
+        """Return: resume the highlighted save (or go back to the highlighted game kept on the server)."""
+        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         option_id = event.option.id

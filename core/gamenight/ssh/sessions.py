@@ -27,6 +27,7 @@ from gamenight.ssh.messages import client_language, client_text
 from gamenight.ssh.sandbox import build_command, room_settings
 from gamenight.ssh.template import TemplateRoom, TemplateUnavailable
 from gamenight.ssh.terminal_input import TerminalStrings
+from gamenight.text import reconnect_command
 
 if TYPE_CHECKING:
     from gamenight.ssh.auth import Connection
@@ -35,6 +36,7 @@ __all__ = [
     "CRASH_LOG_NAME",
     "ENV_NAMES",
     "NOTICE",
+    "PUBLIC_HOST",
     "RECONNECT",
     "TABLES_FD",
     "GameChannel",
@@ -209,7 +211,9 @@ class GameSession(asyncssh.SSHServerSession):
     def _refuse(self, message: str) -> None:
         assert self.chan is not None
         if self.owner.new_code is not None:  # the new guest's only chance to learn its code
-            message += " " + code_notice(self.language, self.owner.username, self.owner.new_code)
+            message += " " + code_notice(
+                self.language, self.owner.username, self.owner.new_code, self.hub.settings.public_host
+            )
             self.owner.new_code = None
         self.chan.write_stderr(("gamenight: " + message + "\r\n").encode())
         self.chan.exit(1)
@@ -228,7 +232,16 @@ class GameSession(asyncssh.SSHServerSession):
         # this connection's authenticated identity (never anything the room or client says).
         ours, theirs = socket.socketpair() if self.hub.tables is not None else (None, None)
         tables_fd = theirs.fileno() if theirs is not None else None
-        env = build_environment(home, self.term, depth, client_language(client_env), tables_fd, notice, reconnect)
+        env = build_environment(
+            home,
+            self.term,
+            depth,
+            client_language(client_env),
+            tables_fd,
+            notice,
+            reconnect,
+            public_host=settings.public_host if reconnect else None,
+        )
         template = self.hub.templates.get() if self.hub.templates is not None else None
         room: RoomProcess | None = None
         if template is not None:
@@ -314,7 +327,7 @@ class GameSession(asyncssh.SSHServerSession):
         returns the text, for the room to show too (:data:`NOTICE`)."""
         assert self.chan is not None
         self.owner.new_code = None
-        text = code_notice(self.language, name, code)
+        text = code_notice(self.language, name, code, self.hub.settings.public_host)
         with contextlib.suppress(OSError):
             self.chan.write(("\r\n" + text + "\r\n\r\n").encode())
         return text
@@ -481,13 +494,25 @@ def last_line(path: Path, limit: int = 4096) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def code_notice(language: str, name: str, code: str) -> str:
-    """What a new keyless guest is told, once: how to come back under its name."""
+def code_notice(language: str, name: str, code: str, public_host: str | None = None) -> str:
+    """What a new keyless guest is told, once: how to come back under its name -- the whole ssh
+    command where the server knows the address its players use (``--public-host``), else in words
+    that need none (never an address to fill in, which a guest would copy as it is)."""
+    if public_host:
+        return client_text(
+            language,
+            "Welcome, {name}: this name is now yours on this server. You connected without a key, so "
+            "come back with the user name {name}+{code}: {command}. "
+            "The code is shown only this once: note it down.",
+            name=name,
+            code=code,
+            command=reconnect_command(f"{name}+{code}", public_host),
+        )
     return client_text(
         language,
         "Welcome, {name}: this name is now yours on this server. You connected without a key, so "
-        "come back with the user name {name}+{code} (ssh {name}+{code}@host). "
-        "The code is shown only this once: note it down.",
+        "come back with the user name {name}+{code}: the same ssh command as this time, with that "
+        "user name. The code is shown only this once: note it down.",
         name=name,
         code=code,
     )
@@ -506,6 +531,10 @@ RECONNECT = "GAMENIGHT_RECONNECT"
 """A new keyless guest's user name with its reconnect code (``name+CODE``): the room keeps it where
 the player can read it again (the lobby, a table's title bar, the command palette)."""
 
+PUBLIC_HOST = "GAMENIGHT_PUBLIC_HOST"
+"""With :data:`RECONNECT`: the address players reach the server at (``--public-host``), so that the
+room can show the whole command that brings the guest back."""
+
 
 def build_environment(
     home: Path,
@@ -515,6 +544,7 @@ def build_environment(
     tables_fd: int | None = None,
     notice: str | None = None,
     reconnect: str | None = None,
+    public_host: str | None = None,
 ) -> dict[str, str]:
     """A fresh environment: nothing of the server's leaks in but PATH and PYTHONPATH."""
     env = {
@@ -546,4 +576,6 @@ def build_environment(
         env[NOTICE] = notice
     if reconnect:
         env[RECONNECT] = reconnect
+    if public_host:
+        env[PUBLIC_HOST] = public_host
     return env

@@ -12,6 +12,7 @@ from pathlib import Path
 import platformdirs
 
 from gamenight.ssh.messages import _
+from gamenight.text import public_host
 
 __all__ = ["ROOM_MEMORY", "URL_VARIABLES", "Settings", "UsageError", "parser", "settings_from_args"]
 
@@ -72,6 +73,9 @@ class Settings:
     tables_url: str | None = None
     """``--tables-url``: the Redis that holds the shared tables (``redis://HOST:6379/0``), shared by every
     host of one game room; ``None``: the tables live in this process and under the data dir."""
+    public_host: str | None = None
+    """``--public-host``: the address players reach the server at (``HOST`` or ``HOST:PORT``), for the
+    command a new guest is shown to come back with; ``None``: the notice says it in words."""
 
 
 URL_VARIABLES = {"records_url": "GAMENIGHT_RECORDS_URL", "tables_url": "GAMENIGHT_TABLES_URL"}
@@ -258,6 +262,16 @@ def parser() -> argparse.ArgumentParser:
             "default: $GAMENIGHT_TABLES_URL, which keeps a password out of ps"
         ),
     )
+    parser.add_argument(
+        "--public-host",
+        metavar="HOST[:PORT]",
+        default=None,
+        help=_(
+            "the address players connect to (a host name, with :PORT when it is not 22): a new guest "
+            "without a key is shown the whole command to come back (ssh NAME+CODE@HOST); default: "
+            "the notice says to log in as before, with the new user name"
+        ),
+    )
     parser.add_argument("--command", help=argparse.SUPPRESS)
     parser.add_argument("--grace", type=float, default=Settings.grace, help=argparse.SUPPRESS)
     return parser
@@ -304,6 +318,8 @@ def settings_from_args(
             parser.error(_("--tables-url must be a redis://, rediss:// or unix:// URL"))
         if args.tables == "off":
             parser.error(_("--tables-url keeps the shared tables: it needs --tables on"))
+    if args.public_host is not None and not public_host(args.public_host):
+        parser.error(_("--public-host must be a host name or address, with :PORT if it is not 22"))
     data_dir = args.data_dir or Path(platformdirs.user_data_dir("gamenight")) / "ssh"
     return Settings(
         host=args.host,
@@ -330,5 +346,6 @@ def settings_from_args(
         away_timeout=args.away_timeout,
         records_url=args.records_url,
         tables_url=args.tables_url,
+        public_host=args.public_host.strip() if args.public_host else None,
         command=shlex.split(args.command) if args.command else None,
     )

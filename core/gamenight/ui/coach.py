@@ -320,11 +320,22 @@ class Coach:
             else:
                 cost = cost_text(unit, best, entry, t)
             columns.append((words.get(entry.action, entry.action), value, cost))
-        value_width = min(12, max((cell_len(value) for _w, value, _c in columns), default=0))
+        value_need = max((cell_len(value) for _w, value, _c in columns), default=0)
+        words_need = max((cell_len(text) for text, _v, _c in columns), default=0)
         cost_width = min(10, max((cell_len(cost) for _w, _v, cost in columns), default=0))
-        words_width = max(6, panel.inner - 2 - value_width - cost_width - 4)
+        gap = "  "
+        room = panel.inner - 2 - cost_width - 2 * len(gap)  # for the words and the value
+        if words_need + value_need > room:  # one space between the columns before cutting either
+            gap = " "
+            room += 2
+        # The value whole (an outcome such as Mate's "lose in 10, -110" is longer than points) unless
+        # the words would keep fewer than 12 cells; then the value keeps 12 at least, cut with "…".
+        value_width = value_need
+        if words_need + value_need > room:
+            value_width = min(value_need, max(12, room - 12))
+        words_width = max(6, room - value_width)
         lines = [
-            Text(f"{number} {_fit(text, words_width)}  {_right(value, value_width)}  {_right(cost, cost_width)}")
+            Text(f"{number} {_fit(text, words_width)}{gap}{_right(value, value_width)}{gap}{_right(cost, cost_width)}")
             for number, (text, value, cost) in enumerate(columns, start=1)
         ]
         panel.choices(lines)

@@ -40,6 +40,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.visual import VisualType
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -116,6 +117,7 @@ class GameScreen(Screen):
     GameScreen #bottom-bar { dock: bottom; height: auto; }
     GameScreen #bottom-bar Footer { dock: none; }
     GameScreen { layers: default coach; }
+    GameScreen #waiting-table { display: none; height: 1fr; padding: 1 2; }
     """
 
     remote = False
@@ -170,6 +172,8 @@ class GameScreen(Screen):
         self.coach = Coach(self)
         """The coach: the hint panel and the warning before a costly move (a local game only)."""
         self._past_coach: Action | None = None
+        self._hidden_while_waiting: list[Widget] = []
+        """The game's widgets the waiting table's text stands in for (:meth:`_show_waiting_table`)."""
         self._load_own_css()
 
     # -- to be provided by the game ----------------------------------------
@@ -240,8 +244,8 @@ class GameScreen(Screen):
 
     def waiting_text(self) -> str:
         """What a shared table waiting for people says ("" when it is not waiting): the seats, who sits
-        where, how the others join, and the keys that start or leave it.  A screen with nothing to
-        draw before the first deal (Mille Bornes) shows it instead of a blank table."""
+        where, how the others join, and the keys that start or leave it.  The screen shows it in place
+        of the game's table while the table waits (the table has nothing to show before its first deal)."""
         return self.controls.waiting_text()
 
     def palette_title(self, binding: Binding) -> str:
@@ -384,6 +388,8 @@ class GameScreen(Screen):
         yield Static("", id="title-bar", markup=False)
         yield CoachPanel()
         yield from self.compose_table()
+        # a shared table waiting for people: this in place of the game's widgets (_show_waiting_table)
+        yield Static("", id="waiting-table", markup=False)
         with Vertical(id="bottom-bar"):
             yield from self.controls.bottom_widgets()
             yield StatusLine()
@@ -405,6 +411,32 @@ class GameScreen(Screen):
         title = self.title_text()
         if title_bar.content != title:  # one line, docked: a new title needs no layout
             title_bar.update(title, layout=False)
+
+    def _show_waiting_table(self) -> None:
+        """While a shared table waits for people, its :meth:`waiting_text` in place of the game's
+        widgets (an empty board said nothing of who sits or how the others join); the game's widgets
+        again once it starts.  Only a change lays the screen out."""
+        text = self.waiting_text()
+        waiting = self.query_one("#waiting-table", Static)
+        if text and not waiting.display:
+            waiting.display = True
+            self._hidden_while_waiting = [widget for widget in self._table_widgets() if widget.display]
+            for widget in self._hidden_while_waiting:
+                widget.display = False
+        elif not text and waiting.display:
+            waiting.display = False
+            for widget in self._hidden_while_waiting:  # (those the game itself hid stay hidden)
+                widget.display = True
+            self._hidden_while_waiting = []
+        if text and str(waiting.content) != text:
+            waiting.update(text)
+
+    def _table_widgets(self) -> list[Widget]:
+        """The widgets :meth:`compose_table` made: the screen's children between the coach panel and
+        the waiting table's text (Textual puts its own, the toasts and the tooltip, first)."""
+        children = list(self.children)
+        start = children.index(self.query_one(CoachPanel)) + 1
+        return children[start : children.index(self.query_one("#waiting-table"))]
 
     def message(self, text: str, error: bool = False) -> None:
         """Show a message on the status line; errors ring the bell."""

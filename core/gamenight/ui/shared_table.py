@@ -232,6 +232,7 @@ class SharedTableControls(TableControls):
         screen._draw_title()
         try:
             screen.refresh_view()
+            screen._show_waiting_table()
         except NoMatches:  # a snapshot while the table's widgets are not all there: the next one draws
             return
         except AttributeError as error:  # a screen that reads match.state: a shared table has none

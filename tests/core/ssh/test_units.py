@@ -205,6 +205,28 @@ def test_the_shared_tables_are_on_unless_turned_off(tmp_path: Path) -> None:
         options.parse_args(["--guest", "--tables", "maybe"])
 
 
+def test_the_public_host_is_an_address_a_player_can_type_or_the_server_does_not_start(tmp_path: Path) -> None:
+    """``--public-host`` goes into the command a new guest is shown (``ssh NAME+CODE@HOST``): only a host
+    name or address, with an optional port, is taken; anything else (spaces, an ssh option) stops here."""
+    from gamenight.text import reconnect_command
+
+    options = settings.parser()
+
+    def public(*words: str) -> str | None:
+        args = options.parse_args(["--guest", "--data-dir", str(tmp_path), *words])
+        return settings.settings_from_args(options, args).public_host
+
+    assert public() is None
+    assert public("--public-host", "games.example.org") == "games.example.org"
+    assert public("--public-host", "games.example.org:2222") == "games.example.org:2222"
+    for bad in ("games example", "-oProxyCommand=x", "host:0", "host:65536", "host;id", "user@host", ""):
+        with pytest.raises(SystemExit):
+            public("--public-host", bad)
+    assert reconnect_command("ann+k7qx", "games.example.org") == "ssh ann+k7qx@games.example.org"
+    assert reconnect_command("ann+k7qx", "games.example.org:22") == "ssh ann+k7qx@games.example.org"
+    assert reconnect_command("ann+k7qx", "[2001:db8::1]:2222") == "ssh -p 2222 ann+k7qx@2001:db8::1"
+
+
 def test_guest_and_keys_cannot_be_combined(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         server.main(["--guest", "--authorized-keys", str(tmp_path / "k")])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
@@ -236,3 +238,39 @@ async def test_the_end_of_a_play_offers_c_and_e_does_not_advise_on_hidden_cards(
         await pilot.press("c")
         await settle(pilot)
         assert screen.pause is None and "Continue" not in str(bar.render())
+
+
+@pytest.mark.parametrize(
+    ("language", "verdicts"), [("en", ("win", "lose", "draw")), ("ja", ("勝ち", "負け", "引き分け"))]
+)
+async def test_the_coachs_value_column_is_whole_at_80x24(tmp_path: Path, language, verdicts) -> None:
+    """``?`` lists each choice with its value, the play's score with best play: "win in 3 (mate on
+    move 3, +28)" was cut to "win in 3 (m…" (「負け・9 ム…」), its points lost.  Every row now shows
+    its choice and its value whole, foreplacing and leading, in both languages."""
+    from gamenight.i18n import set_language
+    from gamenight.ui.coach import CoachPanel
+
+    set_language(language)
+    try:
+        app, _match = make_app(tmp_path, [SeatConfig("Ann"), SeatConfig("Bot", "greedy")])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            panel = screen.query_one(CoachPanel)
+            await pilot.press("question_mark")
+            for phase in ("foreplace", "play"):
+                await settle(pilot)
+                for _ in range(400):
+                    rows = [row for row in str(panel.query_one("#coach-choices").render()).splitlines() if row.strip()]
+                    if rows and screen.coach.computing is None:
+                        break
+                    await pilot.pause(0.025)
+                assert screen.shown_state().phase == phase
+                assert len(rows) >= 2, rows
+                for row in rows:
+                    assert "…" not in row, rows
+                    assert any(verdict in row for verdict in verdicts), rows
+                    assert re.search(r"[+-]\d+ ", row + " ") or verdicts[2] in row, rows  # the points
+                await pilot.press("n")  # keep all: the play begins, Ann leads
+    finally:
+        set_language("en")

@@ -5,13 +5,16 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from gamenight.app import GameNightApp
 from gamenight.dialogs import ResultDialog
+from gamenight.i18n import set_language
 from gamenight.match import Match, SeatConfig
 from gamenight.plugins import load_registry
 from gamenight.sdk import CHANCE, BotContext
 from gamenight.sdk.testing import make_room
 from gamenight.testing import settle
+from gamenight.widgets.key_bar import KeyBar
 from gamenight_seven.bots import GreedyBot
 from gamenight_seven.screen import SevenScreen
 from gamenight_seven.suit_dialog import SuitDialog
@@ -196,3 +199,29 @@ async def test_the_coachs_last_line_follows_the_hands_cursor(tmp_path):
             else:  # a card that cannot be played (or a Queen still to call): the best is shown
                 assert screen.highlighted_action() is None and line.startswith("Best: "), line
         assert len(seen) >= 2, seen
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "Play"), ("ja", "出す")])
+async def test_the_key_bar_names_return_which_plays_the_card_under_the_cursor(tmp_path, language, label):
+    """Return plays the highlighted card (or draws, on the hand's first line), yet the key bar named
+    only ``d``: it now shows Return too, whole at 80 columns in both languages, and its entry plays."""
+    set_language(language)
+    try:
+        app, _match = make_app(tmp_path, seed=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await calm(pilot)
+            bar = app.screen.query_one(KeyBar)
+            line = str(bar.render())
+            assert f"⏎ {label} " in line, line
+            assert line.rstrip().endswith(("palette", "コマンド")), line  # nothing pushed off the bar
+            items, _palette = bar._items()
+            keys = [(key, description, enabled) for key, _shown, description, enabled in items]
+            assert ("enter", label, True) in keys  # lit: it is this person's turn
+            await pilot.press("end")
+            card = app.screen.query_one("#hand", HandView).highlighted_id
+            assert card == "QD"
+            entry = next(entry for entry in bar._entries if entry.key == "enter")
+            await pilot.click(KeyBar, offset=(entry.start + 1, 0))  # the bar's entry presses Return
+            assert isinstance(app.screen, SuitDialog)
+    finally:
+        set_language("en")

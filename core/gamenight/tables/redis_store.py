@@ -457,23 +457,9 @@ class RedisTableStore:
         async with self._errors():
             for _attempt in range(8):  # the epoch moves only when a lease is taken: a few tries at most
                 current = _epoch_of(await self.client.get(keys["epoch"]), keys["epoch"])
-                answer = await self._acquire(
-                    keys=[keys["epoch"], keys["lease"]],
-                    # At epoch 0 no lease can be this host's: b"" matches none.
-                    args=[
-                        str(current),
-                        self._lease(host_id, current) if current else b"",
-                        self._lease(host_id, current + 1),
-                        _ms(ttl),
-                    ],
-                )
-                code, value = int(answer[0]), answer[1]
-                if code == 2:
-                    return int(value)
-                if code == 1:
-                    return current
-                if code == 0:
-                    raise LeaseHeld(table_id, decode(Lease, value, keys["lease"], MAX_LEASE_BYTES))
+                epoch = await self._acquire_at(table_id, keys, host_id, current, ttl)
+                if epoch is not None:
+                    return epoch
         raise StoreError(f"table {table_id}: its epoch kept moving; not acquired")
 
     async def reclaim(self, table_id: str, host_id: str, epoch: int, ttl: float) -> int:
@@ -484,10 +470,23 @@ class RedisTableStore:
         host_id = _checked(host_id, HostId, "host id")
         _checked(epoch, Epoch, "epoch")
         async with self._errors():
-            answer = await self._acquire(
-                keys=[keys["epoch"], keys["lease"]],
-                args=[str(epoch), self._lease(host_id, epoch), self._lease(host_id, epoch + 1), _ms(ttl)],
-            )
+            taken = await self._acquire_at(table_id, keys, host_id, epoch, ttl)
+            if taken is not None:
+                return taken
+            current = _epoch_of(await self.client.get(keys["epoch"]), keys["epoch"])
+        raise StaleEpoch(table_id, epoch, current, f"epoch {current} took the table")
+
+    async def _acquire_at(
+        self, table_id: str, keys: dict[str, str], host_id: str, epoch: int, ttl: float
+    ) -> int | None:
+        """The acquire script, if the table's epoch is still ``epoch``: the epoch held now (``epoch`` when this
+        host's lease of it lives, ``epoch + 1`` when the lease was free); ``None`` when the epoch moved;
+        :class:`LeaseHeld` while another host holds it."""
+        answer = await self._acquire(
+            keys=[keys["epoch"], keys["lease"]],
+            # At epoch 0 no lease can be this host's: b"" matches none.
+            args=[str(epoch), self._lease(host_id, epoch) if epoch else b"", self._lease(host_id, epoch + 1), _ms(ttl)],
+        )
         code, value = int(answer[0]), answer[1]
         if code == 2:
             return int(value)
@@ -495,8 +494,7 @@ class RedisTableStore:
             return epoch
         if code == 0:
             raise LeaseHeld(table_id, decode(Lease, value, keys["lease"], MAX_LEASE_BYTES))
-        current = _epoch_of(value, keys["epoch"])
-        raise StaleEpoch(table_id, epoch, current, f"epoch {current} took the table")
+        return None
 
     async def renew(self, table_id: str, host_id: str, epoch: int, ttl: float) -> None:
         """Extend the lease of ``epoch`` by ``ttl`` seconds from now; :class:`StaleEpoch` when it is lost."""

@@ -50,11 +50,15 @@ async def test_the_move_logs_newest_line_shows_while_the_code_is_in_the_title(ne
         await open_shared_table(pilot, ann, "seven", person=False)
         screen = table_screen(ann)
         for _ in range(3):  # a few moves of Ann's, each followed by the bots': a log longer than half the screen
-            await until(pilot, lambda: screen.match.human_to_move() and ann.tables.snapshot.legal, what="Ann's turn")
-            count = len(ann.tables.snapshot.table.seats) and len(log_lines(screen))
+            # (Bounds of 30 s: four bots think in turn, and a loaded machine -- a CI worker beside
+            # another suite -- once took longer than 6 s for the move to reach the log.)
+            await until(
+                pilot, lambda: screen.match.human_to_move() and ann.tables.snapshot.legal, 1500, what="Ann's turn"
+            )
+            count = len(log_lines(screen))
             assert screen.submit(ann.tables.snapshot.legal[0])
-            await until(pilot, lambda count=count: len(log_lines(screen)) > count, what="the move in the log")
-        await until(pilot, lambda: screen.match.human_to_move(), what="Ann's turn again")
+            await until(pilot, lambda count=count: len(log_lines(screen)) > count, 1500, what="the move in the log")
+        await until(pilot, lambda: screen.match.human_to_move(), 1500, what="Ann's turn again")
         await pilot.pause(0.2)
         log = screen.query_one("#log", Static)
         lines = log_lines(screen)

@@ -179,17 +179,23 @@ async def test_a_move_relayed_while_redis_is_away_is_held_then_goes_through(host
     assert [e.code for e in ben.errors if e.code.startswith("store")] == ["store-down", "store-up"]
 
 
+async def two_moves_at_a_short_lease(hosts):
+    """Host A (a lease of 0.6 s) and host B; ann on A and ben relayed from B have made a move each."""
+    a = await hosts("host-a", ttl=0.6)
+    b = await hosts("host-b")
+    ann, ben, table_id = await ann_on_a_ben_relayed_from_b(a, b)
+    await move(ann, 0)
+    await move(ben, 1)
+    return a, b, ann, ben, table_id
+
+
 async def test_an_outage_past_the_lease_keeps_the_players_seated_and_the_table_goes_on(hosts, durable_redis_server):
     """Redis is away for longer than the table's lease.  No host can take the table while none reaches
     Redis, so its host keeps it waiting with its players seated (told the table waits when a move
     cannot be written); once Redis answers, the host takes its lapsed lease back under the next epoch
     (no other host took the table: nothing was written for it but its own writes) and the held move
     is shown -- no one is sent back to the lobby, no one joins again."""
-    a = await hosts("host-a", ttl=0.6)
-    b = await hosts("host-b")
-    ann, ben, table_id = await ann_on_a_ben_relayed_from_b(a, b)
-    await move(ann, 0)
-    await move(ben, 1)
+    a, _b, ann, ben, table_id = await two_moves_at_a_short_lease(hosts)
     table = a.tables[table_id]
     epoch = table.epoch
     retries = []
@@ -221,11 +227,7 @@ async def test_an_outage_past_the_lease_another_host_took_the_table_first(hosts,
     """The same outage, but another host finds Redis back first and takes the lapsed table (a new
     epoch): its old host must not take it back -- it lets it go, its rooms are told the table moved,
     and the players join again and land at their seats on the host that runs it now, every move there."""
-    a = await hosts("host-a", ttl=0.6)
-    b = await hosts("host-b")
-    ann, ben, table_id = await ann_on_a_ben_relayed_from_b(a, b)
-    await move(ann, 0)
-    await move(ben, 1)
+    a, b, ann, ben, table_id = await two_moves_at_a_short_lease(hosts)
     table = a.tables[table_id]
     epoch = table.epoch
     asleep, wake = asyncio.Event(), asyncio.Event()

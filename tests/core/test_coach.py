@@ -87,7 +87,7 @@ def panel_text(app) -> str:
     return "\n".join(str(widget.render()) for widget in panel.query("Static") if widget.display)
 
 
-async def until(pilot, condition, rounds: int = 200) -> None:
+async def until(pilot, condition, rounds: int = 1500) -> None:
     for _ in range(rounds):
         if condition():
             return

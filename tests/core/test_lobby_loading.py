@@ -36,7 +36,7 @@ def prompts(app) -> list[str]:
 
 
 async def until(pilot, condition) -> None:
-    for _ in range(200):
+    for _ in range(1500):
         if condition():
             return
         await pilot.pause(0.02)

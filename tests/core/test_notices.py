@@ -49,7 +49,7 @@ def overlaps(app) -> list[str]:
     return [str(toast.render()) for toast in dialog.query("Toast") if any(toast.region.overlaps(box) for box in boxes)]
 
 
-async def until(pilot, condition, tries: int = 100) -> None:
+async def until(pilot, condition, tries: int = 1500) -> None:
     for _ in range(tries):
         if condition():
             return

@@ -43,7 +43,7 @@ def a_save_of_three_games(registry, tmp_path):
 
 
 async def until_screen(pilot, kind) -> None:
-    for _ in range(200):
+    for _ in range(3000):
         await pilot.pause(0.01)
         if isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted:
             return

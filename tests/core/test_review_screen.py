@@ -61,7 +61,7 @@ def fits(app) -> None:
 async def until_reviewed(pilot, app) -> ReviewScreen:
     screen = app.screen
     assert isinstance(screen, ReviewScreen)
-    for _ in range(300):
+    for _ in range(3000):
         await pilot.pause(0.01)
         if screen.result is not None or screen.error:
             break

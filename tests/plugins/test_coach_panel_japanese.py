@@ -32,7 +32,7 @@ def japanese():
     set_language("en")
 
 
-async def until(pilot, condition, rounds: int = 400) -> None:
+async def until(pilot, condition, rounds: int = 1200) -> None:
     for _ in range(rounds):
         if condition():
             return

@@ -17,7 +17,7 @@ from tests.core.tour import screen_text
 
 
 async def until_shown(pilot, screen: RecordsScreen) -> None:
-    for _ in range(200):
+    for _ in range(1500):
         await pilot.pause(0.02)
         if screen.figures is not None and screen.query_one("#past", OptionList).option_count:
             return

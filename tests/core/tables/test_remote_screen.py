@@ -150,7 +150,7 @@ async def test_a_returning_player_lands_at_the_seat_even_before_the_games_are_fo
             assert not back.registry_loaded
         finally:
             snapshot_seen.set()
-        await until(b, lambda: table_screen(back) is not None, rounds=400, what="Ben back at his seat")
+        await until(b, lambda: table_screen(back) is not None, rounds=1500, what="Ben back at his seat")
         assert table_screen(back).match.seat == 1 and 1 not in table.away
         # Under his table, the Tables list: leaving it lands there, not in the lobby.
         assert type(back.screen_stack[-2]).__name__ == "TablesScreen"

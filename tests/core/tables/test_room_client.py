@@ -18,7 +18,7 @@ def room(tmp_path, **kwargs) -> GameNightApp:
     return GameNightApp(registry=REGISTRY, config=config, saves_dir=tmp_path / "saves", bot_delay=0, **kwargs)
 
 
-async def until(pilot, predicate, rounds: int = 200) -> None:
+async def until(pilot, predicate, rounds: int = 1500) -> None:
     for _ in range(rounds):
         if predicate():
             return

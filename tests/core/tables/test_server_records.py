@@ -206,7 +206,7 @@ async def test_a_hosted_rooms_game_against_a_bot_is_played_at_the_service_and_re
     room = make_room(NIM_REGISTRY, tmp_path, tables_streams=await asyncio.open_connection(sock=ours))
 
     async def until(pilot, predicate, what: str) -> None:
-        for _ in range(300):  # the tables' connection is a worker that never completes: no settle() here
+        for _ in range(1500):  # the tables' connection is a worker that never completes: no settle() here
             if predicate():
                 return
             await pilot.pause(0.02)

@@ -39,7 +39,7 @@ def kept_shared(tmp_path) -> object:
 
 
 async def until(pilot, condition) -> None:
-    for _ in range(200):
+    for _ in range(3000):
         await pilot.pause(0.01)
         if condition():
             return

@@ -31,8 +31,8 @@ async def connect_from(service: TableService, identity: str, address: str) -> Ta
 
 
 async def until(predicate) -> None:
-    """Wait (a few seconds at most) for ``predicate()``, which the service makes true meanwhile."""
-    for _ in range(500):
+    """Wait (30 s at most: a loaded machine) for ``predicate()``, which the service makes true meanwhile."""
+    for _ in range(3000):
         if predicate():
             return
         await asyncio.sleep(0.01)

@@ -35,7 +35,7 @@ async def room_for(service, identity: str, tmp_path, registry=NIM_REGISTRY) -> G
     )
 
 
-async def until(pilot, predicate, rounds: int = 300, what: str = "condition") -> None:
+async def until(pilot, predicate, rounds: int = 1500, what: str = "condition") -> None:
     for _ in range(rounds):
         if predicate():
             return

@@ -53,7 +53,7 @@ def cost_line(app) -> str:
 
 
 async def until(pilot, condition) -> None:
-    for _ in range(200):
+    for _ in range(1500):
         if condition():
             return
         await pilot.pause(0.02)

@@ -149,3 +149,13 @@ def test_the_example_plugins_tests_share_one_worker_and_so_one_fresh_venv():
         marks = getattr(module, "pytestmark", None)
         marks = marks if isinstance(marks, list) else [marks]
         assert any(m is not None and m.name == "xdist_group" and m.args == ("examples",) for m in marks), path.name
+
+
+def test_a_test_process_collects_garbage_seldom_and_freezes_what_survives_each_module():
+    """The collector's settings (tests/conftest.py): young collections every 10,000 allocations, and
+    what was alive after collection (the modules imported, their registries) frozen, so a full
+    collection walks only what the tests made since."""
+    import gc
+
+    assert gc.get_threshold() == (10_000, 20, 20)
+    assert gc.get_freeze_count() > 10_000

@@ -48,7 +48,12 @@ def run_crashing(tmp_path, tests: str, *more: str) -> str:
     # PYTEST_* variables.
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "XDIST"))}
     env["PYTHONPATH"] = str(ROOT)
-    xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread", *more]
+    # Only the two plugins the scheduler works with: each of the run's processes (the controller, its
+    # workers and their replacements) loaded every installed one, Textual's snapshot plugin with
+    # Textual among them, 0.4 CPU-s a process of the test's 2-3 CPU-s (bench/RESULTS.md).
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    plugins = ["-p", "xdist", "-p", "pytest_timeout"]
+    xdist = [*plugins, "-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread", *more]
     here = ["-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, *here],

@@ -48,7 +48,12 @@ def run_crashing(tmp_path, tests: str, *more: str) -> str:
     # PYTEST_* variables.
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "XDIST"))}
     env["PYTHONPATH"] = str(ROOT)
-    xdist = ["-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread", *more]
+    # Only the two plugins the scheduler works with: each of the run's processes (the controller, its
+    # workers and their replacements) loaded every installed one, Textual's snapshot plugin with
+    # Textual among them, 0.4 CPU-s a process of the test's 2-3 CPU-s (bench/RESULTS.md).
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    plugins = ["-p", "xdist", "-p", "pytest_timeout"]
+    xdist = [*plugins, "-n", "2", "--dist", "loadgroup", "--timeout", "2", "--timeout-method", "thread", *more]
     here = ["-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *xdist, *here],
@@ -149,3 +154,13 @@ def test_the_example_plugins_tests_share_one_worker_and_so_one_fresh_venv():
         marks = getattr(module, "pytestmark", None)
         marks = marks if isinstance(marks, list) else [marks]
         assert any(m is not None and m.name == "xdist_group" and m.args == ("examples",) for m in marks), path.name
+
+
+def test_a_test_process_collects_garbage_seldom_and_freezes_what_survives_each_module():
+    """The collector's settings (tests/conftest.py): young collections every 10,000 allocations, and
+    what was alive after collection (the modules imported, their registries) frozen, so a full
+    collection walks only what the tests made since."""
+    import gc
+
+    assert gc.get_threshold() == (10_000, 20, 20)
+    assert gc.get_freeze_count() > 10_000

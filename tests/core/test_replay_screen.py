@@ -150,7 +150,13 @@ async def test_home_end_and_space_step_and_moves_are_refused(tmp_path, language,
 
 @pytest.mark.parametrize("language", ["en", "ja"])
 @pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
-async def test_every_game_replays_on_its_own_screen_at_80x24(tmp_path, game_id, language):
+async def test_every_game_replays_on_its_own_screen_at_80x24_its_key_bar_offering_no_move_or_save(
+    tmp_path, game_id, language
+):
+    """One room per game and language (opening a replay is most of the cost): the key bar right
+    after opening, then the replay's keys."""
+    from gamenight.widgets.key_bar import KeyBar
+
     set_language(language)
     game = REGISTRY.game(game_id)
     seats = [SeatConfig(f"P{n}", "random") for n in range(game.default_seats)]
@@ -160,6 +166,19 @@ async def test_every_game_replays_on_its_own_screen_at_80x24(tmp_path, game_id, 
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_replay(pilot, app, replay)
         assert isinstance(screen, type(game.screen(Match(game, seats, {}))))  # the game's own screen
+        # the key bar offers the replay's keys, not moves or save
+        bar = screen.query_one(KeyBar)
+        str(bar.render())  # laid out at 80 columns: what the line shows
+        shown = {entry.key for entry in bar._entries}
+        assert {"left", "right", "space", "v", "l", "escape"} <= shown
+        if language == "en" or game_id != "mille":  # Mille's Japanese "Leave" is wider: Home/End then drop
+            assert {"home", "end"} <= shown
+        assert "ctrl+s" not in shown
+        refused = {key for key, active in screen.active_bindings.items() if active.binding.action == "save"}
+        assert not refused
+        moves = [key for key in shown if key not in {"left", "right", "space", "v", "l", "escape", "home", "end"}]
+        assert set(moves) <= {"f1", "ctrl+p"}, moves  # no key of the game's that would play
+        # the replay's keys step it, and its screen keeps to 80x24
         for key in ("right", "right", "end", "left", "home", "v", "l"):
             await pilot.press(key)
             await pilot.pause()
@@ -302,32 +321,6 @@ async def test_return_on_the_past_games_replays_without_an_arrow_first(nim_regis
                 break
         assert isinstance(app.screen, ReplayBehaviour)
         assert [(entry.seat, entry.action) for entry in app.screen.replay.entries] == [(0, "1"), (1, "1"), (0, "3")]
-
-
-@pytest.mark.parametrize("language", ["en", "ja"])
-@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
-async def test_the_key_bar_offers_the_replays_keys_not_moves_or_save(tmp_path, game_id, language):
-    from gamenight.widgets.key_bar import KeyBar
-
-    set_language(language)
-    game = REGISTRY.game(game_id)
-    seats = [SeatConfig(f"P{n}", "random") for n in range(game.default_seats)]
-    played = play_headless(game, seats, seed=3)
-    replay = Replay(game, seats, {}, 3, 0, list(played.log))
-    app = make_room(REGISTRY, tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_replay(pilot, app, replay)
-        bar = screen.query_one(KeyBar)
-        str(bar.render())  # laid out at 80 columns: what the line shows
-        shown = {entry.key for entry in bar._entries}
-        assert {"left", "right", "space", "v", "l", "escape"} <= shown
-        if language == "en" or game_id != "mille":  # Mille's Japanese "Leave" is wider: Home/End then drop
-            assert {"home", "end"} <= shown
-        assert "ctrl+s" not in shown
-        refused = {key for key, active in screen.active_bindings.items() if active.binding.action == "save"}
-        assert not refused
-        moves = [key for key in shown if key not in {"left", "right", "space", "v", "l", "escape", "home", "end"}]
-        assert set(moves) <= {"f1", "ctrl+p"}, moves  # no key of the game's that would play
 
 
 async def test_the_move_log_at_80_columns_takes_the_tables_place_not_squeezing_it(tmp_path):

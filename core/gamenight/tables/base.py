@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gamenight.match import Match
     from gamenight.plugins import Registry
     from gamenight.tables.limits import CodeTries
+    from gamenight.tables.relay import OutboxReader
     from gamenight.tables.service import Connection
     from gamenight.tables.shared_caps import SharedCaps
     from gamenight.tables.table import Table
@@ -76,6 +77,8 @@ class _ServiceBase:
     """The connections other hosts relay to this host's tables, by (their host, their connection id)."""
     _relay_sending: dict[str, asyncio.Task[None]]
     _relay_tasks: set[asyncio.Task[None]]
+    _outbox_readers: dict[str, OutboxReader]
+    """This host's one reader of its relayed connections' outboxes per table, by table id."""
     # limits.py
     _caps: SharedCaps | None
     """With the tables in Redis: this host's tables counted with every host's, and the codes' index."""

@@ -14,6 +14,12 @@ to its own host's service; when it asks to join or watch a table that another ho
   (its own seat's view only; a watcher's the public view) goes to ``PREFIX:{ID}:out:{HOST}:{CONN}``
   (:class:`Frames`, at most :data:`OUTBOX_LEN` entries); the front end reads it and writes the frames to
   its room as they came.  No other seat's view is ever written there.
+* **One reader per table, not per connection.**  The front end reads the outboxes of all its relayed
+  connections at one table with one blocking ``XREAD`` (:class:`OutboxReader`): one Redis connection per
+  table it relays to, however many of its rooms sit there.  The keys of one table share its hash tag
+  ``{ID}`` (one Redis Cluster slot); two tables' keys are never read in one command.  A room that joins
+  while that read blocks wakes it: the front end adds an entry to ``PREFIX:{ID}:wake:{HOST}``, read with
+  the outboxes, so the room's first frames never wait for the block to end.
 * **A relayed connection that goes away** -- the room closed (the front end says so in the inbox) or the
   front end died (its ``PREFIX:{ID}:front:{HOST}:{CONN}`` key, renewed every :data:`ALIVE_INTERVAL`,
   lapses) -- is detached as a dropped local connection is: the away window holds the seat.
@@ -55,7 +61,10 @@ MAX_OUT_BYTES = 2 * p.SERVICE_FRAME_CAP
 ALIVE_INTERVAL = 1.0
 """Seconds between two renewals of a relayed connection's key by its front end; it lives three times that."""
 READ_BLOCK = 1.0
-"""Seconds one ``XREAD`` waits for an entry (the authority checks its relayed connections' keys between)."""
+"""Seconds one ``XREAD`` waits for an entry (the authority checks its relayed connections' keys between;
+a front end checks whether a table that said nothing to a room for that long changed hands)."""
+WAKE_LEN = 1
+"""Entries a front end's wake stream of a table keeps: only the newest one is ever wanted."""
 STORE_RETRY = 0.5
 """Seconds between two tries of a relayed message while Redis cannot be reached (the message waits)."""
 MAX_HELD = 16
@@ -103,6 +112,10 @@ def outbox_key(prefix: str, table_id: str, host: str, conn: str) -> str:
 
 def alive_key(prefix: str, table_id: str, host: str, conn: str) -> str:
     return f"{prefix}:{{{table_id}}}:front:{host}:{conn}"
+
+
+def wake_key(prefix: str, table_id: str, host: str) -> str:
+    return f"{prefix}:{{{table_id}}}:wake:{host}"
 
 
 # -- the authority's end: a connection whose frames go to an outbox ------------------------------
@@ -200,6 +213,37 @@ class RelayLink:
     since: bytes | None = None
     """The table's epoch read just before its first message went to the inbox: another one means another
     host took the table (and may have taken it after the message: it never reads what came before)."""
+    heard: float = 0.0
+    """When (the event loop's clock) its outbox last had an entry, or its table was last found in the
+    same hands: quiet for :data:`READ_BLOCK` since, its table's epoch is looked at again."""
+
+
+Entries = list[tuple[bytes, Any]]
+
+
+@dataclass
+class _Reading:
+    """A relayed connection in its table's :class:`OutboxReader`: what the reader hands its own task."""
+
+    connection: Connection
+    link: RelayLink
+    queue: asyncio.Queue[Entries | None]
+    """Its outbox's new entries, in order; ``None``: its table changed hands."""
+    task: asyncio.Task[None]
+
+
+@dataclass
+class OutboxReader:
+    """This host's one blocking ``XREAD`` of the outboxes of all its relayed connections at one table."""
+
+    table: str
+    wake: str
+    readings: dict[str, _Reading] = field(default_factory=dict)
+    """By outbox key."""
+    task: asyncio.Task[None] | None = None
+    blocking: bool = False
+    """Its ``XREAD`` is on its way or waiting: a connection that joins wakes it."""
+    wake_last: bytes = b"0-0"
 
 
 class Relay(_ServiceBase):
@@ -213,8 +257,11 @@ class Relay(_ServiceBase):
         link = RelayLink(message.table, secrets.token_hex(8))
         connection.relay = link
         outbox = outbox_key(self.store.prefix, link.table, self.host_id, link.conn)
-        link.tasks.append(asyncio.create_task(self._relay_out(connection, link, outbox), name="relay-read"))
+        queue: asyncio.Queue[Entries | None] = asyncio.Queue()
+        reading = asyncio.create_task(self._relay_out(connection, link, outbox, queue), name="relay-read")
+        link.tasks.append(reading)
         link.tasks.append(asyncio.create_task(self._relay_alive(link), name="relay-alive"))
+        self._outbox_join(outbox, _Reading(connection, link, queue, reading))
         self._relay_send(connection, p.encode(message)[4:])
 
     def _relay_send(self, connection: Connection, payload: bytes, kind: Literal["message", "gone"] = "message") -> None:
@@ -279,6 +326,7 @@ class Relay(_ServiceBase):
             return
         self._relay_send(connection, b"", "gone")
         connection.relay = None
+        self._outbox_leave(link)
         for task in link.tasks:
             task.cancel()
 
@@ -305,53 +353,147 @@ class Relay(_ServiceBase):
                 async with self.store._errors():
                     await self.store.client.set(key, b"1", px=int(ALIVE_INTERVAL * 3000))
 
-    async def _relay_out(self, connection: Connection, link: RelayLink, key: str) -> None:
-        """Write what the authority sent this relayed connection to its room, as it came."""
-        from gamenight.tables.redis_store import CorruptValue, StoreError, decode
+    def _outbox_join(self, key: str, reading: _Reading) -> None:
+        """Read the outbox ``key`` with the others of its table: in the table's reader (started if none)."""
+        table = reading.link.table
+        reader = self._outbox_readers.get(table)
+        if reader is None or reader.task is None or reader.task.done():
+            reader = OutboxReader(table, wake_key(self.store.prefix, table, self.host_id))
+            self._outbox_readers[table] = reader
+            reader.task = asyncio.create_task(self._read_outboxes(reader), name=f"relay-outboxes-{table}")
+        reading.link.heard = asyncio.get_running_loop().time()
+        reader.readings[key] = reading
+        if reader.blocking:  # its XREAD has not this key: woken, it reads again with it
+            task = asyncio.create_task(self._wake_reader(reader), name=f"relay-wake-{table}")
+            self._relay_tasks.add(task)
+            task.add_done_callback(self._relay_tasks.discard)
 
-        epoch_key = self.store.keys(link.table)["epoch"]
+    def _outbox_leave(self, link: RelayLink) -> None:
+        """The outbox of ``link`` is no longer read (its reader ends with its last one; no need to wake it)."""
+        reader = self._outbox_readers.get(link.table)
+        if reader is None:
+            return
+        for key, reading in list(reader.readings.items()):
+            if reading.link is link:
+                del reader.readings[key]
+
+    async def _wake_reader(self, reader: OutboxReader) -> None:
+        with contextlib.suppress(Exception):
+            async with self.store._errors():
+                await self.store.client.xadd(reader.wake, {"w": b"1"}, maxlen=WAKE_LEN, approximate=False)
+                await self.store.client.pexpire(reader.wake, int(ALIVE_INTERVAL * 30_000))
+
+    async def _read_outboxes(self, reader: OutboxReader) -> None:
+        """The one reader of this host's relayed connections' outboxes at ``reader.table``: each outbox's new
+        entries go to its connection's task (:meth:`_relay_out`), in order."""
+        from gamenight.tables.redis_store import StoreError
+
+        epoch_key = self.store.keys(reader.table)["epoch"]
+        clock = asyncio.get_running_loop()
+        readings = reader.readings
+        try:
+            while True:
+                for key, reading in list(readings.items()):
+                    connection = reading.connection
+                    if reading.task.done() or connection.closed or connection.relay is not reading.link:
+                        del readings[key]
+                        reading.task.cancel()
+                if not readings:
+                    return
+                # Blocks no longer than until the next quiet room's table is to be looked at.
+                block = READ_BLOCK
+                for reading in readings.values():
+                    if reading.link.since is not None:
+                        block = min(block, reading.link.heard + READ_BLOCK - clock.time())
+                streams: dict[str, bytes] = {key: reading.link.last for key, reading in readings.items()}
+                streams[reader.wake] = reader.wake_last
+                reader.blocking = True
+                try:
+                    async with self.store._errors():
+                        answer = await self.store.client.xread(streams, count=16, block=max(1, int(block * 1000)))
+                except StoreError as error:
+                    log.warning("relay from table %s: %s", reader.table, safe_text(error, limit=200))
+                    await asyncio.sleep(0.5)
+                    continue
+                finally:
+                    reader.blocking = False
+                now = clock.time()
+                for raw_key, entries in answer or []:
+                    key = raw_key.decode() if isinstance(raw_key, bytes) else str(raw_key)
+                    if not entries:
+                        continue
+                    if key == reader.wake:
+                        reader.wake_last = entries[-1][0]
+                        continue
+                    found = readings.get(key)
+                    if found is None or key not in streams:  # left while read (or joined: read from its start)
+                        continue
+                    found.link.last = entries[-1][0]
+                    found.link.heard = now
+                    found.queue.put_nowait(entries)
+                # Quiet ones: has the table changed hands?  (Its authority died: the host that took it knows
+                # nothing of such a room until it says something, and the old one never ends it.)  This host
+                # may be the one that took it: its room then sits at the table here.  Each room's epoch is
+                # the one read before its first message (``since``: taken before the one read here).
+                quiet = [(r, r.link.since) for r in readings.values() if r.link.since is not None]
+                quiet = [(r, since) for r, since in quiet if now - r.link.heard >= READ_BLOCK]
+                if not quiet:
+                    continue
+                here = reader.table in self.tables
+                epoch = None
+                if not here:
+                    try:
+                        async with self.store._errors():
+                            epoch = await self.store.client.get(epoch_key)
+                    except StoreError as error:
+                        log.warning("relay from table %s: %s", reader.table, safe_text(error, limit=200))
+                        await asyncio.sleep(0.5)
+                        continue
+                for reading, since in quiet:
+                    reading.link.heard = now
+                    if here or epoch != since:
+                        reading.queue.put_nowait(None)
+        finally:
+            if self._outbox_readers.get(reader.table) is reader:
+                del self._outbox_readers[reader.table]
+            for reading in readings.values():
+                reading.task.cancel()
+
+    async def _relay_out(
+        self, connection: Connection, link: RelayLink, key: str, queue: asyncio.Queue[Entries | None]
+    ) -> None:
+        """Write what the authority sent this relayed connection (read by its table's reader) to its room."""
+        from gamenight.tables.redis_store import CorruptValue, decode
+
         while not connection.closed:
-            try:
-                async with self.store._errors():
-                    answer = await self.store.client.xread({key: link.last}, count=16, block=int(READ_BLOCK * 1000))
-                    # Quiet: has the table changed hands? (Its authority died: the host that took it
-                    # knows nothing of this room until it says something, and the old one never ends it.)
-                    # This host may be the one that took it: its room then sits at the table here.
-                    moved = not answer and link.since is not None
-                    if moved and link.table not in self.tables:
-                        moved = await self.store.client.get(epoch_key) != link.since
-            except StoreError as error:
-                log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
-                await asyncio.sleep(0.5)
-                continue
-            if moved:
+            entries = await queue.get()
+            if entries is None:  # quiet, and its table changed hands
                 self._relay_moved(connection, link)  # (cancels this task too)
                 return
-            for _key, entries in answer or []:
-                for entry_id, fields in entries:
-                    link.last = entry_id
-                    try:
-                        frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 96)
-                    except CorruptValue as error:
-                        log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
-                        continue
-                    if frames.writer and frames.writer == link.writer and frames.seq <= link.seq:
-                        continue  # written twice: Redis restarted after taking it, and the writer sent it again
-                    link.writer, link.seq = frames.writer, frames.seq
-                    if frames.frames and not connection.closed:
-                        link.told = link.told or _tells_table_gone(frames.frames)
-                        connection.pending.append(frames.frames)
-                        connection.flush()
-                    if frames.end:
-                        if connection.relay is link:
-                            connection.relay = None
-                            for task in link.tasks:
-                                if task is not asyncio.current_task():
-                                    task.cancel()
-                            if not link.told:  # the authority dropped it (it found this host's key lapsed, or
-                                # cut it off): its room, left showing the table, is told to join it again
-                                connection.send_now(p.encode(p.Error("table-moved", "join the table again")))
-                        return
+            for _entry_id, fields in entries:
+                try:
+                    frames = decode(Frames, fields.get(b"f", b""), key, MAX_OUT_BYTES + 96)
+                except CorruptValue as error:
+                    log.warning("relay from table %s: %s", link.table, safe_text(error, limit=200))
+                    continue
+                if frames.writer and frames.writer == link.writer and frames.seq <= link.seq:
+                    continue  # written twice: Redis restarted after taking it, and the writer sent it again
+                link.writer, link.seq = frames.writer, frames.seq
+                if frames.frames and not connection.closed:
+                    link.told = link.told or _tells_table_gone(frames.frames)
+                    connection.pending.append(frames.frames)
+                    connection.flush()
+                if frames.end:
+                    if connection.relay is link:
+                        connection.relay = None
+                        self._outbox_leave(link)
+                        for task in link.tasks:
+                            if task is not asyncio.current_task():
+                                task.cancel()
+                        if not link.told:  # the authority dropped it (it found this host's key lapsed, or
+                            # cut it off): its room, left showing the table, is told to join it again
+                            connection.send_now(p.encode(p.Error("table-moved", "join the table again")))
+                    return
 
     async def _close_relays(self) -> None:
         """This host stops: its rooms' relays end (their authorities are told) and its relayed connections too."""
@@ -367,7 +509,10 @@ class Relay(_ServiceBase):
         for task in self._relay_tasks:
             if task.get_name().startswith("relay-fronts-"):  # a second look at a lapsed key: not wanted now
                 task.cancel()
-        waiting = {*self._relay_sending.values(), *self._relay_tasks}
+        readers = [reader.task for reader in self._outbox_readers.values() if reader.task is not None]
+        for task in readers:  # (their rooms' relays ended above)
+            task.cancel()
+        waiting = {*self._relay_sending.values(), *self._relay_tasks, *readers}
         waiting.update(writer.task for writer in writers if isinstance(writer, OutboxWriter))
         if waiting:
             await asyncio.wait(waiting, timeout=2)

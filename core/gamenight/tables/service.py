@@ -60,7 +60,7 @@ from gamenight.tables.moves import CHAT_LIMIT, Moves
 from gamenight.tables.names import usable_name
 from gamenight.tables.persist import Persistence
 from gamenight.tables.records_link import RECORDS_FILE, RecordsLink
-from gamenight.tables.relay import Relay, RelayLink
+from gamenight.tables.relay import OutboxReader, Relay, RelayLink
 from gamenight.tables.seats import Seats
 from gamenight.tables.table import Table, people_at_the_end
 from gamenight.tables.views import LIST_INTERVAL, Views
@@ -240,6 +240,7 @@ class TableService(Seats, Moves, Views, Driver, Limits, RecordsLink, Persistence
         self._relayed: dict[tuple[str, str], Connection] = {}
         self._relay_sending: dict[str, asyncio.Task[None]] = {}
         self._relay_tasks: set[asyncio.Task[None]] = set()
+        self._outbox_readers: dict[str, OutboxReader] = {}
         self._taking: set[str] = set()
         self._takes: set[asyncio.Task[None]] = set()
         self.records_url = records_url

@@ -126,7 +126,7 @@ def test_the_readme_plugin_passes_the_conformance_kit_it_points_to(
 
 
 def test_the_readme_names_the_sdk_version_of_today() -> None:
-    """"start there; SDK 1.1" stayed while the SDK went on to 1.4: the README names the current one."""
+    """The README said "start there; SDK 1.1" while the SDK went on to 1.4: it names the current one."""
     named = re.findall(r"start there; SDK (\d+\.\d+)", (ROOT / "README.md").read_text(encoding="utf-8"))
     assert named == [API_VERSION]
 

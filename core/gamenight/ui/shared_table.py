@@ -438,7 +438,7 @@ class SharedTableControls(TableControls):
             if line:
                 self.table.chat(line[:200])
 
-        self.screen.app.push_screen(TextPrompt(_("Say to the table:"), ""), said)
+        self.screen.app.push_screen(TextPrompt(_("Say to the table:"), "", _("Send")), said)
 
     def toggle_chat_log(self) -> None:
         """Show the table's chat log above the status line (focused, to scroll it), or hide it."""

@@ -157,7 +157,7 @@ class GameScreen(Screen):
         """The end dialog while it is open (a watcher's goes when the players start the next game)."""
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
-        translate_bindings(self, self.t)
+        translate_bindings(self, self.t, _ROOM_ACTIONS)
         self.recent: deque[str] = deque(maxlen=50)
         """Sentences describing the latest actions, newest last."""
         self.chat_lines: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)

@@ -8,6 +8,7 @@ match sheet, and turns keys and clicks into ``self.submit(...)``.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import ClassVar, cast
 
@@ -58,6 +59,9 @@ class MateScreen(GameScreen):
 
     def __init__(self, match: GameTable) -> None:
         super().__init__(match)
+        if self.remote:  # no coach at a shared or hosted table: e says why, but the bar does not offer it
+            keys = self._bindings.key_to_bindings
+            keys["e"] = [dataclasses.replace(binding, show=False) for binding in keys.get("e", [])]
         self.cursor = 0
         self.hint = ""
         self.pause: Interlude | None = None

@@ -27,7 +27,7 @@ from gamenight.sdk.testing import make_room, wait_for_bots
 from gamenight.ui.coach import CoachPanel
 from gamenight.ui.coach_text import checked_advice, cost_text, costly, value_text, warning_text
 
-from tests.core.nim import NIM
+from tests.core.nim import NIM, NimPlugin
 
 EXAMPLE_SRC = Path(__file__).resolve().parents[2] / "examples" / "gamenight-example" / "src"
 if str(EXAMPLE_SRC) not in sys.path:
@@ -643,3 +643,44 @@ def test_a_save_whose_coached_field_is_not_true_or_false_is_refused(nim, tmp_pat
     path.write_text(path.read_text(encoding="utf-8").replace("format = 3\n", 'format = 3\ncoached = "yes"\n'))
     with pytest.raises(SaveError, match="'coached' field has the wrong type"):
         load_match(nim, path)
+
+
+# -- where a player learns of ``?`` --------------------------------------------------------
+
+
+def help_text(app) -> str:
+    from gamenight.screens.help_screen import HelpScreen
+
+    assert isinstance(app.screen, HelpScreen)
+    return app.screen.extra
+
+
+@pytest.mark.parametrize(("language", "said"), [("en", "`?` shows the best choices"), ("ja", "`?` で、手番")])
+async def test_the_rules_page_of_a_local_game_with_a_coach_tells_of_the_hint_key(nim, tmp_path, language, said):
+    """``?`` is in no key bar (at 80 columns the game's keys need the room), and the games' rules pages
+    never named it: F1 at a table where the coach can speak says what ``?`` does."""
+    set_language(language)
+    try:
+        match = Match(nim.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+        app = make_room(nim, tmp_path, start_match=match)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_bots(pilot)
+            await pilot.press("f1")
+            await until(pilot, lambda: hasattr(app.screen, "extra"))
+            assert said in help_text(app)
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("where", ["no coach", "replay"])
+async def test_the_rules_page_says_nothing_of_the_hint_key_where_there_is_none(nim, tmp_path, where):
+    registry = load_registry(extra_plugins={"nim": NimPlugin()}, entry_points=[]) if where == "no coach" else nim
+    match = Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bot", "first")], {"sticks": 10}, seed=1)
+    app = make_room(registry, tmp_path, start_match=match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_bots(pilot)
+        if where == "replay":
+            app.screen.match.replay = True  # as a ReplayTable says it
+        await pilot.press("f1")
+        await until(pilot, lambda: hasattr(app.screen, "extra"))
+        assert "`?`" not in help_text(app)

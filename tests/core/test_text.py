@@ -171,6 +171,31 @@ async def test_the_save_prompt_drops_bidi_zero_width_and_escape_characters(tmp_p
     assert [p.name for p in (tmp_path / "saves").glob("my*")] == ["mygame-31m.toml"]
 
 
+@pytest.mark.parametrize(("language", "keys"), [("en", "⏎ Save  esc Back"), ("ja", "⏎ 保存  esc 戻る")])
+async def test_the_save_prompts_key_bar_names_return_as_well_as_escape(tmp_path, nim_registry, language, keys):
+    """The save prompt's bar said only "esc Back", as if leaving were the one way out of it."""
+    from gamenight.i18n import set_language
+    from gamenight.widgets.key_bar import KeyBar
+
+    set_language(language)
+    try:
+        match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+        app = nim_app(tmp_path, nim_registry, start_match=match)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, TextPrompt)
+            assert keys in str(app.screen.query_one(KeyBar).render())
+            app.screen.query_one(Input).value = "kept"
+            await pilot.click(KeyBar, offset=(2, 0))  # the bar's key is a button too
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+    finally:
+        set_language("en")
+    assert [p.name for p in (tmp_path / "saves").glob("kept*")] == ["kept.toml"]
+
+
 class HostileRules(NimRules):
     """Nim whose refusals carry an escape sequence, as a careless or hostile plugin might."""
 

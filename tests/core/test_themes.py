@@ -165,3 +165,21 @@ async def test_the_palettes_theme_list_offers_only_gamenights_themes(nim_registr
         assert prompt == ("テーマを検索…" if language == "ja" else "Search for themes…")
         assert sorted(app.available_themes) == sorted(names)  # the settings' list is the same
         await pilot.press("escape")
+
+
+@pytest.mark.parametrize(
+    ("count", "said"),
+    [
+        (1, ["⚠ A theme file could not be loaded", "⚠ A theme variable is renamed or unknown"]),
+        (2, ["⚠ 2 theme files could not be loaded", "⚠ 2 theme variables renamed or unknown"]),
+    ],
+)
+async def test_the_lobbys_theme_warnings_say_one_or_several_in_words(nim_registry, tmp_path, count, said):
+    """The lobby said "⚠ 1 theme file(s) could not be loaded": now one, or a count in the plural."""
+    app = _app(nim_registry, tmp_path, "gamenight")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.theme_errors = [f"bad{n}.toml: no primary" for n in range(count)]
+        app.theme_notices = [f"old-name-{n}" for n in range(count)]
+        notices = app.screen._notices()
+        assert all(words in notices for words in said) and "(s)" not in notices, notices

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from gamenight.sdk import API_VERSION
+from gamenight.sdk.testing import run_conformance
 from gamenight.testing import random_playouts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +113,22 @@ def test_the_readme_plugin_is_a_game_that_plays(tmp_path: Path, monkeypatch: pyt
     game = run_block(block)["GAME"]
     matches = random_playouts(game, games=5, seed=3)
     assert len(matches) == 5 and all(match.over and sum(match.outcome().scores) == 1 for match in matches)
+
+
+def test_the_readme_plugin_passes_the_conformance_kit_it_points_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer copies the README's Sticks and runs ``run_conformance(game)``, as its Testing line says:
+    a game that hides nothing must say so (``perfect_information``), or the kit asks for ``perturb=``."""
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b for b in BLOCKS if b.source == "README.md" and "GameInfo(" in b.code]
+    run_conformance(run_block(block)["GAME"], games=4, screen=False)  # (its screen module is the reader's to write)
+
+
+def test_the_readme_names_the_sdk_version_of_today() -> None:
+    """The README said "start there; SDK 1.1" while the SDK went on to 1.4: it names the current one."""
+    named = re.findall(r"start there; SDK (\d+\.\d+)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert named == [API_VERSION]
 
 
 # -- the extractor itself --------------------------------------------------------------------

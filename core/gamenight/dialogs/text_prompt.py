@@ -36,9 +36,12 @@ class TextPrompt(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", show=False)]
 
-    def __init__(self, question: str, value: str = "") -> None:
+    def __init__(self, question: str, value: str = "", accept: str | None = None) -> None:
         super().__init__()
         self._bindings.key_to_bindings["escape"] = [Binding("escape", "cancel", _("Back"))]  # today's language
+        # Return is the Input's own key (not shown); the bar names it too, or "esc Back" looks like the
+        # only way out ("Save", "Send": the caller's word for what Return does, else "OK").
+        self._bindings.key_to_bindings["enter"] = [Binding("enter", "accept", accept or _("OK"), priority=True)]
         self.question = question
         self.value = value
 
@@ -51,6 +54,9 @@ class TextPrompt(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value.strip() or None)
+
+    def action_accept(self) -> None:
+        self.dismiss(self.query_one(PlainInput).value.strip() or None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

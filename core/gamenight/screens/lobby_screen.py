@@ -120,13 +120,15 @@ class LobbyScreen(InTheRoom, Screen):
         if failures:
             names = ", ".join(safe_text(record.name, limit=40) for record in failures)
             notices.append(_("⚠ Plugins with problems: {names} (press p for details)", names=names))
-        if self.app.theme_errors:
+        if len(self.app.theme_errors) == 1:
+            notices.append(_("⚠ A theme file could not be loaded (press p)."))
+        elif self.app.theme_errors:
+            notices.append(_("⚠ {count} theme files could not be loaded (press p).", count=len(self.app.theme_errors)))
+        if len(self.app.theme_notices) == 1:
+            notices.append(_("⚠ A theme variable is renamed or unknown (press p)."))
+        elif self.app.theme_notices:
             notices.append(
-                _("⚠ {count} theme file(s) could not be loaded (press p).", count=len(self.app.theme_errors))
-            )
-        if self.app.theme_notices:
-            notices.append(
-                _("⚠ {count} theme variable(s) renamed or unknown (press p).", count=len(self.app.theme_notices))
+                _("⚠ {count} theme variables renamed or unknown (press p).", count=len(self.app.theme_notices))
             )
         return "\n".join(notices)
 

@@ -184,6 +184,12 @@ class TablesScreen(InTheRoom, Screen):
         else:
             widget.add_option(Option(_("No open tables yet: press n to open one."), id="", disabled=True))
         self._show_about()
+        self.refresh_bindings()  # Join and Watch: dimmed while there is no table to join or watch
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("join", "watch") and self.is_mounted:
+            return True if self._highlighted() is not None else None  # None: in the bar, dimmed
+        return True
 
     def _highlighted(self) -> str | None:
         widget = self.query_one("#tables", OptionList)

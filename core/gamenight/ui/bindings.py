@@ -12,23 +12,29 @@ from collections.abc import Callable
 
 from textual.dom import DOMNode
 
-from gamenight.i18n import message_id
+from gamenight.i18n import _, message_id
 
 __all__ = ["translate_bindings"]
 
 
-def translate_bindings(node: DOMNode, translate: Callable[[str], str]) -> None:
+def translate_bindings(
+    node: DOMNode, translate: Callable[[str], str], room_actions: frozenset[str] = frozenset()
+) -> None:
     """Translate the descriptions and tooltips of ``node``'s own key bindings (this instance only).
 
-    The tooltip is the help line of the key's command-palette entry.
+    The tooltip is the help line of the key's command-palette entry.  The bindings of
+    ``room_actions`` (a game screen's Help, Save, Leave ...) are said in the room's words, not
+    ``translate``'s: a game's catalogue may give the same English another sense (Mille's
+    "Leave" is a dialog's choice, "やめる"), and the room's keys read the same in every game.
     """
     table = node._bindings.key_to_bindings  # the per-instance copy of the class bindings
     for key, bindings in table.items():
         table[key] = [
             dataclasses.replace(
                 binding,
-                description=translate(message_id(binding.description)) if binding.description else "",
-                tooltip=translate(message_id(binding.tooltip)) if binding.tooltip else "",
+                description=words(message_id(binding.description)) if binding.description else "",
+                tooltip=words(message_id(binding.tooltip)) if binding.tooltip else "",
             )
             for binding in bindings
+            for words in [_ if binding.action in room_actions else translate]
         ]

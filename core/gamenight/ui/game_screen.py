@@ -157,7 +157,7 @@ class GameScreen(Screen):
         """The end dialog while it is open (a watcher's goes when the players start the next game)."""
         self.t = translator(match.game.id)
         """The game's translation function, for the subclass's strings."""
-        translate_bindings(self, self.t)
+        translate_bindings(self, self.t, _ROOM_ACTIONS)
         self.recent: deque[str] = deque(maxlen=50)
         """Sentences describing the latest actions, newest last."""
         self.chat_lines: deque[tuple[str, str]] = deque(maxlen=CHAT_LOG_LINES)
@@ -776,7 +776,22 @@ class GameScreen(Screen):
         if room is None:
             self.message(_("The rules are not available here."), error=True)
             return
-        room.open_help(self.match.game, extra)
+        coach = self._coach_help()
+        room.open_help(self.match.game, "\n\n".join(part for part in (extra, coach) if part))
+
+    def _coach_help(self) -> str:
+        """The help's words on ``?`` where the coach can speak: it is in no key bar (a game's own keys
+        need its room at 80 columns), so the rules page is where a player learns of it."""
+        if self.remote or self.in_replay or self.coach.spec is None:
+            return ""
+        return "## {title}\n\n{text}".format(
+            title=_("The coach"),
+            text=_(
+                "`?` shows the best choices for the player to move, each with its value and how much worse"
+                " than the best, and what the choice under your cursor costs; `?` again hides it. Settings"
+                " (`s` in the lobby) can have it open on every turn, or ask before a costly move."
+            ),
+        )
 
     def action_leave(self) -> None:
         """Leave the table (asks first while a game is in progress)."""

@@ -199,7 +199,10 @@ class SharedTableControls(TableControls):
             return ""
         table = snapshot.table
         free = sum(info.person and not info.taken for info in table.seats)
-        lines = [_("This table starts when {count} more person(s) sit down.", count=free), ""]
+        if free == 1:
+            lines = [_("This table starts when one more person sits down."), ""]
+        else:
+            lines = [_("This table starts when {count} more people sit down.", count=free), ""]
         for index, info in enumerate(table.seats):
             if index == self.table.seat:
                 state = _("you")
@@ -435,7 +438,7 @@ class SharedTableControls(TableControls):
             if line:
                 self.table.chat(line[:200])
 
-        self.screen.app.push_screen(TextPrompt(_("Say to the table:"), ""), said)
+        self.screen.app.push_screen(TextPrompt(_("Say to the table:"), "", _("Send")), said)
 
     def toggle_chat_log(self) -> None:
         """Show the table's chat log above the status line (focused, to scroll it), or hide it."""

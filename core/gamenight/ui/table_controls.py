@@ -325,7 +325,7 @@ class LocalTableControls(TableControls):
         if screen.save_path is not None:
             write(str(screen.save_path))
         else:
-            screen.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self._match)), write)
+            screen.app.push_screen(TextPrompt(_("Save as:"), saves.suggest_name(self._match), _("Save")), write)
 
     def leave_note(self) -> str:
         screen = self.screen

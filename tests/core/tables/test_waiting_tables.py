@@ -12,7 +12,7 @@ from tests.core.tour import screen_text
 
 WAITING = {
     "en": [
-        "This table starts when 1 more person(s) sit down.",
+        "This table starts when one more person sits down.",  # (not "1 more person(s)")
         "1. Ann — you",
         "— free, for a person",
         "The others join from the lobby: t (Tables)",

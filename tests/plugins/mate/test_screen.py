@@ -141,7 +141,9 @@ async def test_the_help_screen_shows_the_rules_and_how_this_play_ends(tmp_path: 
         assert isinstance(app.screen, HelpScreen)
         line = explain_best_play(match.state, 0)
         assert line.startswith("best move: play ")
-        assert app.screen.extra == f"## This play\n\nB{line[1:]}."
+        this_play, coach = app.screen.extra.split("\n\n## ")
+        assert this_play == f"## This play\n\nB{line[1:]}."
+        assert coach.startswith("The coach\n\n`?` shows")  # (the room's words on ?, after the position's)
 
 
 async def test_the_japanese_help_ends_its_sentence_with_a_japanese_full_stop(tmp_path: Path) -> None:

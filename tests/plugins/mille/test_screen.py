@@ -424,3 +424,21 @@ async def test_the_screen_draws_from_views_only_and_still_shows_the_opponents_pl
         # the card the screen names is the one the computer played (found without reading its hand)
         played = before.state.seats[1].hand[SLOT_INDEX[slot]]
         assert screen.last_play == ("PLAY" if verb == "use" else "DISCARD", played)
+
+
+async def test_the_rooms_keys_read_as_in_every_other_game_in_japanese(tmp_path):
+    """Mille's catalogue says "Leave" = "やめる" for its another-hand choice; that word had renamed
+    the room's Esc key too ("esc やめる", where every other game says "esc 退出")."""
+    from gamenight.i18n import set_language
+    from gamenight.widgets.key_bar import KeyBar
+
+    set_language("ja")
+    try:
+        app = room(tmp_path, human_vs_expert())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            bar = str(app.screen.query_one(KeyBar).render())
+            assert "f1 ヘルプ  ^s 保存  esc 退出" in bar, bar
+            assert app.screen.t("Leave") == "やめる"  # the game's own sentence keeps its word
+    finally:
+        set_language("en")

@@ -426,7 +426,7 @@ class Relay(_ServiceBase):
                         reader.wake_last = entries[-1][0]
                         continue
                     found = readings.get(key)
-                    if found is None or key not in streams:  # left while read (or joined: read from its start)
+                    if found is None:  # left while it was read
                         continue
                     found.link.last = entries[-1][0]
                     found.link.heard = now

@@ -86,10 +86,6 @@ class Room(Protocol):
         ...
 
 
-_ROOM_ACTIONS = frozenset({"help", "hint", "save", "leave", "chat", "chat_log", "start_now"})
-"""The actions of :class:`GameScreen`'s own keys; every other key of a game screen makes a move."""
-
-
 class GameScreen(Screen):
     """Base class for a game's table.  Subclass, compose, redraw, submit."""
 
@@ -862,3 +858,8 @@ def repaint(widget: Static, content: VisualType) -> None:
         widget.content_region.size, widget.app.size, size.width
     ) != size.height:
         widget.refresh(layout=True)
+
+
+_ROOM_ACTIONS = frozenset(binding.action for binding in GameScreen.BINDINGS if isinstance(binding, Binding))
+"""The actions of :class:`GameScreen`'s own keys (said in the room's words in every game); every other
+key of a game screen is the game's."""

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 from gamenight.i18n import set_language
-from gamenight.match import Match, SeatConfig
 from gamenight.saves import save_match
 from gamenight.screens.saves_screen import SavesScreen
 from gamenight.testing import settle
 from textual.widgets import Static
 
-from tests.core.test_text import nim_app
+from tests.core.test_text import nim_app, nim_match, press_to
 
 
 @pytest.mark.parametrize("hosted", ["1", ""])
@@ -18,16 +17,12 @@ async def test_the_resume_screen_shows_the_saves_folder_only_outside_a_hosted_ro
     tmp_path, nim_registry, monkeypatch, hosted
 ):
     monkeypatch.setenv("GAMENIGHT_HOSTED", hosted)
-    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    match = nim_match(nim_registry)
     (tmp_path / "saves").mkdir()
     save_match(match, tmp_path / "saves" / "nim-1.toml")
     app = nim_app(tmp_path, nim_registry)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("r")
-        await pilot.pause()
-        assert isinstance(app.screen, SavesScreen)
-        title = str(app.screen.query_one("#saves-title", Static).render())
+        title = str((await press_to(pilot, "r", SavesScreen)).query_one("#saves-title", Static).render())
     if hosted:
         assert title == "Saved games" and str(tmp_path) not in title
     else:
@@ -56,19 +51,12 @@ async def test_the_key_bar_names_return_which_resumes_the_highlighted_save(
     try:
         app = nim_app(tmp_path, nim_registry)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await pilot.press("r")
-            await pilot.pause()
-            assert isinstance(app.screen, SavesScreen)
-            line = str(app.screen.query_one(KeyBar).render())
+            line = str((await press_to(pilot, "r", SavesScreen)).query_one(KeyBar).render())
             assert resume not in line and f"esc {back}" in line, line  # nothing to resume yet
             await pilot.press("escape")
 
-            match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
-            save_match(match, app.saves.folder / "nim-1.toml")
-            await pilot.press("r")
-            await pilot.pause()
-            bar = app.screen.query_one(KeyBar)
+            save_match(nim_match(nim_registry), app.saves.folder / "nim-1.toml")
+            bar = (await press_to(pilot, "r", SavesScreen)).query_one(KeyBar)
             line = str(bar.render())
             assert f"⏎ {resume}" in line and f"esc {back}" in line, line
             entry = next(entry for entry in bar._entries if entry.key == "enter")

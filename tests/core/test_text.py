@@ -126,6 +126,20 @@ def nim_app(tmp_path, registry, **kwargs) -> GameNightApp:
     )
 
 
+def nim_match(registry) -> Match:
+    """Ann against the first bot, at Nim (seed 1)."""
+    return Match(registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+
+
+async def press_to(pilot, key: str, kind: type):
+    """Once the room is settled, press ``key``: the screen it opens, which must be a ``kind``."""
+    await settle(pilot)
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, kind), pilot.app.screen
+    return pilot.app.screen
+
+
 async def test_a_save_with_an_escape_sequence_in_a_name_is_refused_with_the_reason(tmp_path, nim_registry):
     match = Match(nim_registry.game("nim"), [SeatConfig(OSC_PAYLOAD), SeatConfig("Bob", "first")], {}, seed=1)
     path = save_match(match, tmp_path / "evil.toml")
@@ -140,7 +154,7 @@ async def test_a_save_with_an_escape_sequence_in_a_name_is_refused_with_the_reas
 
 
 async def test_a_resumed_file_name_with_controls_is_shown_harmlessly(tmp_path, nim_registry):
-    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    match = nim_match(nim_registry)
     path = save_match(match, tmp_path / "x\x1b]0;PWNED\x07\u202e.toml")
     app = nim_app(tmp_path, nim_registry, start_save=path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -154,14 +168,10 @@ async def test_a_resumed_file_name_with_controls_is_shown_harmlessly(tmp_path, n
 
 
 async def test_the_save_prompt_drops_bidi_zero_width_and_escape_characters(tmp_path, nim_registry):
-    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    match = nim_match(nim_registry)
     app = nim_app(tmp_path, nim_registry, start_match=match)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, TextPrompt)
-        answer = app.screen.query_one(Input)
+        answer = (await press_to(pilot, "ctrl+s", TextPrompt)).query_one(Input)
         answer.value = ""
         answer.post_message(events.Paste("my\u202egame\u200b\x1b[31m"))
         await pilot.pause()
@@ -179,14 +189,11 @@ async def test_the_save_prompts_key_bar_names_return_as_well_as_escape(tmp_path,
 
     set_language(language)
     try:
-        match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+        match = nim_match(nim_registry)
         app = nim_app(tmp_path, nim_registry, start_match=match)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await pilot.press("ctrl+s")
-            await pilot.pause()
-            assert isinstance(app.screen, TextPrompt)
-            assert keys in str(app.screen.query_one(KeyBar).render())
+            prompt = await press_to(pilot, "ctrl+s", TextPrompt)
+            assert keys in str(prompt.query_one(KeyBar).render())
             app.screen.query_one(Input).value = "kept"
             await pilot.click(KeyBar, offset=(2, 0))  # the bar's key is a button too
             await pilot.pause()
@@ -234,19 +241,16 @@ async def test_names_with_markup_from_a_match_do_not_break_the_table(tmp_path, n
 
 
 async def test_the_saves_list_shows_hostile_file_names_harmlessly(tmp_path, nim_registry):
-    match = Match(nim_registry.game("nim"), [SeatConfig("Ann"), SeatConfig("Bob", "first")], {}, seed=1)
+    match = nim_match(nim_registry)
     (tmp_path / "saves").mkdir()
     save_match(match, tmp_path / "saves" / "x[b]\x1b]0;PWNED\x07\u202e[@click=app.quit].toml")
     app = nim_app(tmp_path, nim_registry)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("r")
-        await pilot.pause()
         from gamenight.screens.saves_screen import SavesScreen
         from textual.widgets import OptionList
 
-        assert isinstance(app.screen, SavesScreen)
-        shown = str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+        saves = await press_to(pilot, "r", SavesScreen)
+        shown = str(saves.query_one(OptionList).get_option_at_index(0).prompt)
         assert shown.startswith("x[b]]0;PWNED[@click=app.quit].toml ")
         await pilot.press("enter")
         await settle(pilot)

@@ -262,6 +262,8 @@ async def test_a_dead_hosts_tables_are_taken_together_not_one_after_another(host
         player = await connect(a, f"key:{name}", name)
         await player.send(p.OpenTable("nim", [p.SeatSpec("person"), p.SeatSpec("bot", "first")], {"sticks": 30}))
         table_ids.append((await player.wait_for(lambda c: c.snapshot)).table.table)
+    # (each held and listed in Redis before A dies: one opened a moment before would be in no list)
+    await until(lambda: all(a.tables[table_id].inbox_reader for table_id in table_ids), "A's tables in Redis")
     await kill(a)
     await until(lambda: _all_unheld(b, table_ids), "the dead host's leases lapsed")
     real_take, running, most = b._take, set(), []

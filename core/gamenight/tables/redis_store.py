@@ -462,6 +462,18 @@ class RedisTableStore:
                     return epoch
         raise StoreError(f"table {table_id}: its epoch kept moving; not acquired")
 
+    async def holder(self, table_id: str) -> bytes:
+        """Who holds ``table_id``'s lease now, as ``b"HOST/INSTANCE"`` (``b""``: no one, its lease lapsed or
+        given up).  The process that takes its own lapsed lease back (:meth:`reclaim`, a new epoch) is the
+        same holder; another host, or the same host id in a new process, is another."""
+        key = self.keys(table_id)["lease"]
+        async with self._errors():
+            raw = await self.client.get(key)
+        if raw is None:
+            return b""
+        lease = decode(Lease, raw, key, MAX_LEASE_BYTES)
+        return f"{lease.host}/{lease.instance}".encode()
+
     async def reclaim(self, table_id: str, host_id: str, epoch: int, ttl: float) -> int:
         """Take ``table_id``'s lease again after this host's lease of ``epoch`` lapsed, only if no other host
         took the table since: returns the new epoch (``epoch + 1``; ``epoch`` if the lease still lived).

@@ -211,11 +211,13 @@ class RelayLink:
     seq: int = 0
     """The last outbox entry read: its writer and place (:class:`Frames`): a copy written twice is skipped."""
     since: bytes | None = None
-    """The table's epoch read just before its first message went to the inbox: another one means another
-    host took the table (and may have taken it after the message: it never reads what came before)."""
+    """The table's holder (:meth:`~gamenight.tables.redis_store.RedisTableStore.holder`) read just before its
+    first message went to the inbox: another one means another host took the table (and may have taken
+    it after the message: it never reads what came before).  Not its epoch: the holder that takes its own
+    lapsed lease back after a Redis outage has a new epoch, and still knows this relayed connection."""
     heard: float = 0.0
     """When (the event loop's clock) its outbox last had an entry, or its table was last found in the
-    same hands: quiet for :data:`READ_BLOCK` since, its table's epoch is looked at again."""
+    same hands: quiet for :data:`READ_BLOCK` since, its table's holder is looked at again."""
 
 
 Entries = list[tuple[bytes, Any]]
@@ -284,10 +286,10 @@ class Relay(_ServiceBase):
                 try:
                     async with self.store._errors():
                         if not link.announced:
-                            # The epoch first: a host that takes the table once it is read reads the
-                            # inbox only from its own lease on, maybe after this message; the epoch
-                            # then differs, and the room is told to join again (``_relay_out``).
-                            link.since = await self.store.client.get(self.store.keys(link.table)["epoch"]) or b""
+                            # Its holder first: a host that takes the table once it is read reads the
+                            # inbox only from its own lease on, maybe after this message; the holder
+                            # then differs, and the room is told to join again (``_read_outboxes``).
+                            link.since = await self.store.holder(link.table)
                             alive = alive_key(self.store.prefix, link.table, self.host_id, link.conn)
                             await self.store.client.set(alive, b"1", px=int(ALIVE_INTERVAL * 3000))
                             link.announced = True
@@ -388,7 +390,6 @@ class Relay(_ServiceBase):
         entries go to its connection's task (:meth:`_relay_out`), in order."""
         from gamenight.tables.redis_store import StoreError
 
-        epoch_key = self.store.keys(reader.table)["epoch"]
         clock = asyncio.get_running_loop()
         readings = reader.readings
         try:
@@ -433,25 +434,25 @@ class Relay(_ServiceBase):
                     found.queue.put_nowait(entries)
                 # Quiet ones: has the table changed hands?  (Its authority died: the host that took it knows
                 # nothing of such a room until it says something, and the old one never ends it.)  This host
-                # may be the one that took it: its room then sits at the table here.  Each room's epoch is
-                # the one read before its first message (``since``: taken before the one read here).
+                # may be the one that took it: its room then sits at the table here.  Each room's holder is
+                # the one read before its first message (``since``).  No holder now (its lease lapsed: its
+                # host died, or Redis was away) is no answer yet: the next holder decides.
                 quiet = [(r, r.link.since) for r in readings.values() if r.link.since is not None]
                 quiet = [(r, since) for r, since in quiet if now - r.link.heard >= READ_BLOCK]
                 if not quiet:
                     continue
                 here = reader.table in self.tables
-                epoch = None
+                holder = b""
                 if not here:
                     try:
-                        async with self.store._errors():
-                            epoch = await self.store.client.get(epoch_key)
+                        holder = await self.store.holder(reader.table)
                     except StoreError as error:
                         log.warning("relay from table %s: %s", reader.table, safe_text(error, limit=200))
                         await asyncio.sleep(0.5)
                         continue
                 for reading, since in quiet:
                     reading.link.heard = now
-                    if here or epoch != since:
+                    if here or (holder and holder != since):
                         reading.queue.put_nowait(None)
         finally:
             if self._outbox_readers.get(reader.table) is reader:

@@ -189,12 +189,17 @@ async def two_moves_at_a_short_lease(hosts):
     return a, b, ann, ben, table_id
 
 
-async def test_an_outage_past_the_lease_keeps_the_players_seated_and_the_table_goes_on(hosts, durable_redis_server):
+async def test_an_outage_past_the_lease_keeps_the_players_seated_and_the_table_goes_on(
+    hosts, durable_redis_server, monkeypatch
+):
     """Redis is away for longer than the table's lease.  No host can take the table while none reaches
     Redis, so its host keeps it waiting with its players seated (told the table waits when a move
     cannot be written); once Redis answers, the host takes its lapsed lease back under the next epoch
     (no other host took the table: nothing was written for it but its own writes) and the held move
-    is shown -- no one is sent back to the lobby, no one joins again."""
+    is shown -- no one is sent back to the lobby, no one joins again: not ben either, whose front end
+    (host B) looks at the table's holder whenever his relay is quiet (every 0.1 s here) and finds the
+    same one under its new epoch."""
+    monkeypatch.setattr(relay, "READ_BLOCK", 0.1)
     a, _b, ann, ben, table_id = await two_moves_at_a_short_lease(hosts)
     table = a.tables[table_id]
     epoch = table.epoch

@@ -137,9 +137,12 @@ async def test_a_lapsed_lease_is_reclaimed_only_if_no_other_host_took_the_table(
     a, b = hosts
     epoch = await a.acquire("t9", "host-a", LONG)
     assert await a.reclaim("t9", "host-a", epoch, LONG) == epoch  # it still lives: kept, same epoch
+    holder = await b.holder("t9")
+    assert holder == f"host-a/{a.instance}".encode()
     await a.release("t9", "host-a", epoch)  # (as a lapse would)
+    assert await b.holder("t9") == b""  # no one holds it
     again = await a.reclaim("t9", "host-a", epoch, SHORT)
-    assert again == epoch + 1
+    assert again == epoch + 1 and await b.holder("t9") == holder  # the same holder, a new epoch
     with pytest.raises(StaleEpoch):
         await a.append("t9", epoch, move(0))  # the old epoch writes nothing now
     await a.append("t9", again, move(0))
@@ -149,6 +152,10 @@ async def test_a_lapsed_lease_is_reclaimed_only_if_no_other_host_took_the_table(
     with pytest.raises(LeaseHeld):
         await a.reclaim("t9", "host-a", again + 1, LONG)  # (an epoch it never held: B's lease holds it)
     assert (await a.load("t9")).holder is not None and len((await a.load("t9")).log) == 1
+    assert await a.holder("t9") == f"host-b/{b.instance}".encode()  # another holder
+    await a.client.set(a.keys("t9")["lease"], b"\xc1 not a lease")
+    with pytest.raises(CorruptValue):  # a value not gamenight's: a clear error, never a holder
+        await a.holder("t9")
 
 
 async def test_a_move_out_of_place_is_refused_and_changes_nothing(hosts):

@@ -3,9 +3,9 @@
 Found by the load bench (bench/bench_tables_load2.py): after the busier host was killed, some people
 were never seated again.  Two ways, each a test here, plus the whole path:
 
-* a front end read the table's epoch only after its room's ``Join`` was in the inbox; a host that took
+* a front end read the table's holder only after its room's ``Join`` was in the inbox; a host that took
   the table between the two reads its inbox from its own lease on, never saw the ``Join``, and the
-  epoch the front end compared with was already the new one: the room waited for ever;
+  holder the front end compared with was already the new one: the room waited for ever;
 * a front end that took the table itself found its own rooms' relayed messages in the inbox and
   served them as a *second* connection of the same person, which took the seat from the room's real
   connection (the real one closed: the person was thrown out of their own game).
@@ -44,8 +44,8 @@ def self_relayed(host) -> list:
 async def test_a_join_relayed_just_before_another_host_takes_the_table_is_told_to_join_again(hosts, monkeypatch):
     """Host A dies; ben's room on host B asks for A's table while A's lease still runs, so B relays the
     ``Join``.  Host C takes the table right after the ``Join`` is in the inbox (C reads only what comes
-    after its lease: never the ``Join``), and B's look at the table's epoch is slow -- it answers only
-    once C holds it.  B must compare with the epoch from before the ``Join``: ben is told the table
+    after its lease: never the ``Join``), and B's look at the table's holder is slow -- it answers only
+    once C holds it.  B must compare with the holder from before the ``Join``: ben is told the table
     moved, joins again, and sits at his seat on C."""
     monkeypatch.setattr(relay, "READ_BLOCK", 0.1)
     a, b, c = await hosts("host-a", ttl=SHORT), await hosts("host-b"), await hosts("host-c")
@@ -53,13 +53,13 @@ async def test_a_join_relayed_just_before_another_host_takes_the_table_is_told_t
     await kill(a)
     ben = await connect(b, "key:ben", "ben")
 
-    epoch_key = b.store.keys(table_id)["epoch"]
+    lease_key = b.store.keys(table_id)["lease"]
     inbox = relay.inbox_key(b.store.prefix, table_id)
     taken = asyncio.Event()
     real_get, real_xadd = b.store.client.get, b.store.client.xadd
 
     async def slow_get(key, *args, **kwargs):
-        if key == epoch_key and not taken.is_set():
+        if key == lease_key and not taken.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(taken.wait(), 1.0)
         return await real_get(key, *args, **kwargs)
@@ -112,9 +112,9 @@ async def test_a_host_that_took_the_table_never_serves_its_own_rooms_as_relayed(
 
 
 async def test_a_front_end_relaying_to_a_table_it_runs_now_tells_its_room(hosts, monkeypatch):
-    """However the relay began (its epoch read after this host took the table), a room of this host
+    """However the relay began (its holder read after this host took the table), a room of this host
     relayed to a table this host runs is told the table moved once its relay is quiet."""
-    # A quiet relay is looked at 3 s after its last entry: not before the test has set its epoch.
+    # A quiet relay is looked at 3 s after its last entry: not before the test has set its holder.
     monkeypatch.setattr(relay, "READ_BLOCK", 3.0)
     a, b = await hosts("host-a", ttl=SHORT), await hosts("host-b")
     _ann, table_id = await a_table_on_a(a, monkeypatch)
@@ -126,7 +126,7 @@ async def test_a_front_end_relaying_to_a_table_it_runs_now_tells_its_room(hosts,
     await kill(a)
     await until(lambda: b.store.unheld([table_id]), "host A's lease lapsed")
     assert await b._sweep() == [table_id]
-    link.since = str(b.tables[table_id].epoch).encode()  # as if read after the take: the epoch says nothing
+    link.since = await b.store.holder(table_id)  # as if read after the take: the holder says nothing
     await ben.wait_for(lambda cl: any(e.code == "table-moved" for e in cl.errors), timeout=15)
     assert front.relay is None and self_relayed(b) == []
 

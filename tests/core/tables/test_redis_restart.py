@@ -319,9 +319,11 @@ async def test_the_host_registry_comes_back_after_a_restart(durable_redis_server
 
 
 def test_with_fsync_every_second_a_killed_redis_process_keeps_every_answered_write(request):
-    """``appendfsync everysec`` (hosting.md): a write Redis answered has reached the operating system, so a
-    Redis *process* killed (SIGKILL) loses none of it -- only a crash of the machine can lose the last
-    second.  (``always``, the recommended setting, is tested in test_redis_store.py.)"""
+    """``appendfsync everysec`` (hosting.md): Redis writes the file before it answers -- except while its
+    background fsync is slow (a busy disk: it failed once so in a loaded suite run), when it may put the
+    write off for up to 2 s, answering all the same.  So a Redis *process* killed (SIGKILL) keeps every
+    answered write older than 2 s; a crash of the machine can lose about the last second more.
+    (``always``, the recommended setting, keeps every one: tested in test_redis_store.py.)"""
     from gamenight.tables.redis_store import LogEntry, RedisTableStore
 
     from tests.core.tables.redis_server import RedisServer, missing_reason
@@ -338,7 +340,8 @@ def test_with_fsync_every_second_a_killed_redis_process_keeps_every_answered_wri
             epoch = await store.acquire("t1", "host-a", 30)
             for seq in range(50):
                 await store.append("t1", epoch, LogEntry(seq=seq, seat=seq % 2, action=f"m{seq}"))
-            server.restart(kill=True)  # at once: the last writes are younger than a second
+            await asyncio.sleep(2.5)  # past the longest Redis puts a write to its file off
+            server.restart(kill=True)
             stored = await store.load("t1")
             assert stored.epoch == epoch
             return [entry.action for entry in stored.log]
